@@ -1,0 +1,62 @@
+"""``lm-eval-rul``: the harness's own CLI with this plugin's tasks and models registered.
+
+``run``, ``ls`` and ``validate`` are lm-eval's, with the plugin's task folder added
+to ``--include_path``; the plugin's own subcommands (one module each in this
+package) are added beside them. Heavy imports happen inside each command, so
+``--help`` stays instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from lm_eval._cli import HarnessCLI
+
+from .. import registration
+
+__all__ = ["main", "PluginCLI", "SUBCOMMAND_MODULES"]
+
+#: Modules under ``lm_eval_rul.cli`` that each define ``add_parser(subparsers)``.
+SUBCOMMAND_MODULES: tuple[str, ...] = ("tasks_dir",)
+
+#: Harness subcommands that read task folders.
+_TASK_COMMANDS = ("run", "ls", "validate")
+
+
+class PluginCLI(HarnessCLI):
+    """lm-eval's ``HarnessCLI`` plus the plugin's subcommands."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._parser.prog = "lm-eval-rul"
+        for name in SUBCOMMAND_MODULES:
+            module = importlib.import_module(f"{__name__}.{name}")
+            module.add_parser(self._subparsers)
+
+    def execute(self, args: argparse.Namespace) -> None:
+        if getattr(args, "command", None) in _TASK_COMMANDS:
+            args.include_path = _with_plugin_tasks(getattr(args, "include_path", None))
+        super().execute(args)
+
+
+def _with_plugin_tasks(include_path: str | list[str] | None) -> list[str] | str:
+    ours = str(registration.tasks_dir())
+    if not include_path:
+        return ours
+    paths = include_path if isinstance(include_path, list) else [include_path]
+    return [ours, *[p for p in paths if p != ours]]
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``lm-eval-rul`` console script and ``python -m lm_eval_rul``."""
+    from lm_eval.utils import setup_logging
+
+    if argv is not None:
+        sys.argv = [sys.argv[0], *argv]
+    setup_logging()
+    registration.register_models()
+    cli = PluginCLI()
+    args = cli.parse_args()
+    cli.execute(args)

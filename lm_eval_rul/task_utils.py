@@ -1,0 +1,141 @@
+"""Functions the task YAMLs point to (through each folder's thin ``utils.py``).
+
+Data location comes from the harness's ``--metadata`` JSON, which lm-eval passes to
+``custom_dataset`` as keyword arguments:
+
+* ``data_path``: the task's question file (RUL JSON for ``rul_muchomusic*``, the
+  MuChoMusic CSV for ``muchomusic*``); ``rul_data_path`` / ``muchomusic_data_path``
+  override it per benchmark when one run mixes both;
+* ``muchomusic_csv``: MuChoMusic's CSV, joined on question id to give RUL rows their
+  audio track (needed only by audio runs that look clips up by track);
+* ``shuffle_seed``: base seed of the option order (default 1234).
+
+Other metadata keys (the harness adds its own, and model arguments) are ignored.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+from .data import (
+    Question,
+    attach_tracks,
+    default_muchomusic_csv,
+    default_rul_path,
+    read_muchomusic_csv,
+    read_rul_json,
+)
+from .folds import DEFAULT_SHUFFLE_SEED, make_docs
+from .prompts import pi_prompt
+from .scoring import is_correct, perceptual_index
+
+__all__ = [
+    "load_rul_muchomusic",
+    "load_muchomusic",
+    "doc_to_text",
+    "doc_to_choice",
+    "process_results",
+    "rul_questions",
+    "muchomusic_questions",
+]
+
+logger = logging.getLogger(__name__)
+
+
+def _stamp(path: Path) -> tuple[str, float, int]:
+    stat = path.stat()
+    return str(path.resolve()), stat.st_mtime, stat.st_size
+
+
+@functools.lru_cache(maxsize=8)
+def _read_rul_cached(stamp: tuple[str, float, int]) -> tuple[Question, ...]:
+    return tuple(read_rul_json(stamp[0], n_distractors=4))
+
+
+@functools.lru_cache(maxsize=8)
+def _read_muchomusic_cached(stamp: tuple[str, float, int]) -> tuple[Question, ...]:
+    return tuple(read_muchomusic_csv(stamp[0]))
+
+
+def _existing(path: str | os.PathLike[str], key: str) -> Path:
+    resolved = Path(os.path.expanduser(str(path)))
+    if not resolved.is_file():
+        raise FileNotFoundError(
+            f"--metadata {key}={str(path)!r}: no such file. Give the path of a local copy, "
+            f"or leave {key} out to download the public dataset."
+        )
+    return resolved
+
+
+def rul_questions(**metadata: Any) -> list[Question]:
+    """RUL-MuChoMusic questions from ``metadata`` (see the module docstring)."""
+    key = "rul_data_path" if metadata.get("rul_data_path") else "data_path"
+    source = metadata.get(key)
+    path = _existing(source, key) if source else default_rul_path()
+    questions = list(_read_rul_cached(_stamp(path)))
+    if metadata.get("muchomusic_csv"):
+        reference = muchomusic_questions(data_path=metadata["muchomusic_csv"])
+        questions = attach_tracks(questions, reference)
+    return questions
+
+
+def muchomusic_questions(**metadata: Any) -> list[Question]:
+    """MuChoMusic questions from ``metadata`` (see the module docstring)."""
+    key = "muchomusic_data_path" if metadata.get("muchomusic_data_path") else "data_path"
+    source = metadata.get(key)
+    path = _existing(source, key) if source else default_muchomusic_csv()
+    return list(_read_muchomusic_cached(_stamp(path)))
+
+
+def _seed(metadata: dict[str, Any]) -> int:
+    value = metadata.get("shuffle_seed", DEFAULT_SHUFFLE_SEED)
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"--metadata shuffle_seed must be an integer, got {value!r}") from None
+
+
+def _as_dataset(docs: list[dict[str, Any]]) -> dict[str, Any]:
+    import datasets
+
+    return {"test": datasets.Dataset.from_list(docs)}
+
+
+def load_rul_muchomusic(fold: int, **metadata: Any) -> dict[str, Any]:
+    """``custom_dataset`` of ``rul_muchomusic_fold{fold}``."""
+    docs = make_docs(
+        rul_questions(**metadata), benchmark="rul_muchomusic", fold=int(fold), seed=_seed(metadata)
+    )
+    return _as_dataset(docs)
+
+
+def load_muchomusic(**metadata: Any) -> dict[str, Any]:
+    """``custom_dataset`` of ``muchomusic``: the correct answer and its three distractors."""
+    docs = make_docs(
+        muchomusic_questions(**metadata), benchmark="muchomusic", fold=None, seed=_seed(metadata)
+    )
+    return _as_dataset(docs)
+
+
+def doc_to_text(doc: dict[str, Any]) -> str:
+    """The paper's letter prompt; the answer letter is the continuation."""
+    return pi_prompt(doc["question"], doc["options"])
+
+
+def doc_to_choice(doc: dict[str, Any]) -> list[str]:
+    """The option letters shown (A-D)."""
+    return list(doc["letters"])
+
+
+def process_results(doc: dict[str, Any], results: list[tuple[float, bool]]) -> dict[str, float]:
+    """``acc`` and ``perceptual_index`` from the letters' log-likelihoods."""
+    logliks = [float(ll) for ll, *_ in results]
+    gold = int(doc["gold"])
+    return {
+        "acc": float(is_correct(logliks, gold)),
+        "perceptual_index": perceptual_index(logliks, gold),
+    }

@@ -1,0 +1,8 @@
+"""Thin bridge from the YAMLs to lm_eval_rul (the logic lives in the package)."""
+
+from lm_eval_rul.task_utils import (  # noqa: F401
+    doc_to_choice,
+    doc_to_text,
+    load_rul_muchomusic,
+    process_results,
+)
