@@ -247,8 +247,6 @@ def _rows_to_questions(
             problems.append(f"{where}: missing field(s) {', '.join(repr(m) for m in missing)}")
             continue
         distractors = row["distractors"]
-        if isinstance(distractors, str):
-            distractors = _parse_list_cell(distractors)
         if not isinstance(distractors, list | tuple) or not all(
             isinstance(d, str) for d in distractors
         ):
@@ -424,6 +422,8 @@ def read_questions_table(
     else:
         raise DataValidationError(path, [f"unsupported file type {suffix!r}"])
     for row in rows:
+        if isinstance(row.get("distractors"), str) and suffix != ".jsonl":
+            row["distractors"] = _parse_list_cell(row["distractors"])
         if "distractors" not in row:
             numbered = sorted(k for k in row if re.fullmatch(r"distractor_?\d+(_answer)?", k))
             if numbered:

@@ -24,7 +24,7 @@ def derive_seed(*parts: object) -> int:
     >>> derive_seed("a", 1) != derive_seed("a", 2)
     True
     """
-    key = "\x1f".join(repr(p) if not isinstance(p, str) else p for p in parts)
+    key = "\x1f".join(p if isinstance(p, str) else f"{type(p).__name__}:{p!r}" for p in parts)
     digest = hashlib.sha256(key.encode("utf-8")).digest()
     return int.from_bytes(digest[:8], "big") >> 1
 

@@ -36,9 +36,19 @@ class PluginCLI(HarnessCLI):
             module.add_parser(self._subparsers)
 
     def execute(self, args: argparse.Namespace) -> None:
-        if getattr(args, "command", None) in _TASK_COMMANDS:
+        command = getattr(args, "command", None)
+        if command in _TASK_COMMANDS:
             args.include_path = _with_plugin_tasks(getattr(args, "include_path", None))
+        if command == "run" and _uses_plugin_mc_tasks(args.tasks):
+            from ..letters import warn_for_model_args
+
+            warn_for_model_args(args.model, args.model_args)
         super().execute(args)
+
+
+def _uses_plugin_mc_tasks(tasks: list[str] | str | None) -> bool:
+    names = tasks.split(",") if isinstance(tasks, str) else tasks or []
+    return any("muchomusic" in name and "_gen" not in name for name in names)
 
 
 def _with_plugin_tasks(include_path: str | list[str] | None) -> list[str] | str:

@@ -1,0 +1,74 @@
+import pytest
+
+from lm_eval_rul.data import read_rul_json
+from lm_eval_rul.folds import make_doc, make_docs, shuffled_options
+from lm_eval_rul.task_utils import load_rul_muchomusic
+
+
+@pytest.fixture()
+def questions(data_dir):
+    return read_rul_json(data_dir / "rul.json")
+
+
+@pytest.mark.parametrize("fold", [0, 1, 2, 3])
+def test_fold_drops_distractor_k(questions, fold):
+    for q in questions:
+        doc = make_doc(q, benchmark="rul_muchomusic", fold=fold)
+        assert doc["dropped_distractor"] == q.distractors[fold]
+        assert sorted(doc["options"]) == sorted(
+            [q.correct_answer, *[d for i, d in enumerate(q.distractors) if i != fold]]
+        )
+        assert doc["options"][doc["gold"]] == q.correct_answer
+        assert doc["gold_letter"] == "ABCD"[doc["gold"]]
+        assert len(set(doc["options"])) == 4
+
+
+def test_no_fold_shows_every_distractor(questions):
+    doc = make_doc(questions[0], benchmark="muchomusic", fold=None)
+    assert doc["fold"] == -1 and len(doc["options"]) == 5 and doc["letters"][-1] == "E"
+
+
+def test_order_depends_on_item_not_on_data_order(questions):
+    forward = {d["id"]: d["options"] for d in make_docs(questions, benchmark="b", fold=1)}
+    backward = {d["id"]: d["options"] for d in make_docs(questions[::-1], benchmark="b", fold=1)}
+    subset = {d["id"]: d["options"] for d in make_docs(questions[3:5], benchmark="b", fold=1)}
+    assert forward == backward
+    assert all(forward[k] == v for k, v in subset.items())
+
+
+def test_order_varies_with_fold_seed_and_item():
+    options, gold = shuffled_options("c", ["d1", "d2", "d3"], seed=1, key=("b", "1", 0))
+    assert options[gold] == "c"
+    orders = {
+        tuple(shuffled_options("c", ["d1", "d2", "d3"], seed=s, key=("b", i, f))[0])
+        for s in (1, 2)
+        for i in ("1", "2")
+        for f in (0, 1)
+    }
+    assert len(orders) > 1
+
+
+def test_gold_position_is_roughly_balanced():
+    golds = [
+        shuffled_options("c", ["a", "b", "d"], seed=0, key=("b", str(i), 0))[1] for i in range(400)
+    ]
+    counts = [golds.count(k) for k in range(4)]
+    assert min(counts) > 60, counts
+
+
+def test_fold_out_of_range_is_named(questions):
+    with pytest.raises(ValueError, match="question '2': fold 4 needs at least 5 distractors"):
+        make_doc(questions[0], benchmark="b", fold=4)
+
+
+def test_task_loader_reads_metadata_and_seed(data_dir):
+    docs = load_rul_muchomusic(2, data_path=str(data_dir / "rul.json"), version=1.0)["test"]
+    assert len(docs) == 8 and set(docs["fold"]) == {2}
+    again = load_rul_muchomusic(2, rul_data_path=str(data_dir / "rul.json"))["test"]
+    assert docs["options"] == again["options"]
+    other = load_rul_muchomusic(2, data_path=str(data_dir / "rul.json"), shuffle_seed=7)["test"]
+    assert docs["options"] != other["options"]
+    with pytest.raises(FileNotFoundError, match="data_path='/nope.json': no such file"):
+        load_rul_muchomusic(0, data_path="/nope.json")
+    with pytest.raises(ValueError, match="shuffle_seed must be an integer"):
+        load_rul_muchomusic(0, data_path=str(data_dir / "rul.json"), shuffle_seed="x")
