@@ -65,6 +65,14 @@ def test_malformed_rows_are_named(tmp_path, mutate, message):
     assert str(tmp_path / "rul.json") in str(info.value)
 
 
+def test_case_only_duplicate_distractors_are_kept_with_a_warning(tmp_path, caplog):
+    rows = fixture_rows(4)
+    rows["5"]["distractors"][1] = rows["5"]["distractors"][0].upper()
+    questions = read_rul_json(_write(tmp_path, rows))
+    assert len(questions) == 4
+    assert "differing only in case or spacing, kept as released: ids 5" in caplog.text
+
+
 def test_every_bad_row_is_reported_at_once(tmp_path):
     rows = fixture_rows(4)
     rows["2"].pop("question")
