@@ -8,12 +8,20 @@ without audio, and ``1 - 1/n`` (0.75 for four options) at chance.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from scipy.special import softmax
 
-__all__ = ["choice_probabilities", "perceptual_index", "is_correct", "mean_perceptual_index"]
+__all__ = [
+    "choice_probabilities",
+    "perceptual_index",
+    "is_correct",
+    "mean_perceptual_index",
+    "sample_answer",
+    "majority_from_samples",
+]
 
 
 def _as_logits(logliks: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -73,3 +81,63 @@ def mean_perceptual_index(p_correct: Sequence[float]) -> float:
     if ((values < 0) | (values > 1)).any():
         raise ValueError(f"p_correct must be probabilities in [0, 1], got {values.tolist()}")
     return float(1.0 - values.mean())
+
+
+# ----------------------------------------------------------------------------- majority vote
+# RUL-MuChoMusic shows each question in four leave-one-out folds with its options in a
+# different order, so folds vote with the chosen option's TEXT, not its letter. The vote
+# itself is lm_eval_rul.stats.majority_vote (a tie is wrong; unparsed casts no vote).
+
+
+def sample_answer(sample: Mapping[str, Any]) -> str | None:
+    """The option text a logged harness sample (``--log_samples``) chose.
+
+    Generation samples (one generated string) are read with
+    :func:`lm_eval_rul.parsing.parse_answer`; multiple-choice samples (one
+    log-likelihood per letter) choose the highest one. ``None`` when unparsed.
+    """
+    from .parsing import parse_answer
+
+    doc = sample["doc"]
+    options, letters = list(doc["options"]), list(doc["letters"])
+    responses = sample["filtered_resps"]
+    if len(responses) == 1 and isinstance(responses[0], str):
+        letter = parse_answer(responses[0], options, letters).letter
+        return None if letter is None else options[letters.index(letter)]
+    if len(responses) != len(options):
+        raise ValueError(
+            f"sample of item {doc.get('id')!r}: {len(responses)} responses for "
+            f"{len(options)} options; expected one generation or one log-likelihood per option"
+        )
+    logliks = [float(r[0] if isinstance(r, (list, tuple)) else r) for r in responses]
+    return options[int(np.argmax(logliks))]
+
+
+def majority_from_samples(fold_samples: Iterable[Sequence[Mapping[str, Any]]]) -> dict[str, Any]:
+    """Majority-vote accuracy over folds from the harness's logged samples.
+
+    Args:
+        fold_samples: For each fold task, its logged samples (``results["samples"][task]``
+            or the rows of its ``samples_*.jsonl`` file).
+
+    Returns:
+        ``{"majority_acc": float, "n_items": int, "n_folds": int}``
+        (:func:`lm_eval_rul.stats.majority_vote_accuracy`); items missing from some folds
+        vote with the folds they have.
+    """
+    answers: dict[str, list[str | None]] = {}
+    correct: dict[str, str] = {}
+    n_folds = 0
+    for samples in fold_samples:
+        n_folds += 1
+        for sample in samples:
+            item = str(sample["doc"]["id"])
+            answers.setdefault(item, []).append(sample_answer(sample))
+            correct[item] = str(sample["doc"]["correct_answer"])
+    from .stats import majority_vote_accuracy
+
+    return {
+        "majority_acc": majority_vote_accuracy(answers, correct),
+        "n_items": len(answers),
+        "n_folds": n_folds,
+    }

@@ -8,7 +8,10 @@ Data location comes from the harness's ``--metadata`` JSON, which lm-eval passes
   override it per benchmark when one run mixes both;
 * ``muchomusic_csv``: MuChoMusic's CSV, joined on question id to give RUL rows their
   audio track (needed only by audio runs that look clips up by track);
-* ``shuffle_seed``: base seed of the option order (default 1234).
+* ``shuffle_seed``: base seed of the option order (default 1234);
+* ``audio_dir`` / ``audio_layout`` / ``audio_hf_dataset`` (+ ``audio_split``,
+  ``audio_column``, ``audio_id_column``, ``audio_question_column``): where audio models
+  find each item's clip (see :mod:`lm_eval_rul.audio`); text-only runs leave them out.
 
 Other metadata keys (the harness adds its own, and model arguments) are ignored.
 """
@@ -21,6 +24,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from .audio import attach_audio
 from .data import (
     Question,
     attach_tracks,
@@ -30,7 +34,8 @@ from .data import (
     read_rul_json,
 )
 from .folds import DEFAULT_SHUFFLE_SEED, make_docs
-from .prompts import pi_prompt
+from .parsing import parse_answer
+from .prompts import gen_prompt, pi_prompt
 from .scoring import is_correct, perceptual_index
 
 __all__ = [
@@ -39,6 +44,8 @@ __all__ = [
     "doc_to_text",
     "doc_to_choice",
     "process_results",
+    "doc_to_text_gen",
+    "process_results_gen",
     "rul_questions",
     "muchomusic_questions",
 ]
@@ -106,19 +113,21 @@ def _as_dataset(docs: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def load_rul_muchomusic(fold: int, **metadata: Any) -> dict[str, Any]:
-    """``custom_dataset`` of ``rul_muchomusic_fold{fold}``."""
-    docs = make_docs(
-        rul_questions(**metadata), benchmark="rul_muchomusic", fold=int(fold), seed=_seed(metadata)
-    )
-    return _as_dataset(docs)
+    """``custom_dataset`` of ``rul_muchomusic_fold{fold}`` (and its ``_gen`` twin).
+
+    With ``audio_dir`` / ``audio_hf_dataset`` in ``metadata`` the documents also carry
+    the audio fields of :func:`lm_eval_rul.audio.attach_audio`.
+    """
+    questions = rul_questions(**metadata)
+    docs = make_docs(questions, benchmark="rul_muchomusic", fold=int(fold), seed=_seed(metadata))
+    return _as_dataset(attach_audio(docs, questions, metadata))
 
 
 def load_muchomusic(**metadata: Any) -> dict[str, Any]:
     """``custom_dataset`` of ``muchomusic``: the correct answer and its three distractors."""
-    docs = make_docs(
-        muchomusic_questions(**metadata), benchmark="muchomusic", fold=None, seed=_seed(metadata)
-    )
-    return _as_dataset(docs)
+    questions = muchomusic_questions(**metadata)
+    docs = make_docs(questions, benchmark="muchomusic", fold=None, seed=_seed(metadata))
+    return _as_dataset(attach_audio(docs, questions, metadata))
 
 
 def doc_to_text(doc: dict[str, Any]) -> str:
@@ -138,4 +147,25 @@ def process_results(doc: dict[str, Any], results: list[tuple[float, bool]]) -> d
     return {
         "acc": float(is_correct(logliks, gold)),
         "perceptual_index": perceptual_index(logliks, gold),
+    }
+
+
+def doc_to_text_gen(doc: dict[str, Any]) -> str:
+    """The paper's step-by-step prompt of the generation tasks (answer as ``[[X]]``)."""
+    return gen_prompt(doc["question"], doc["options"])
+
+
+def process_results_gen(doc: dict[str, Any], results: list[str]) -> dict[str, float]:
+    """``acc`` and ``parse_failure`` of one generated answer (:mod:`lm_eval_rul.parsing`).
+
+    An unparsed answer is wrong and a parse failure, never a random guess. The parsed
+    letter and the rule that read it are added to the document as ``parsed_letter`` and
+    ``parse_rule``, so ``--log_samples`` shows them.
+    """
+    parsed = parse_answer(results[0], doc["options"], doc["letters"])
+    doc["parsed_letter"] = parsed.letter
+    doc["parse_rule"] = parsed.rule
+    return {
+        "acc": float(parsed.letter == doc["gold_letter"]),
+        "parse_failure": float(not parsed.parsed),
     }

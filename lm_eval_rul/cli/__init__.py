@@ -9,6 +9,7 @@ package) are added beside them. Heavy imports happen inside each command, so
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
 
@@ -19,7 +20,7 @@ from .. import registration
 __all__ = ["main", "PluginCLI", "SUBCOMMAND_MODULES"]
 
 #: Modules under ``lm_eval_rul.cli`` that each define ``add_parser(subparsers)``.
-SUBCOMMAND_MODULES: tuple[str, ...] = ("tasks_dir",)
+SUBCOMMAND_MODULES: tuple[str, ...] = ("tasks_dir", "report", "pi", "build")
 
 #: Harness subcommands that read task folders.
 _TASK_COMMANDS = ("run", "ls", "validate")
@@ -31,6 +32,11 @@ class PluginCLI(HarnessCLI):
     def __init__(self) -> None:
         super().__init__()
         self._parser.prog = "lm-eval-rul"
+        # Subparsers copy the program name when created: rename the harness's own ones and
+        # make ours start from the plugin's name.
+        self._subparsers._prog_prefix = "lm-eval-rul"
+        for name, parser in self._subparsers.choices.items():
+            parser.prog = f"lm-eval-rul {name}"
         for name in SUBCOMMAND_MODULES:
             module = importlib.import_module(f"{__name__}.{name}")
             module.add_parser(self._subparsers)
@@ -43,7 +49,10 @@ class PluginCLI(HarnessCLI):
             from ..letters import warn_for_model_args
 
             warn_for_model_args(args.model, args.model_args)
-        super().execute(args)
+        from .run import run_hooks  # audio check before the model; majority vote after
+
+        with run_hooks(args) if command == "run" else contextlib.nullcontext():
+            super().execute(args)
 
 
 def _uses_plugin_mc_tasks(tasks: list[str] | str | None) -> bool:

@@ -3,6 +3,8 @@
 from lm_eval_rul.task_utils import (  # noqa: F401
     doc_to_choice,
     doc_to_text,
+    doc_to_text_gen,
     load_muchomusic,
     process_results,
+    process_results_gen,
 )

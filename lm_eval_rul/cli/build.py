@@ -1,0 +1,119 @@
+"""``lm-eval-rul build``: perception-boosted distractors for any music MCQA benchmark."""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "build",
+        help="Replace distractors with the ones a text-only model finds most tempting",
+        description=(
+            "Build a perception-hard benchmark (RUListening): generate candidate distractors "
+            "with an instruction LLM (or start from existing pools), clean them, keep the four a "
+            "text-only scorer finds most tempting, and write the released RUL JSON schema "
+            "sorted by PI plus a build report. Finished questions go to "
+            "<output>.<stage>.ckpt.jsonl; rerun the same command to resume."
+        ),
+        epilog=textwrap.dedent(
+            """\
+            examples:
+              lm-eval-rul build --pools distractors.json --model hf \\
+                  --model_args pretrained=Qwen/Qwen2.5-0.5B-Instruct --output rul.json
+              lm-eval-rul build --data muchomusic.csv --generator local-chat-completions \\
+                  --generator_args model=deepseek-chat,base_url=$URL/v1/chat/completions \\
+                  --model hf --model_args pretrained=Qwen/Qwen2.5-0.5B-Instruct \\
+                  --strategy paper --seed 0 --output rul_new.json
+              lm-eval-rul build --data questions.jsonl --generator local-chat-completions \\
+                  --generator_args ... --stage generate --output pools.json
+            """
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    source = parser.add_argument_group("input")
+    source.add_argument("--pools", default=None, help="Existing pools (released distractors.json)")
+    source.add_argument("--data", default=None, help="Questions to generate pools for")
+    source.add_argument(
+        "--reference",
+        default=None,
+        help="Questions with their original distractors, for the PI before (with --pools)",
+    )
+    gen = parser.add_argument_group("generator (stage generate)")
+    gen.add_argument("--generator", default=None, help="Harness model name of the LLM")
+    gen.add_argument("--generator_args", default="", help="Its model_args, k=v,k=v")
+    gen.add_argument("--n_batches", type=int, default=3, help="Sampled replies per question")
+    gen.add_argument("--n_per_batch", type=int, default=10, help="Distractors asked per reply")
+    gen.add_argument("--temperature", type=float, default=1.0, help="Sampling temperature")
+    gen.add_argument("--max_gen_toks", type=int, default=512, help="Tokens per reply")
+    gen.add_argument("--retries", type=int, default=3, help="Retries of a failing call")
+    gen.add_argument("--backoff", type=float, default=2.0, help="First retry delay (s), doubles")
+    scorer = parser.add_argument_group("scorer (stage filter)")
+    scorer.add_argument("--model", default="hf", help="Harness model name (default: hf)")
+    scorer.add_argument("--model_args", default="", help="Harness model_args, k=v,k=v")
+    scorer.add_argument("--device", default=None, help="Harness --device")
+    scorer.add_argument("--batch_size", default="1", help="Harness --batch_size")
+    scorer.add_argument(
+        "--strategy",
+        choices=("paper", "release"),
+        default="release",
+        help="paper: tournament of random triples; release: chunks of six (default)",
+    )
+    scorer.add_argument(
+        "--protocol",
+        choices=("paper", "release"),
+        default="release",
+        help="PI protocol of the written PI (default: release, 16 prompts)",
+    )
+    parser.add_argument("--seed", type=int, default=1234, help="Base seed of every choice")
+    parser.add_argument(
+        "--stage",
+        choices=("all", "generate", "clean", "filter", "write"),
+        default="all",
+        help="Run one stage only (default: all that apply)",
+    )
+    parser.add_argument("--output", required=True, help="Output JSON (released RUL schema)")
+    parser.add_argument("--no_progress", action="store_true", help="Hide progress bars")
+    parser.set_defaults(func=_execute)
+
+
+def _execute(args: argparse.Namespace) -> None:
+    from ..build import BuildConfig, run_build
+
+    config = BuildConfig(
+        output=args.output,
+        pools=args.pools,
+        data=args.data,
+        reference=args.reference,
+        generator=args.generator,
+        generator_args=args.generator_args,
+        model=args.model,
+        model_args=args.model_args,
+        device=args.device,
+        batch_size=args.batch_size,
+        strategy=args.strategy,
+        protocol=args.protocol,
+        seed=args.seed,
+        n_batches=args.n_batches,
+        n_per_batch=args.n_per_batch,
+        temperature=args.temperature,
+        max_gen_toks=args.max_gen_toks,
+        retries=args.retries,
+        backoff=args.backoff,
+        stage=args.stage,
+        progress=not args.no_progress,
+    )
+    report = run_build(config)
+    if "n_written" in report:
+        line = (
+            f"wrote {report['n_written']} of {report['n_questions']} questions to {args.output}; "
+            f"{report['n_failed']} failed (see the build report)"
+        )
+        if "pi_after" in report:
+            line += f"; mean PI {report['pi_after']['mean']:.4f}"
+        if "pi_change" in report:
+            line += f" (before {report['pi_change']['mean_before']:.4f})"
+        print(line)
+    else:
+        print(f"stage {args.stage}: wrote {args.output}")

@@ -1,0 +1,66 @@
+"""``lm-eval-rul pi``: the Perceptual Index of every question of a dataset."""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "pi",
+        help="Perceptual Index of every question under a text-only harness model",
+        description=(
+            "Compute the Perceptual Index (PI = 1 - p(correct) of a text-only model, option "
+            "letters read from one next-token distribution) of every question of a dataset: "
+            "the released RUL JSON, the MuChoMusic CSV, or a JSONL/CSV/parquet of id, question, "
+            "correct_answer, distractors[, caption]. Writes one JSONL row per question and "
+            "<output stem>.summary.json."
+        ),
+        epilog=textwrap.dedent(
+            """\
+            examples:
+              lm-eval-rul pi --data RUL-MuchoMusic.json --model hf \\
+                  --model_args pretrained=Qwen/Qwen2.5-0.5B-Instruct --output pi.jsonl
+              lm-eval-rul pi --data muchomusic.csv --protocol paper --model vllm \\
+                  --model_args pretrained=meta-llama/Llama-3.1-8B-Instruct --output pi.jsonl
+            """
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--data", required=True, help="Question file (1-4 distractors each)")
+    parser.add_argument("--model", default="hf", help="Harness model name (default: hf)")
+    parser.add_argument("--model_args", default="", help="Harness model_args, k=v,k=v")
+    parser.add_argument("--device", default=None, help="Harness --device (e.g. cuda:0, cpu)")
+    parser.add_argument("--batch_size", default="1", help="Harness --batch_size (int or auto)")
+    parser.add_argument(
+        "--protocol",
+        choices=("paper", "release"),
+        default="release",
+        help="paper: one prompt per question; release: 16 prompts (4 repeats x leave each "
+        "of 4 distractors out). Default: release",
+    )
+    parser.add_argument("--seed", type=int, default=1234, help="Base seed of option orders")
+    parser.add_argument("--output", required=True, help="Output JSONL (one row per question)")
+    parser.add_argument(
+        "--chunk_size", type=int, default=16, help="Questions per model call (default 16)"
+    )
+    parser.add_argument("--limit", type=int, default=None, help="Only the first N questions")
+    parser.set_defaults(func=_execute)
+
+
+def _execute(args: argparse.Namespace) -> None:
+    from ..data import load_questions
+    from ..pi import check_pi_questions, compute_pi, create_lm, format_summary, write_pi
+
+    questions = load_questions(args.data)
+    if args.limit is not None:
+        questions = questions[: args.limit]
+    check_pi_questions(questions, source=args.data)  # before loading the model
+    lm = create_lm(args.model, args.model_args, device=args.device, batch_size=args.batch_size)
+    results = compute_pi(
+        questions, lm, protocol=args.protocol, seed=args.seed, chunk_size=args.chunk_size
+    )
+    summary_path, summary = write_pi(results, args.output)
+    print(format_summary(summary, title=f"PI ({args.protocol}) of {args.data}"))
+    print(f"wrote {args.output} and {summary_path}")

@@ -1,0 +1,118 @@
+"""``lm-eval-rul report``: tables, paired comparisons and figures from harness outputs."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "report",
+        prog="lm-eval-rul report",
+        help="Tables, confidence intervals and figures from harness output folders",
+        description=(
+            "Read the harness's output folders (--output_path ... --log_samples) of any "
+            "number of runs and write REPORT_DIR/report.md, report.json and figures/*.png: "
+            "accuracy per benchmark with bootstrap intervals, majority vote over folds, "
+            "perception gain (original - noise/random/...), text leakage against a text "
+            "backbone, and per-question PI vs accuracy correlations."
+        ),
+        epilog=textwrap.dedent(
+            """\
+            examples:
+              lm-eval-rul report runs/text runs/original runs/noise runs/none --out report
+              lm-eval-rul report runs/* --out report --text-backbone Qwen2-7B-Instruct \\
+                  --pi muchomusic=pi_mm.jsonl --pi rul_muchomusic=pi_rul.jsonl --by track
+            """
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "run_dirs",
+        nargs="+",
+        metavar="RUN_DIR",
+        help="a harness --output_path folder (or a model subfolder / results_*.json in it)",
+    )
+    parser.add_argument("--out", required=True, metavar="REPORT_DIR", help="folder to write")
+    parser.add_argument(
+        "--pi",
+        action="append",
+        default=[],
+        metavar="[NAME=]PI.jsonl",
+        help=(
+            'PI file from `lm-eval-rul pi` (rows {"id": ..., "pi": ...}); repeatable. '
+            "NAME (default: the file stem) labels its histogram; a NAME equal to a benchmark "
+            "(muchomusic, rul_muchomusic) also gives that benchmark's PI for the correlations "
+            "(otherwise the source_pi stored in the RUL data is used)"
+        ),
+    )
+    parser.add_argument(
+        "--text-backbone",
+        metavar="NAME",
+        help=(
+            "model name or pretrained path of the text-only run to measure leakage against "
+            "(default: the only text-only model, if there is exactly one)"
+        ),
+    )
+    parser.add_argument(
+        "--by",
+        choices=("question", "track"),
+        default="question",
+        help="resampling unit of the bootstrap: question (default) or track (cluster bootstrap)",
+    )
+    parser.add_argument("--n-resamples", type=int, default=9999, help="bootstrap resamples")
+    parser.add_argument("--seed", type=int, default=0, help="seed of every bootstrap (default 0)")
+    parser.add_argument(
+        "--confidence", type=float, default=0.95, help="confidence level (default 0.95)"
+    )
+    parser.add_argument(
+        "--method",
+        choices=("percentile", "basic", "BCa"),
+        default="percentile",
+        help="scipy.stats.bootstrap method (default percentile)",
+    )
+    parser.set_defaults(func=_execute)
+
+
+def _pi_files(specs: list[str]) -> dict[str, tuple[str, dict[str, float]]]:
+    from pathlib import Path
+
+    from ..runs import read_pi_file
+
+    files: dict[str, tuple[str, dict[str, float]]] = {}
+    for spec in specs:
+        name, sep, path = spec.partition("=")
+        if not sep:
+            name, path = Path(spec).stem, spec
+        if name in files:
+            raise ValueError(f"--pi {spec}: the name {name!r} is given twice; use NAME=PATH")
+        files[name] = (path, read_pi_file(path))
+    return files
+
+
+def _execute(args: argparse.Namespace) -> None:
+    from ..report import ReportSettings, build_report, write_report
+    from ..runs import RunReadError, load_runs
+
+    try:
+        settings = ReportSettings(
+            confidence_level=args.confidence,
+            n_resamples=args.n_resamples,
+            seed=args.seed,
+            by=args.by,
+            method=args.method,
+            text_backbone=args.text_backbone,
+            pi_files=_pi_files(args.pi),
+        )
+        runs = load_runs(args.run_dirs)
+        report = build_report(runs, settings)
+        paths = write_report(report, args.out)
+    except (RunReadError, ValueError) as error:
+        print(f"lm-eval-rul report: error: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
+    print(f"{len(runs)} runs, {len(report['benchmarks'])} benchmarks")
+    for note in report["notes"]:
+        print(f"note: {note}")
+    print(f"wrote {paths['markdown']} and {paths['json']}")

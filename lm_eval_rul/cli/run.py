@@ -1,0 +1,136 @@
+"""Hooks around the harness's ``run`` (``lm-eval-rul run``).
+
+* Before the model is built (``--model lalm``): load the selected tasks' documents with
+  the same ``--metadata`` and raise ONE :class:`~lm_eval_rul.audio.MissingAudioError`
+  for every item whose audio is missing (the harness builds the model first, so a
+  missing file would otherwise surface only after minutes of model loading).
+* After ``simple_evaluate``: add ``majority_acc`` (majority vote over the four
+  leave-one-out folds, :func:`lm_eval_rul.scoring.majority_from_samples`) to the
+  ``rul_muchomusic`` and ``rul_muchomusic_gen`` groups, so it is in the printed table
+  and the saved results JSON. The samples this needs are collected even without
+  ``--log_samples`` (and dropped again unless it was given).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+__all__ = ["MAJORITY_GROUPS", "run_hooks", "check_audio_before_model", "add_majority_acc"]
+
+logger = logging.getLogger(__name__)
+
+#: Groups whose subtasks are the leave-one-out folds of one benchmark.
+MAJORITY_GROUPS: tuple[str, ...] = ("rul_muchomusic", "rul_muchomusic_gen")
+_AUDIO_MODELS: tuple[str, ...] = ("lalm",)
+
+
+@contextlib.contextmanager
+def run_hooks(args: argparse.Namespace) -> Iterator[None]:
+    """Wrap one ``run``: audio checked before the model, majority vote added after."""
+    if getattr(args, "model", None) in _AUDIO_MODELS:
+        check_audio_before_model(args)
+    tasks = getattr(args, "tasks", None) or ""
+    names = tasks if isinstance(tasks, str) else ",".join(map(str, tasks))
+    if not any(group in names for group in MAJORITY_GROUPS):
+        yield
+        return
+    import lm_eval
+
+    original = lm_eval.simple_evaluate
+
+    def simple_evaluate(*a: Any, **kw: Any) -> dict[str, Any] | None:
+        wanted = bool(kw.get("log_samples"))
+        kw["log_samples"] = True
+        results = original(*a, **kw)
+        if results is not None:
+            add_majority_acc(results)
+            if not wanted:
+                results.pop("samples", None)
+        return results
+
+    lm_eval.simple_evaluate = simple_evaluate
+    try:
+        yield
+    finally:
+        lm_eval.simple_evaluate = original
+
+
+def _tasks(task_dict: dict[Any, Any]) -> Iterator[Any]:
+    for value in task_dict.values():
+        if isinstance(value, dict):
+            yield from _tasks(value)
+        else:
+            yield value
+
+
+def check_audio_before_model(args: argparse.Namespace) -> None:
+    """Raise :class:`~lm_eval_rul.audio.MissingAudioError` before any model is loaded.
+
+    Reads the documents the run will evaluate (``--limit`` applied as the harness does)
+    of every plugin task in ``--tasks``, with the run's ``--metadata`` and the
+    ``audio=`` condition of ``--model_args``. Only the ``--include_path`` folders are
+    indexed (the plugin's tasks live there), so the check costs little; conditions
+    that need no files skip it.
+    """
+    from lm_eval.config.evaluate_config import EvaluatorConfig
+    from lm_eval.evaluator_utils import get_sample_size
+    from lm_eval.tasks import TaskManager, get_task_dict
+
+    from ..audio import FILE_CONDITIONS, check_audio_available
+
+    cfg = EvaluatorConfig.from_cli(argparse.Namespace(**vars(args)))
+    condition = str(cfg.model_args.get("audio", "original"))
+    check_audio_available([], condition)  # an unknown condition fails here, before the model
+    if condition not in FILE_CONDITIONS or not cfg.tasks:
+        return
+    task_manager = TaskManager(
+        include_path=cfg.include_path, include_defaults=False, metadata=cfg.metadata
+    )
+    requested = cfg.tasks.split(",") if isinstance(cfg.tasks, str) else list(cfg.tasks)
+    names = task_manager.match_tasks([t for t in requested if isinstance(t, str)])
+    docs: list[dict[str, Any]] = []
+    for task in _tasks(get_task_dict(names, task_manager) if names else {}):
+        task_docs = list(task.eval_docs)
+        if not task_docs or "benchmark" not in task_docs[0]:
+            continue  # not one of the plugin's tasks
+        limit = None if cfg.samples else get_sample_size(task, cfg.limit)
+        docs.extend(task_docs[:limit] if limit is not None else task_docs)
+    check_audio_available(docs, condition)
+
+
+def add_majority_acc(results: dict[str, Any]) -> None:
+    """Add ``majority_acc`` to the fold groups of ``results`` (in place).
+
+    Needs ``results["samples"]``; groups whose subtasks have no samples are left alone.
+    """
+    from ..scoring import majority_from_samples
+
+    samples = results.get("samples") or {}
+    for group, subtasks in (results.get("group_subtasks") or {}).items():
+        if group not in MAJORITY_GROUPS or not subtasks:
+            continue
+        if not all(samples.get(task) for task in subtasks):
+            logger.warning("majority_acc of %s: no samples for some of %s", group, subtasks)
+            continue
+        filters = sorted({s["filter"] for task in subtasks for s in samples[task]})
+        for filter_key in filters:
+            folds = [[s for s in samples[t] if s["filter"] == filter_key] for t in subtasks]
+            figures = majority_from_samples(folds)
+            for table in ("results", "groups"):
+                if group in (results.get(table) or {}):
+                    row = results[table][group]
+                    row[f"majority_acc,{filter_key}"] = figures["majority_acc"]
+                    row[f"majority_acc_stderr,{filter_key}"] = "N/A"
+            results.setdefault("higher_is_better", {}).setdefault(group, {})["majority_acc"] = True
+            logger.info(
+                "%s majority_acc,%s = %.4f over %d items x %d folds",
+                group,
+                filter_key,
+                figures["majority_acc"],
+                figures["n_items"],
+                figures["n_folds"],
+            )

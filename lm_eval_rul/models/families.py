@@ -1,0 +1,201 @@
+"""The one table of per-family facts the ``lalm`` model needs.
+
+Facts the processor knows (audio token, sampling rate, longest input where the
+processor stores it) are read from the processor at load time; this table only holds
+what the processor does not say: which transformers class to load, where a full
+checkpoint keeps its thinker, how the chat template wants an audio item, and the
+fallbacks. A family is recognised by the ``model_type`` of the checkpoint's config.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "audio_only_class",
+    "Family",
+    "FAMILIES",
+    "family_for",
+    "supported_model_types",
+    "UnknownFamilyError",
+]
+
+
+class UnknownFamilyError(ValueError):
+    """The checkpoint's ``model_type`` is not in :data:`FAMILIES`."""
+
+
+@dataclass(frozen=True)
+class Family:
+    """How to load and prompt one family of transformers audio LMs.
+
+    Args:
+        name: Human-readable family name (README, logs, results JSON).
+        model_types: ``config.model_type`` values that select this family.
+        model_class: transformers class that holds the audio encoder and the LM.
+        thinker_config: For a full speech-out checkpoint (Qwen Omni): the config attribute
+            holding the thinker's config; the thinker's weights are read under the
+            ``thinker.`` prefix and the talker is never loaded. ``None`` otherwise.
+        placeholder: Audio placeholder written into the prompt when the processor has no
+            ``audio_token`` attribute (the processor's value wins when it has one).
+        content: How the chat template wants the audio: ``"typed"`` (a
+            ``{"type": "audio"}`` item before the text item) or ``"inline"`` (the
+            placeholder string written before the text of a string content).
+        sampling_rate: Fallback when the feature extractor has no ``sampling_rate``.
+        max_seconds: Longest audio the family takes: a number of seconds, or a dotted
+            attribute path on the processor (``"max_audio_len"``,
+            ``"feature_extractor.chunk_length"``) read at load time; ``None`` = no limit.
+        processor_kwargs: Extra keyword arguments of the processor's ``__call__``.
+        needs_video_processor: The processor class also wants a video processor (which
+            needs torchvision); without torchvision an audio-only variant is built.
+        exercised: Whether the test-suite runs a tiny random-weight model of this family.
+    """
+
+    name: str
+    model_types: tuple[str, ...]
+    model_class: str
+    thinker_config: str | None = None
+    placeholder: str = "<|AUDIO|>"
+    content: str = "typed"
+    sampling_rate: int = 16_000
+    max_seconds: float | str | None = None
+    processor_kwargs: dict[str, Any] = field(default_factory=dict)
+    needs_video_processor: bool = False
+    exercised: bool = False
+
+
+FAMILIES: tuple[Family, ...] = (
+    Family(
+        name="Qwen2-Audio",
+        model_types=("qwen2_audio",),
+        model_class="Qwen2AudioForConditionalGeneration",
+        placeholder="<|audio_bos|><|AUDIO|><|audio_eos|>",
+        max_seconds="feature_extractor.chunk_length",
+        exercised=True,
+    ),
+    Family(
+        name="Qwen2.5-Omni (thinker)",
+        model_types=("qwen2_5_omni", "qwen2_5_omni_thinker"),
+        model_class="Qwen2_5OmniThinkerForConditionalGeneration",
+        thinker_config="thinker_config",
+        placeholder="<|audio_bos|><|AUDIO|><|audio_eos|>",
+        max_seconds="feature_extractor.chunk_length",
+        needs_video_processor=True,
+        exercised=True,
+    ),
+    Family(
+        name="Qwen3-Omni (thinker)",
+        model_types=("qwen3_omni_moe", "qwen3_omni_moe_thinker"),
+        model_class="Qwen3OmniMoeThinkerForConditionalGeneration",
+        thinker_config="thinker_config",
+        placeholder="<|audio_start|><|audio_pad|><|audio_end|>",
+        max_seconds=None,
+        needs_video_processor=True,
+    ),
+    Family(
+        name="Audio Flamingo 3",
+        model_types=("audioflamingo3",),
+        model_class="AudioFlamingo3ForConditionalGeneration",
+        placeholder="<sound>",
+        max_seconds="max_audio_len",
+        exercised=True,
+    ),
+    Family(
+        name="Music Flamingo",
+        model_types=("musicflamingo",),
+        model_class="MusicFlamingoForConditionalGeneration",
+        placeholder="<sound>",
+        max_seconds="max_audio_len",
+        exercised=True,
+    ),
+    Family(
+        name="Gemma 3n",
+        model_types=("gemma3n",),
+        model_class="Gemma3nForConditionalGeneration",
+        placeholder="<audio_soft_token>",
+        max_seconds=30.0,
+    ),
+    Family(
+        name="Voxtral",
+        model_types=("voxtral",),
+        model_class="VoxtralForConditionalGeneration",
+        placeholder="[AUDIO]",
+        max_seconds=1800.0,
+    ),
+    Family(
+        name="Phi-4-multimodal",
+        model_types=("phi4_multimodal",),
+        model_class="Phi4MultimodalForCausalLM",
+        placeholder="<|audio|>",
+        content="inline",
+        max_seconds=1800.0,
+    ),
+    Family(
+        name="Granite Speech",
+        model_types=("granite_speech",),
+        model_class="GraniteSpeechForConditionalGeneration",
+        placeholder="<|audio|>",
+        content="inline",
+        max_seconds=None,
+    ),
+)
+
+
+def supported_model_types() -> list[str]:
+    """Every ``model_type`` the table recognises, sorted."""
+    return sorted(t for family in FAMILIES for t in family.model_types)
+
+
+def family_for(model_type: str | None, *, where: str = "") -> Family:
+    """The :class:`Family` of a config's ``model_type``.
+
+    Args:
+        model_type: ``config.model_type`` of the checkpoint.
+        where: The checkpoint path, named in the error.
+
+    Raises:
+        UnknownFamilyError: naming the model type and listing the supported ones.
+    """
+    for family in FAMILIES:
+        if model_type in family.model_types:
+            return family
+    names = ", ".join(f"{f.name} ({'/'.join(f.model_types)})" for f in FAMILIES)
+    raise UnknownFamilyError(
+        f"lalm: unsupported audio LM family model_type={model_type!r}"
+        f"{f' in {where}' if where else ''}. Supported families: {names}. "
+        "For a text-only model use --model hf."
+    )
+
+
+def resolve_attr(obj: Any, dotted: str) -> Any:
+    """``obj.a.b`` for ``dotted="a.b"``; ``None`` when any step is missing."""
+    for part in dotted.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    return obj
+
+
+def audio_only_class(base: type) -> type:
+    """A subclass of processor class ``base`` built from a feature extractor and tokenizer.
+
+    Omni processors (Qwen2.5-Omni, Qwen3-Omni) also want image and video processors; the
+    video one needs torchvision, which audio evaluation never uses. The subclass keeps
+    ``base``'s own audio logic (placeholder expansion, chat template) unchanged.
+    """
+    import transformers
+
+    def __init__(self, feature_extractor=None, tokenizer=None, chat_template=None):
+        transformers.ProcessorMixin.__init__(
+            self, feature_extractor, tokenizer, chat_template=chat_template
+        )
+        self.image_processor = self.video_processor = None
+        for attr in ("audio_token", "audio_bos_token", "audio_eos_token"):
+            value = getattr(tokenizer, attr, None)
+            if value is not None:
+                setattr(self, attr, value)
+        self.audio_token_id = tokenizer.convert_tokens_to_ids(self.audio_token)
+
+    name = f"{base.__name__}AudioOnly"
+    return type(name, (base,), {"__init__": __init__, "__qualname__": name})

@@ -1,0 +1,405 @@
+"""Read the harness's own output folders (``--output_path ... --log_samples``).
+
+lm-eval writes, per run, ``<output_path>/<model_name_sanitized>/results_<time>.json``
+and one ``samples_<task>_<time>.jsonl`` per task beside it. This module turns such
+folders into :class:`Run` objects: which model, which audio condition
+(``config.audio_condition`` that ``lalm`` writes, else ``model_args`` ``audio=``;
+``lalm`` defaults to ``original``; text-only models are ``"text"``), and per task the
+harness's printed metrics plus per-question :class:`Sample` records keyed by (question id, fold).
+
+Several results files of the same model and condition (e.g. one run per benchmark)
+are merged into one :class:`Run`; when two of them hold the same task, the newest
+wins and the other is listed in :attr:`Run.notes`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "Sample",
+    "TaskResult",
+    "Run",
+    "RunReadError",
+    "TEXT_CONDITION",
+    "benchmark_of",
+    "find_results_files",
+    "read_results_file",
+    "load_runs",
+    "read_pi_file",
+]
+
+#: The condition of runs by text-only models (no audio input at all).
+TEXT_CONDITION = "text"
+#: Model types that take audio; their default condition is ``original``.
+AUDIO_MODEL_TYPES = ("lalm",)
+_FOLD_SUFFIX = re.compile(r"_fold(\d+)$")
+
+
+class RunReadError(ValueError):
+    """A run folder or file that cannot be read as harness output."""
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One logged (question, fold) of one task.
+
+    Attributes:
+        id: Question id.
+        fold: Fold (-1 for the single-fold ``muchomusic``).
+        correct: The sample's ``acc`` (1.0 or 0.0).
+        correct_answer: Text of the correct option.
+        answer: Text of the option the model chose (None: unparsed or not logged).
+        n_options: Options shown (chance is ``1 / n_options``).
+        pi: The sample's ``perceptual_index`` metric (multiple choice only).
+        source_pi: The PI stored in the dataset (``source_pi`` of the doc), if any.
+        track: The question's audio track, if the doc has one.
+        parse_failure: The sample's ``parse_failure`` (generation tasks only).
+    """
+
+    id: str
+    fold: int
+    correct: float
+    correct_answer: str | None
+    answer: str | None
+    n_options: int
+    pi: float | None = None
+    source_pi: float | None = None
+    track: str | None = None
+    parse_failure: float | None = None
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.id, self.fold)
+
+
+@dataclass
+class TaskResult:
+    """One task of one run: what the harness printed and what it logged."""
+
+    task: str
+    benchmark: str
+    fold: int | None
+    output_type: str
+    metrics: dict[str, float]
+    n: int
+    samples: list[Sample]
+    samples_file: Path
+    results_file: Path
+
+    @property
+    def is_generation(self) -> bool:
+        return self.output_type == "generate_until"
+
+
+@dataclass
+class Run:
+    """All tasks of one model under one audio condition.
+
+    Attributes:
+        model: Short model name (the basename of a local ``pretrained`` path, or the hub id).
+        pretrained: ``pretrained`` as given to the harness.
+        model_type: The harness model (``hf``, ``lalm``, ...).
+        condition: ``text`` for text-only models, else the ``audio=`` condition.
+        model_args: The harness's ``model_args``.
+        tasks: Task name -> :class:`TaskResult`.
+        results_files: Every results JSON merged into this run.
+        group_metrics: Group name (e.g. ``rul_muchomusic``) -> the harness's group metrics
+            (``acc``, ``majority_acc`` added by ``lm-eval-rul run``, ...).
+        notes: Things a reader should know (superseded duplicate tasks).
+    """
+
+    model: str
+    pretrained: str
+    model_type: str
+    condition: str
+    model_args: dict[str, Any]
+    tasks: dict[str, TaskResult] = field(default_factory=dict)
+    results_files: list[Path] = field(default_factory=list)
+    group_metrics: dict[str, dict[str, float]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return f"{self.model} [{self.condition}]"
+
+    @property
+    def is_text(self) -> bool:
+        return self.condition == TEXT_CONDITION
+
+    def benchmarks(self) -> list[str]:
+        return sorted({t.benchmark for t in self.tasks.values()})
+
+    def tasks_of(self, benchmark: str) -> list[TaskResult]:
+        """The tasks of ``benchmark``, by fold."""
+        found = [t for t in self.tasks.values() if t.benchmark == benchmark]
+        return sorted(found, key=lambda t: (t.fold if t.fold is not None else -1, t.task))
+
+    def samples_of(self, benchmark: str) -> list[Sample]:
+        return [s for t in self.tasks_of(benchmark) for s in t.samples]
+
+
+def benchmark_of(task: str) -> tuple[str, int | None]:
+    """``("rul_muchomusic", 2)`` for ``rul_muchomusic_fold2``; ``(task, None)`` otherwise."""
+    match = _FOLD_SUFFIX.search(task)
+    if match:
+        return task[: match.start()], int(match.group(1))
+    return task, None
+
+
+def find_results_files(run_dir: str | Path) -> list[Path]:
+    """Every ``results_*.json`` under ``run_dir`` (or ``run_dir`` itself if it is one).
+
+    Raises:
+        RunReadError: The folder does not exist or holds no results file.
+    """
+    path = Path(run_dir)
+    if path.is_file():
+        return [path]
+    if not path.is_dir():
+        raise RunReadError(f"run folder {str(path)!r} does not exist")
+    found = sorted(path.rglob("results_*.json"))
+    if not found:
+        raise RunReadError(
+            f"no results_*.json under {str(path)!r}: give the folder passed to the harness "
+            "as --output_path (e.g. lm-eval-rul run ... --output_path DIR --log_samples)"
+        )
+    return found
+
+
+def _model_args(config: dict[str, Any]) -> dict[str, Any]:
+    args = config.get("model_args") or {}
+    if isinstance(args, dict):
+        return dict(args)
+    parsed: dict[str, Any] = {}
+    for part in str(args).split(","):
+        if "=" in part:
+            key, value = part.split("=", 1)
+            parsed[key.strip()] = value.strip()
+    return parsed
+
+
+def _short_name(pretrained: str) -> str:
+    if pretrained.startswith(("/", ".", "~")) or Path(pretrained).exists():
+        return Path(pretrained.rstrip("/")).name or pretrained
+    return pretrained
+
+
+def _condition(model_type: str, args: dict[str, Any], config: dict[str, Any]) -> str:
+    """``audio_condition`` written by ``lalm``, else ``audio=`` of ``model_args``."""
+    recorded = config.get("audio_condition")
+    if recorded not in (None, ""):
+        return str(recorded)
+    if "audio" in args:
+        # lm-eval parses the string ``none`` in model_args to None
+        return "none" if args["audio"] in (None, "", "None") else str(args["audio"])
+    return "original" if model_type in AUDIO_MODEL_TYPES else TEXT_CONDITION
+
+
+def _float_or_none(value: Any) -> float | None:
+    if value is None or value == "":
+        return None
+    result = float(value)
+    return None if math.isnan(result) else result
+
+
+def _answer(row: dict[str, Any]) -> str | None:
+    from .scoring import sample_answer
+
+    try:
+        return sample_answer(row)
+    except (KeyError, TypeError, ValueError, IndexError):
+        return None
+
+
+def _sample(row: dict[str, Any], output_type: str, where: str) -> Sample:
+    doc = row.get("doc") or {}
+    missing = [k for k in ("id", "options") if k not in doc]
+    if missing or "acc" not in row:
+        raise RunReadError(
+            f"{where}: logged sample doc_id={row.get('doc_id')} lacks "
+            f"{missing + ([] if 'acc' in row else ['acc'])}; the report reads the documents of "
+            "this plugin's tasks (muchomusic, rul_muchomusic, their _gen variants)"
+        )
+    options = list(doc["options"])
+    gold = doc.get("gold")
+    correct_answer = doc.get("correct_answer")
+    if correct_answer is None and gold is not None and 0 <= int(gold) < len(options):
+        correct_answer = options[int(gold)]
+    track = doc.get("track")
+    return Sample(
+        id=str(doc["id"]),
+        fold=int(doc.get("fold", -1) if doc.get("fold") is not None else -1),
+        correct=float(row["acc"]),
+        correct_answer=correct_answer,
+        answer=_answer(row),
+        n_options=len(options),
+        pi=_float_or_none(row.get("perceptual_index")),
+        source_pi=_float_or_none(doc.get("source_pi")),
+        track=None if track in (None, "") else str(track),
+        parse_failure=_float_or_none(row.get("parse_failure")),
+    )
+
+
+def _read_samples(path: Path, output_type: str) -> list[Sample]:
+    samples = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise RunReadError(f"{path}:{number}: not JSON ({error.msg})") from None
+            samples.append(_sample(row, output_type, f"{path}:{number}"))
+    return samples
+
+
+def _group_names(results: dict[str, Any]) -> set[str]:
+    groups = {name for name, subtasks in (results.get("group_subtasks") or {}).items() if subtasks}
+    return groups | set(results.get("groups") or {})
+
+
+def _metrics(row: dict[str, Any]) -> dict[str, float]:
+    """``{"acc": 0.5, ...}`` from a results row (``"acc,none"`` keys; stderrs left out)."""
+    return {
+        key.split(",")[0]: float(value)
+        for key, value in row.items()
+        if "," in key and "_stderr" not in key and isinstance(value, int | float)
+    }
+
+
+def read_results_file(path: str | Path) -> Run:
+    """One harness results JSON and its logged samples, as a :class:`Run`.
+
+    Raises:
+        RunReadError: The file is not a harness results file, or a task's
+            ``samples_<task>_<time>.jsonl`` is missing (rerun with ``--log_samples``).
+    """
+    path = Path(path)
+    try:
+        results = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as error:
+        raise RunReadError(f"{path}: cannot read it as JSON ({error})") from None
+    if not isinstance(results, dict) or "results" not in results or "config" not in results:
+        raise RunReadError(f"{path}: not an lm-eval results file (no 'results'/'config' keys)")
+    config = results["config"]
+    args = _model_args(config)
+    model_type = str(config.get("model") or "unknown")
+    pretrained = str(args.get("pretrained") or results.get("model_name") or model_type)
+    run = Run(
+        model=_short_name(pretrained),
+        pretrained=pretrained,
+        model_type=model_type,
+        condition=_condition(model_type, args, config),
+        model_args=args,
+        results_files=[path],
+    )
+    stamp = path.stem[len("results_") :] if path.stem.startswith("results_") else None
+    groups = _group_names(results)
+    for group in groups:
+        row = (results.get("groups") or {}).get(group) or results["results"].get(group) or {}
+        run.group_metrics[group] = _metrics(row)
+    for task in (name for name in results["results"] if name not in groups):
+        metrics = _metrics(results["results"][task])
+        output_type = str(results.get("configs", {}).get(task, {}).get("output_type", ""))
+        samples_file = path.parent / f"samples_{task}_{stamp}.jsonl"
+        if stamp is None or not samples_file.is_file():
+            raise RunReadError(
+                f"{path}: task {task!r} has no logged samples (looked for {samples_file.name} "
+                f"in {path.parent}); the report needs per-question results: rerun with "
+                "--log_samples"
+            )
+        benchmark, fold = benchmark_of(task)
+        samples = _read_samples(samples_file, output_type)
+        run.tasks[task] = TaskResult(
+            task=task,
+            benchmark=benchmark,
+            fold=fold,
+            output_type=output_type,
+            metrics=metrics,
+            n=len(samples),
+            samples=samples,
+            samples_file=samples_file,
+            results_file=path,
+        )
+    if not run.tasks:
+        raise RunReadError(f"{path}: the results file lists no task")
+    return run
+
+
+def load_runs(run_dirs: Iterable[str | Path]) -> list[Run]:
+    """Read every results file under ``run_dirs``; merge those of one model and condition.
+
+    Args:
+        run_dirs: Harness ``--output_path`` folders (or their model subfolders, or results
+            JSON files).
+
+    Returns:
+        Runs in order of first appearance. When two files give the same task for the same
+        model and condition, the newer file (by name, which holds the harness's timestamp)
+        wins and the choice is recorded in the run's ``notes``.
+    """
+    merged: dict[tuple[str, str, str], Run] = {}
+    files = [f for d in run_dirs for f in find_results_files(d)]
+    for file in sorted(dict.fromkeys(files), key=lambda p: p.name):
+        run = read_results_file(file)
+        key = (run.pretrained, run.model_type, run.condition)
+        if key not in merged:
+            merged[key] = run
+            continue
+        target = merged[key]
+        target.results_files.append(file)
+        for name, task in run.tasks.items():
+            if name in target.tasks:
+                target.notes.append(
+                    f"{target.label}: task {name} appears in {target.tasks[name].results_file} "
+                    f"and {file}; using the newer {file.name}"
+                )
+            target.tasks[name] = task
+        target.group_metrics.update(run.group_metrics)
+    return list(merged.values())
+
+
+def read_pi_file(path: str | Path) -> dict[str, float]:
+    """Question id -> PI from a ``lm-eval-rul pi`` JSONL file (rows ``{"id": ..., "pi": ...}``).
+
+    Raises:
+        RunReadError: Unreadable line, missing ``id``/``pi``, a PI outside [0, 1], or a
+            duplicate id; the message names the file and line.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise RunReadError(f"PI file {str(path)!r} does not exist")
+    values: dict[str, float] = {}
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            where = f"{path}:{number}"
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise RunReadError(f"{where}: not JSON ({error.msg})") from None
+            if not isinstance(row, dict) or "id" not in row or "pi" not in row:
+                raise RunReadError(f'{where}: expected a row {{"id": ..., "pi": ...}}, got {row!r}')
+            qid = str(row["id"])
+            try:
+                pi = float(row["pi"])
+            except (TypeError, ValueError):
+                message = f"{where}: pi of id {qid} is {row['pi']!r}, not a number"
+                raise RunReadError(message) from None
+            if not 0.0 <= pi <= 1.0:
+                raise RunReadError(f"{where}: pi of id {qid} is {pi}, outside [0, 1]")
+            if qid in values:
+                raise RunReadError(f"{where}: id {qid} appears twice")
+            values[qid] = pi
+    if not values:
+        raise RunReadError(f"PI file {path} has no rows")
+    return values

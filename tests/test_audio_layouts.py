@@ -1,0 +1,223 @@
+"""The three audio layouts, read through the task loaders with ``--metadata`` keys, and the
+missing-audio error raised by ``lm-eval-rul run`` before any model is loaded."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from lm_eval_rul import audio
+from lm_eval_rul.audio import AudioSpec, MissingAudioError, check_audio_available, condition_audio
+from lm_eval_rul.task_utils import load_muchomusic, load_rul_muchomusic, muchomusic_questions
+
+SR = 16_000
+IDS = ["2", "5", "8", "11", "14", "17", "20", "23"]
+
+
+def _tone(index: int, seconds: float = 0.3) -> np.ndarray:
+    t = np.arange(int(seconds * SR)) / SR
+    return (0.3 * np.sin(2 * np.pi * (200 + 50 * index) * t)).astype(np.float32)
+
+
+def _docs(dataset) -> list[dict]:
+    return [dict(row) for row in dataset["test"]]
+
+
+@pytest.fixture(scope="module")
+def tracks(data_dir) -> dict[str, str]:
+    """Question id -> MuChoMusic track stem of the fixture CSV (pairs share a track)."""
+    return {q.id: q.track for q in muchomusic_questions(data_path=data_dir / "muchomusic.csv")}
+
+
+@pytest.fixture(scope="module")
+def id_dir(tmp_path_factory) -> Path:
+    """One file per question id, in the three formats soundfile writes."""
+    root = tmp_path_factory.mktemp("audio_by_id")
+    for i, qid in enumerate(IDS):
+        sf.write(root / f"{qid}.{('wav', 'flac', 'mp3')[i % 3]}", _tone(i), SR)
+    return root
+
+
+@pytest.fixture(scope="module")
+def track_dir(tmp_path_factory, tracks) -> Path:
+    root = tmp_path_factory.mktemp("audio_by_track")
+    for i, track in enumerate(sorted(set(tracks.values()))):
+        sf.write(root / f"{track}.flac", _tone(i), SR)
+    return root
+
+
+def test_one_file_per_question_id(data_dir, id_dir):
+    docs = _docs(
+        load_rul_muchomusic(1, rul_data_path=str(data_dir / "rul.json"), audio_dir=str(id_dir))
+    )
+    assert [d["id"] for d in docs] == IDS
+    for doc in docs:
+        assert Path(json.loads(doc["audio_ref"])["path"]).stem == doc["id"]
+    check_audio_available(docs)
+    spec = AudioSpec(SR, 30.0)
+    _, first = condition_audio(docs[0], spec)
+    _, second = condition_audio(docs[1], spec)
+    assert first.shape == second.shape and not np.allclose(first, second)
+
+
+def test_one_file_per_track_needs_the_muchomusic_csv_for_rul_rows(data_dir, track_dir, tracks):
+    meta = {"rul_data_path": str(data_dir / "rul.json"), "audio_dir": str(track_dir)}
+    docs = _docs(load_rul_muchomusic(0, **meta))
+    with pytest.raises(MissingAudioError) as info:
+        check_audio_available(docs)
+    assert "No audio for 8 of 8 items" in str(info.value)
+    assert f"{track_dir}/2.wav" in str(info.value) and "muchomusic_csv" in str(info.value)
+
+    docs = _docs(load_rul_muchomusic(0, **meta, muchomusic_csv=str(data_dir / "muchomusic.csv")))
+    check_audio_available(docs)
+    for doc in docs:
+        assert Path(json.loads(doc["audio_ref"])["path"]).name == f"{tracks[doc['id']]}.flac"
+    # the MuChoMusic task's own rows carry their track
+    mm = _docs(
+        load_muchomusic(data_path=str(data_dir / "muchomusic.csv"), audio_dir=str(track_dir))
+    )
+    check_audio_available(mm)
+    # two questions of one track share one clip key
+    spec = AudioSpec(SR, 30.0)
+    assert condition_audio(mm[0], spec)[0] == condition_audio(mm[1], spec)[0]
+    assert condition_audio(mm[0], spec)[0] != condition_audio(mm[2], spec)[0]
+
+
+def test_random_never_plays_the_own_track_and_ignores_limit_and_fold(data_dir, id_dir, tracks):
+    meta = {
+        "rul_data_path": str(data_dir / "rul.json"),
+        "audio_dir": str(id_dir),
+        "muchomusic_csv": str(data_dir / "muchomusic.csv"),
+    }
+    fold0, fold3 = _docs(load_rul_muchomusic(0, **meta)), _docs(load_rul_muchomusic(3, **meta))
+    spec = AudioSpec(SR, 30.0, condition="random", seed=11)
+    by_path = {json.loads(d["audio_ref"])["path"]: d["id"] for d in fold0}
+    for doc, same in zip(fold0, fold3, strict=True):
+        key = condition_audio(doc, spec)[0]
+        other_id = by_path[json.loads(key[1])["path"]]
+        # never the item's own file, nor the file of the other question of its track
+        assert tracks[other_id] != tracks[doc["id"]]
+        assert condition_audio(same, spec)[0] == key
+    # a run limited to 2 items (the harness slices the documents) draws the same clips
+    assert [condition_audio(d, spec)[0] for d in fold0[:2]] == [
+        condition_audio(d, spec)[0] for d in _docs(load_rul_muchomusic(2, **meta))[:2]
+    ]
+
+
+def _hf_rows(data_dir: Path, files: dict[str, Path]) -> dict[str, list]:
+    """An ``lmms-lab/muchomusic``-like table: question text, choices, letter answer, audio."""
+    rows = json.loads((data_dir / "rul.json").read_text())
+    table: dict[str, list] = {"instruction": [], "choices": [], "answer": [], "context": []}
+    for qid in reversed(IDS):  # another order than the questions: the join must not care
+        row = rows[qid]
+        table["instruction"].append(row["question"].upper() + "  ")  # normalised join
+        table["choices"].append([row["correct_answer"], *row["distractors"][:3]])
+        table["answer"].append("A")
+        table["context"].append({"bytes": files[qid].read_bytes(), "path": files[qid].name})
+    return table
+
+
+@pytest.fixture(scope="module")
+def hf_sources(tmp_path_factory, data_dir, id_dir) -> dict[str, Path]:
+    import datasets
+
+    files = {p.stem: p for p in id_dir.iterdir()}
+    features = datasets.Features(
+        {
+            "instruction": datasets.Value("string"),
+            "choices": datasets.Sequence(datasets.Value("string")),
+            "answer": datasets.Value("string"),
+            "context": {"bytes": datasets.Value("binary"), "path": datasets.Value("string")},
+        }
+    )
+    # stored as the Audio feature, as on the hub (encoding through Audio needs torchcodec)
+    dataset = datasets.Dataset.from_dict(_hf_rows(data_dir, files), features=features)
+    dataset = dataset.cast_column("context", datasets.Audio(decode=False))
+    assert isinstance(dataset.features["context"], datasets.Audio)
+    root = tmp_path_factory.mktemp("hf_audio")
+    datasets.DatasetDict({"test": dataset}).save_to_disk(str(root / "disk"))
+    (root / "parquet").mkdir()
+    dataset.to_parquet(str(root / "parquet" / "test-00000.parquet"))
+    return {"disk": root / "disk", "parquet": root / "parquet"}
+
+
+@pytest.mark.parametrize("kind", ["disk", "parquet"])
+def test_hugging_face_dataset_with_an_audio_column(data_dir, id_dir, hf_sources, kind):
+    meta = {"rul_data_path": str(data_dir / "rul.json"), "audio_hf_dataset": str(hf_sources[kind])}
+    docs = _docs(load_rul_muchomusic(2, **meta))
+    check_audio_available(docs)
+    spec = AudioSpec(SR, 30.0)
+    for doc in docs:  # joined on the question text, ties broken by the correct answer
+        _, wave = condition_audio(doc, spec)
+        on_disk = next(id_dir.glob(f"{doc['id']}.*"))
+        expected = audio.decode_audio(on_disk, sampling_rate=SR)
+        assert wave.shape == expected.shape and np.allclose(wave, expected, atol=1e-6)
+
+
+ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+
+
+def test_cli_reports_all_missing_audio_before_loading_the_model(data_dir, id_dir, tmp_path):
+    partial = tmp_path / "partial"
+    partial.mkdir()
+    for qid in IDS[:3]:
+        (partial / f"{qid}.wav").write_bytes(next(id_dir.glob(f"{qid}.*")).read_bytes())
+    meta = {"rul_data_path": str(data_dir / "rul.json"), "audio_dir": str(partial)}
+    command = [
+        sys.executable,
+        "-m",
+        "lm_eval_rul",
+        "run",
+        "--model",
+        "lalm",
+        "--model_args",
+        f"pretrained={tmp_path / 'no_such_model'},audio=original",
+        "--tasks",
+        "rul_muchomusic",
+        "--metadata",
+        json.dumps(meta),
+        "--device",
+        "cpu",
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, env=ENV, timeout=300)
+    assert done.returncode != 0
+    assert "MissingAudioError: No audio for 5 of 8 items: ids 11, 14, 17, 20, 23." in done.stderr
+    assert f"id 11: tried {partial}/11.wav, {partial}/11.flac" in done.stderr
+    # raised before the model: its (missing) path was never opened
+    assert "no_such_model" not in done.stderr.replace(f"pretrained={tmp_path}", "")
+    assert "Traceback" in done.stderr and "check_audio_before_model" in done.stderr
+
+
+def _run_args(argv: list[str], monkeypatch) -> object:
+    from lm_eval_rul import registration
+    from lm_eval_rul.cli import PluginCLI
+
+    monkeypatch.setattr(sys, "argv", ["lm-eval-rul", *argv])
+    args = PluginCLI().parse_args()
+    args.include_path = str(registration.tasks_dir())
+    return args
+
+
+def test_pre_model_check_covers_only_the_limited_documents(data_dir, id_dir, tmp_path, monkeypatch):
+    from lm_eval_rul.cli.run import check_audio_before_model
+
+    partial = tmp_path / "first3"
+    partial.mkdir()
+    for qid in IDS[:3]:
+        (partial / f"{qid}.wav").write_bytes(next(id_dir.glob(f"{qid}.*")).read_bytes())
+    meta = json.dumps({"rul_data_path": str(data_dir / "rul.json"), "audio_dir": str(partial)})
+    base = ["run", "--model", "lalm", "--tasks", "rul_muchomusic_gen", "--metadata", meta]
+    check_audio_before_model(_run_args([*base, "--limit", "3"], monkeypatch))
+    with pytest.raises(MissingAudioError, match=r"No audio for 1 of 4 items: ids 11\."):
+        check_audio_before_model(_run_args([*base, "--limit", "4"], monkeypatch))
+    # conditions that need no files pass with no audio at all
+    check_audio_before_model(_run_args([*base, "--model_args", "audio=noise"], monkeypatch))
+    with pytest.raises(ValueError, match="audio='loud' is not one of original"):
+        check_audio_before_model(_run_args([*base, "--model_args", "audio=loud"], monkeypatch))

@@ -1,0 +1,200 @@
+"""The build pipeline: pools -> filter -> dataset + report, generation through a loopback
+chat-completions server, checkpoints, resume, retries and per-question failures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_distractors import ChatServer, chat_lm
+
+from lm_eval_rul.build import (
+    BuildConfig,
+    CheckpointMismatch,
+    load_generation_questions,
+    run_build,
+    with_retries,
+)
+from lm_eval_rul.data import DataValidationError, normalize_answer, read_pools
+from lm_eval_rul.pi import create_lm
+from lm_eval_rul.testing.fixtures import fixture_rows
+
+
+class CountingLM:
+    """Forwards ``loglikelihood`` to a real model, counting calls; raises after ``fail_after``."""
+
+    def __init__(self, lm, fail_after: int | None = None):
+        self.lm = lm
+        self.fail_after = fail_after
+        self.calls = 0
+
+    def loglikelihood(self, requests, disable_tqdm=False):
+        if self.fail_after is not None and self.calls >= self.fail_after:
+            raise RuntimeError("scorer crashed (simulated interruption)")
+        self.calls += 1
+        return self.lm.loglikelihood(requests, disable_tqdm=disable_tqdm)
+
+
+@pytest.fixture(scope="module")
+def hf_lm(tiny_lm):
+    return create_lm("hf", f"pretrained={tiny_lm},dtype=float32", device="cpu", batch_size=8)
+
+
+def _config(tmp: Path, **kwargs) -> BuildConfig:
+    defaults = dict(model="hf", model_args="pretrained=tiny", progress=False, backoff=0.1)
+    return BuildConfig(output=tmp / "out.json", **{**defaults, **kwargs})
+
+
+def _load(path: Path) -> dict:
+    return json.loads(path.read_text())
+
+
+def test_with_retries_backs_off_then_raises():
+    delays: list[float] = []
+    attempts = []
+
+    def flaky():
+        attempts.append(1)
+        if len(attempts) < 3:
+            raise ConnectionError("down")
+        return "ok"
+
+    assert with_retries(flaky, retries=3, backoff=0.5, what="x", sleep=delays.append) == "ok"
+    assert delays == [0.5, 1.0]
+
+    def broken():
+        raise ConnectionError("still down")
+
+    delays.clear()
+    with pytest.raises(ConnectionError, match="still down"):
+        with_retries(broken, retries=2, backoff=1.0, what="x", sleep=delays.append)
+    assert delays == [1.0, 2.0]
+
+
+def test_pools_build_writes_released_schema_sorted_by_pi(tmp_path, data_dir, hf_lm):
+    pools_path = data_dir / "pools.json"
+    config = _config(tmp_path, pools=pools_path, reference=data_dir / "rul.json", strategy="paper")
+    lm = CountingLM(hf_lm)
+    report = run_build(config, lm=lm)
+    out = _load(config.output)
+    pools = {q.id: q for q in read_pools(pools_path)[0]}
+    assert set(out) == set(pools) and report["n_written"] == 8 and report["n_failed"] == 0
+    pis = [row["PI"] for row in out.values()]
+    assert pis == sorted(pis, reverse=True)
+    for qid, row in out.items():
+        assert set(row) == {"question", "caption", "correct_answer", "distractors", "PI"}
+        norm = [normalize_answer(d) for d in row["distractors"]]
+        assert len(set(norm)) == 4 and normalize_answer(row["correct_answer"]) not in norm
+        assert set(row["distractors"]) <= set(pools[qid].distractors)
+    # Cleaning counts (fixture pool "2" holds its correct answer and a duplicate) and PI before.
+    assert report["cleaning"]["equal_to_correct"] == {"2": 1}
+    assert report["cleaning"]["duplicates"] == {"2": 1}
+    assert report["pi_change"]["n"] == 8 and len(report["per_question"]) == 8
+    assert "## PI before" in config.output.with_name("out.report.md").read_text()
+    # A checkpoint made with other arguments is refused, naming what differs.
+    with pytest.raises(CheckpointMismatch, match="strategy: checkpoint 'paper', now 'release'"):
+        run_build(_config(tmp_path, pools=pools_path, reference=data_dir / "rul.json"), lm=lm)
+    # Rerun with the same arguments: nothing recomputed; --stage write alone rebuilds the file.
+    calls = lm.calls
+    run_build(config, lm=lm)
+    assert lm.calls == calls
+    config.output.unlink()
+    again = run_build(_config(tmp_path, pools=pools_path, stage="write", strategy="paper"))
+    assert _load(config.output) == out and again["n_written"] == 8
+
+
+def test_interrupted_build_resumes_without_recomputing(tmp_path, data_dir, hf_lm):
+    pools_path = data_dir / "pools.json"
+    fresh = CountingLM(hf_lm)
+    run_build(_config(tmp_path / "fresh", pools=pools_path), lm=fresh)
+    expected = _load(tmp_path / "fresh" / "out.json")
+
+    config = _config(tmp_path / "resumed", pools=pools_path)
+    crashing = CountingLM(hf_lm, fail_after=7)
+    with pytest.raises(RuntimeError, match="simulated interruption"):
+        run_build(config, lm=crashing)
+    lines = config.checkpoint_path("filter").read_text().splitlines()
+    done = len(lines) - 1
+    assert 0 < done < 8
+    rerun = CountingLM(hf_lm)
+    run_build(config, lm=rerun)
+    assert _load(config.output) == expected
+    # Each question costs the same calls, so the rerun did exactly the unfinished ones.
+    per_question = fresh.calls / 8
+    assert rerun.calls == pytest.approx(per_question * (8 - done))
+    assert config.checkpoint_path("filter").read_text().splitlines()[: done + 1] == lines
+
+
+def test_small_pools_get_failure_records(tmp_path, hf_lm):
+    rows = fixture_rows(3)
+    first = next(iter(rows))
+    rows[first]["distractors"] = rows[first]["distractors"][:3]
+    for qid in list(rows)[1:]:
+        rows[qid]["distractors"] = ["a", "b", "c", "d", "e", "f", "g"]
+    pools_path = tmp_path / "pools.json"
+    pools_path.write_text(json.dumps(rows))
+    report = run_build(_config(tmp_path, pools=pools_path, strategy="paper"), lm=hf_lm)
+    assert report["n_written"] == 2 and report["n_failed"] == 1
+    (failure,) = report["failures"]
+    assert failure["id"] == first and "3 clean candidate(s), 4 needed" in failure["error"]
+    assert first not in _load(tmp_path / "out.json")
+    assert "## Failures" in (tmp_path / "out.report.md").read_text()
+
+
+def test_generation_build_through_chat_completions_server(tmp_path, data_dir, hf_lm):
+    tags = "".join(f"<distractor>{d}</distractor>" for d in ("Harp", "Oboe", "Tuba"))
+    script = {
+        0: ["No tags here.", tags + "<distractor>Banjo</distractor>", tags],
+        1: [503],  # always fails: a failure record, then retried by the next run
+        2: ["<distractor>Harp</distractor><distractor>harp</distractor>"],  # too few
+        3: [tags + "<distractor>Lute</distractor><distractor>Sitar</distractor>"],
+    }
+    rows = dict(list(fixture_rows(4).items()))
+    data = tmp_path / "questions.json"
+    data.write_text(json.dumps(rows))
+    delays: list[float] = []
+    with ChatServer(script) as server:
+        config = _config(
+            tmp_path,
+            data=data,
+            generator="local-chat-completions",
+            generator_args=f"base_url={server.url},model=fake-llm,max_retries=1",
+            n_batches=3,
+            retries=2,
+        )
+        generator = chat_lm(server.url)
+        report = run_build(config, lm=hf_lm, generator_lm=generator, sleep=delays.append)
+        assert delays == [0.1, 0.2]  # the failing call: two retries with backoff
+        gen = report["generation"]
+        assert gen["replies"] == 9 and gen["replies_without_candidates"] == 1
+        assert list(gen["failed_calls"]) == ["5"]
+        failures = {f["id"]: f["stage"] for f in report["failures"]}
+        assert failures == {"5": "generate", "8": "filter"}
+        out = _load(config.output)
+        assert set(out) == {"2", "11"} and report["pi_change"]["n"] == 2
+        assert set(out["2"]["distractors"]) <= {"Harp", "Oboe", "Tuba", "Banjo"}
+        # The server recovers; the rerun asks only for the failed question.
+        server.script[1] = [tags + "<distractor>Lyre</distractor>"]
+        n_requests = len(server.requests)
+        report = run_build(config, lm=hf_lm, generator_lm=generator, sleep=delays.append)
+        assert len(server.requests) - n_requests == 3
+    assert set(_load(config.output)) == {"2", "5", "11"}
+    assert report["n_failed"] == 1 and report["generation"]["failed_calls"] == {}
+
+
+def test_generation_input_may_omit_distractors(tmp_path):
+    path = tmp_path / "q.jsonl"
+    rows = [
+        {"id": 1, "question": "Mood?", "correct_answer": "calm", "caption": "Soft."},
+        {"id": 2, "question": "Tempo?", "correct_answer": "fast"},
+    ]
+    path.write_text("\n".join(json.dumps(r) for r in rows))
+    questions = load_generation_questions(path)
+    assert [(q.id, q.distractors, q.caption) for q in questions] == [
+        ("1", (), "Soft."),
+        ("2", (), None),
+    ]
+    path.write_text(json.dumps(rows[0]) + "\n" + json.dumps({"id": 3, "question": "Key?"}))
+    with pytest.raises(DataValidationError, match="id '3'.*missing field.*correct_answer"):
+        load_generation_questions(path)

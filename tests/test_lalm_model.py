@@ -1,0 +1,309 @@
+"""The ``lalm`` model on tiny random-weight audio LMs of real classes (offline)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+FAMILIES = ("qwen2_audio", "audioflamingo3", "musicflamingo", "qwen2_5_omni_thinker")
+
+
+@pytest.fixture(scope="session")
+def tiny(tmp_path_factory) -> dict[str, Path]:
+    """Tiny models of three families (plus one with two-token letters), built once."""
+    from lm_eval_rul.testing.audio import make_tiny_audio_lm
+
+    root = tmp_path_factory.mktemp("lalm_models")
+    models = {family: make_tiny_audio_lm(root / family, family) for family in FAMILIES}
+    models["split_letters"] = make_tiny_audio_lm(
+        root / "split_letters", "qwen2_audio", merge_letters=False
+    )
+    return models
+
+
+@pytest.fixture(scope="session")
+def fixture_data(tmp_path_factory) -> dict[str, str]:
+    """8 RUL questions, their MuChoMusic CSV (tracks shared by pairs) and 4 clips."""
+    from lm_eval_rul.task_utils import rul_questions
+    from lm_eval_rul.testing.audio import write_audio_dir
+    from lm_eval_rul.testing.fixtures import write_muchomusic_csv, write_rul_json
+
+    root = tmp_path_factory.mktemp("lalm_data")
+    rul = write_rul_json(root / "rul.json", n=8)
+    csv = write_muchomusic_csv(root / "muchomusic.csv", n=8)
+    questions = rul_questions(rul_data_path=str(rul), muchomusic_csv=str(csv))
+    tracks = sorted({q.track for q in questions})
+    write_audio_dir(root / "audio", tracks)
+    return {"rul_data_path": str(rul), "muchomusic_csv": str(csv), "audio_dir": str(root / "audio")}
+
+
+def _docs(metadata: dict[str, str], fold: int = 0) -> list[dict]:
+    from lm_eval_rul.task_utils import load_rul_muchomusic
+
+    return list(load_rul_muchomusic(fold, **metadata)["test"])
+
+
+def _requests(docs: list[dict]) -> list:
+    """One loglikelihood Instance per choice letter, as the harness builds them."""
+    from lm_eval.api.instance import Instance
+
+    from lm_eval_rul.task_utils import doc_to_choice, doc_to_text
+
+    out = []
+    for doc in docs:
+        for index, letter in enumerate(doc_to_choice(doc)):
+            out.append(
+                Instance(
+                    request_type="loglikelihood",
+                    doc=doc,
+                    arguments=(doc_to_text(doc), f" {letter}"),
+                    idx=index,
+                )
+            )
+    return out
+
+
+def _model(path: Path, **kwargs):
+    from lm_eval_rul.models.lalm import LALM
+
+    return LALM(pretrained=str(path), dtype="float32", device="cpu", **kwargs)
+
+
+def _logliks(model, requests) -> list[float]:
+    return [ll for ll, _ in model.loglikelihood(requests, disable_tqdm=True)]
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_cached_path_equals_full_forward(tiny, fixture_data, family):
+    docs = _docs(fixture_data, 0)[:4] + _docs(fixture_data, 1)[:4]
+    requests = _requests(docs)
+    cached = _model(tiny[family], batch_size=3).loglikelihood(requests, disable_tqdm=True)
+    naive = _model(tiny[family], prefix_cache=False).loglikelihood(requests, disable_tqdm=True)
+    assert len(cached) == len(requests) == 32
+    for (a, greedy_a), (b, greedy_b) in zip(cached, naive, strict=True):
+        assert a == pytest.approx(b, abs=1e-4)
+        assert greedy_a == greedy_b
+
+
+@pytest.mark.parametrize(
+    ("audio", "extra"),
+    [("random", {}), ("silence", {"noise_seconds": 1.0, "chat_template": False})],
+)
+def test_cached_path_equals_full_forward_other_conditions(tiny, fixture_data, audio, extra):
+    requests = _requests(_docs(fixture_data, 3)[:4])
+    path = tiny["qwen2_audio"]
+    cached = _logliks(_model(path, audio=audio, batch_size=2, **extra), requests)
+    naive = _logliks(_model(path, audio=audio, prefix_cache=False, **extra), requests)
+    assert cached == pytest.approx(naive, abs=1e-4)
+    if audio == "random":
+        original = _logliks(_model(path), requests)
+        assert cached != original
+        assert cached == _logliks(_model(path, audio=audio), requests)
+
+
+def test_one_encode_per_clip_and_one_forward_per_question(tiny, fixture_data):
+    from lm_eval_rul.testing.audio import ForwardCounter
+
+    docs = [doc for fold in range(4) for doc in _docs(fixture_data, fold)]  # 32 (question, fold)
+    clips = {doc["audio_ref"] for doc in docs}
+    model = _model(tiny["qwen2_audio"], batch_size=1)
+    with ForwardCounter(model.model) as counts:
+        results = model.loglikelihood(_requests(docs), disable_tqdm=True)
+    assert len(results) == 4 * len(docs)
+    assert len(clips) == 4
+    assert counts.audio == len(clips)
+    assert counts.language == len(clips) + len(docs)  # one prefix per clip + one per question
+
+    naive = _model(tiny["qwen2_audio"], prefix_cache=False)
+    with ForwardCounter(naive.model) as naive_counts:
+        naive.loglikelihood(_requests(docs[:2]), disable_tqdm=True)
+    assert naive_counts.audio == naive_counts.language == 8
+
+
+def test_audio_reaches_the_model(tiny, fixture_data):
+    docs = _docs(fixture_data, 0)
+    # fixture questions 0/1 share a track, 2/3 share another one
+    assert docs[0]["audio_ref"] == docs[1]["audio_ref"] != docs[2]["audio_ref"]
+    other_clip = dict(docs[0], audio_ref=docs[2]["audio_ref"])
+    same_clip = dict(docs[0], id="again")
+    model = _model(tiny["audioflamingo3"])
+    base = _logliks(model, _requests([docs[0]]))
+    assert _logliks(model, _requests([same_clip])) == base
+    assert _logliks(model, _requests([other_clip])) != base
+
+
+def test_noise_is_reproducible_from_seed_and_differs_from_original(tiny, fixture_data):
+    docs = _docs(fixture_data, 0)[:2]
+    path = tiny["qwen2_5_omni_thinker"]
+    noise = _logliks(_model(path, audio="noise", noise_seconds=1.0), _requests(docs))
+    again = _logliks(_model(path, audio="noise", noise_seconds=1.0), _requests(docs))
+    other_seed = _logliks(_model(path, audio="noise", noise_seconds=1.0, seed=7), _requests(docs))
+    original = _logliks(_model(path, audio="original"), _requests(docs))
+    assert noise == again
+    assert noise != other_seed
+    assert noise != original
+
+
+def test_none_puts_no_audio_tokens_in_the_input(tiny, fixture_data):
+    from lm_eval_rul.task_utils import doc_to_text
+
+    doc = _docs(fixture_data, 0)[0]
+    none = _model(tiny["qwen2_audio"], audio=None)  # what `audio=none` parses to
+    assert none.condition == "none"
+    ids = none._model_inputs([none.prompt_text(doc_to_text(doc))], None)["input_ids"][0].tolist()
+    assert none._audio_ids and not none._audio_ids.intersection(ids)
+    with_audio = _model(tiny["qwen2_audio"])
+    assert with_audio._audio_ids.intersection(with_audio._encode(with_audio._parts[0]))
+    assert _logliks(none, _requests([doc])) != _logliks(with_audio, _requests([doc]))
+    silence = _model(tiny["qwen2_audio"], audio="silence", noise_seconds=1.0)
+    assert _logliks(silence, _requests([doc])) != _logliks(none, _requests([doc]))
+
+
+def test_multi_token_letters_warn_once_and_score_correctly(tiny, fixture_data, caplog):
+    docs = _docs(fixture_data, 0)[:3]
+    requests = _requests(docs)
+    model = _model(tiny["split_letters"], batch_size=2)
+    _, cont = model._encode_request(requests[0].args[0], " A")[1:]
+    assert len(cont) == 2
+    with caplog.at_level(logging.WARNING, logger="lm_eval_rul.models.lalm"):
+        cached = _logliks(model, requests)
+    warnings = [r.getMessage() for r in caplog.records if "continuation ' A'" in r.getMessage()]
+    assert len(warnings) == 1 and "2 tokens" in warnings[0]
+    naive = _logliks(_model(tiny["split_letters"], prefix_cache=False), requests)
+    assert cached == pytest.approx(naive, abs=1e-4)
+
+
+def test_generate_until_batched_honours_until_and_max_gen_toks(tiny, fixture_data):
+    from lm_eval.api.instance import Instance
+
+    docs = _docs(fixture_data, 0)[:3]
+
+    def generate(model, **gen_kwargs) -> list[str]:
+        requests = [
+            Instance("generate_until", doc, (f"Q{doc['id']}: {doc['question']}", gen_kwargs), 0)
+            for doc in docs
+        ]
+        return model.generate_until(requests, disable_tqdm=True)
+
+    batched = _model(tiny["qwen2_audio"], batch_size=3)
+    long = generate(batched, until=[], max_gen_toks=12)
+    assert long == generate(_model(tiny["qwen2_audio"], batch_size=1), until=[], max_gen_toks=12)
+    short = generate(batched, until=[], max_gen_toks=3)
+    for s, full in zip(short, long, strict=True):
+        assert len(s) < len(full) and full.startswith(s.rstrip("\ufffd"))
+    stop = long[0][4:7]
+    stopped = generate(batched, until=[stop], max_gen_toks=12)
+    assert stopped == [full.split(stop)[0] for full in long]
+    assert stop not in stopped[0]
+    none = _model(tiny["qwen2_audio"], audio="none", batch_size=3)
+    assert generate(none, until=[], max_gen_toks=12) != long
+
+
+def test_unknown_model_args_are_named(tiny):
+    from lm_eval_rul.models.lalm import UnknownModelArgsError
+
+    with pytest.raises(UnknownModelArgsError, match="unknown model_args audios, nosie_std"):
+        _model(tiny["qwen2_audio"], audios="noise", nosie_std=2)
+
+
+def test_bad_condition_is_named(tiny):
+    with pytest.raises(ValueError, match="audio='loud' is not a condition.*original, noise"):
+        _model(tiny["qwen2_audio"], audio="loud")
+
+
+def test_unknown_family_lists_the_supported_ones(tmp_path):
+    from lm_eval_rul.models.families import UnknownFamilyError
+    from lm_eval_rul.testing.text import make_tiny_causal_lm
+
+    path = make_tiny_causal_lm(tmp_path / "text_lm")
+    with pytest.raises(UnknownFamilyError) as caught:
+        _model(path)
+    message = str(caught.value)
+    assert "model_type='qwen2'" in message
+    for name in ("Qwen2-Audio", "Audio Flamingo 3", "Qwen2.5-Omni", "Voxtral", "Granite Speech"):
+        assert name in message
+
+
+def test_condition_is_in_the_model_info(tiny):
+    info = _model(tiny["qwen2_audio"]).get_model_info()
+    assert info["audio_condition"] == "original"
+    assert info["audio_seed"] == 0 and info["audio_family"] == "Qwen2-Audio"
+
+
+def _run_cli(model: Path, audio: str, data: dict[str, str], out: Path, monkeypatch) -> dict:
+    """``python -m lm_eval_rul run ...``, run in-process (same entry point, no re-import)."""
+    from lm_eval_rul.cli import main
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    main(
+        [
+            "run",
+            "--model",
+            "lalm",
+            "--model_args",
+            f"pretrained={model},audio={audio},dtype=float32,noise_seconds=1",
+            "--tasks",
+            "rul_muchomusic",
+            "--metadata",
+            json.dumps(data),
+            "--log_samples",
+            "--output_path",
+            str(out),
+            "--device",
+            "cpu",
+            "--batch_size",
+            "4",
+        ]
+    )
+    (results_file,) = out.rglob("results_*.json")
+    samples = {}
+    for path in out.rglob("samples_rul_muchomusic_fold*.jsonl"):
+        for line in path.read_text().splitlines():
+            row = json.loads(line)
+            samples[(row["doc"]["fold"], row["doc"]["id"])] = [float(r[0][0]) for r in row["resps"]]
+    return {"results": json.loads(results_file.read_text()), "samples": samples}
+
+
+def test_cli_end_to_end_original_and_noise(tiny, fixture_data, tmp_path, monkeypatch):
+    model = tiny["qwen2_audio"]
+    original = _run_cli(model, "original", fixture_data, tmp_path / "orig", monkeypatch)
+    noise = _run_cli(model, "noise", fixture_data, tmp_path / "noise", monkeypatch)
+    for run, condition in ((original, "original"), (noise, "noise")):
+        config = run["results"]["config"]
+        assert config["audio_condition"] == condition
+        assert config["model_args"]["audio"] == condition
+        assert "rul_muchomusic" in run["results"]["groups"]
+        assert len(run["samples"]) == 32  # 8 questions x 4 folds
+        assert all(len(lls) == 4 for lls in run["samples"].values())
+    assert original["samples"].keys() == noise["samples"].keys()
+    differing = [k for k in original["samples"] if original["samples"][k] != noise["samples"][k]]
+    assert len(differing) == 32
+
+
+def test_full_omni_checkpoint_loads_only_its_thinker(tiny, fixture_data, tmp_path):
+    from lm_eval_rul.testing.audio import make_tiny_omni_full_checkpoint
+
+    full = make_tiny_omni_full_checkpoint(tmp_path / "omni_full", tiny["qwen2_5_omni_thinker"])
+    assert json.loads((full / "config.json").read_text())["model_type"] == "qwen2_5_omni"
+    model = _model(full)
+    assert type(model.model).__name__ == "Qwen2_5OmniThinkerForConditionalGeneration"
+    requests = _requests(_docs(fixture_data, 2)[:2])
+    assert _logliks(model, requests) == _logliks(_model(tiny["qwen2_5_omni_thinker"]), requests)
+
+
+def test_use_cache_is_refused_and_rolling_is_text_only(tiny, tmp_path):
+    from lm_eval.api.instance import Instance
+    from lm_eval.api.model import CachingLM
+
+    model = _model(tiny["qwen2_audio"])
+    with pytest.raises(ValueError, match="does not support --use_cache"):
+        CachingLM(model, str(tmp_path / "cache.db"))
+    request = Instance("loglikelihood_rolling", {"id": "1"}, ("A calm piano piece.",), 0)
+    (value,) = model.loglikelihood_rolling([request], disable_tqdm=True)
+    assert value < 0

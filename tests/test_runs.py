@@ -1,0 +1,211 @@
+"""Reading the harness's own output folders: real `lm-eval-rul run` outputs of a tiny LM."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lm_eval_rul.runs import RunReadError, benchmark_of, load_runs, read_pi_file
+from lm_eval_rul.testing.fixtures import fixture_rows
+
+ENV = {
+    **os.environ,
+    "HF_HUB_OFFLINE": "1",
+    "HF_DATASETS_OFFLINE": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+}
+
+
+def harness(model: Path, data_dir: Path, out: Path, tasks: str, *extra: str) -> None:
+    metadata = {
+        "rul_data_path": str(data_dir / "rul.json"),
+        "muchomusic_data_path": str(data_dir / "muchomusic.csv"),
+    }
+    command = [
+        sys.executable,
+        "-m",
+        "lm_eval_rul",
+        "run",
+        "--model",
+        "hf",
+        "--model_args",
+        f"pretrained={model},dtype=float32",
+        "--tasks",
+        tasks,
+        "--metadata",
+        json.dumps(metadata),
+        "--device",
+        "cpu",
+        "--batch_size",
+        "8",
+        "--output_path",
+        str(out),
+        *extra,
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, env=ENV, timeout=600)
+    assert done.returncode == 0, f"{command} failed:\n{done.stderr[-4000:]}"
+
+
+@pytest.fixture(scope="module")
+def outputs(tiny_lm, data_dir, tmp_path_factory):
+    """A run with --log_samples (MC + a generation task), and the same folder as a run
+    without --log_samples leaves it (the results JSON alone)."""
+    root = tmp_path_factory.mktemp("runs")
+    harness(
+        tiny_lm,
+        data_dir,
+        root / "logged",
+        "rul_muchomusic,muchomusic,muchomusic_gen",
+        "--log_samples",
+        "--gen_kwargs",
+        "max_gen_toks=8",
+    )
+    shutil.copytree(root / "logged", root / "unlogged")
+    for path in (root / "unlogged").rglob("samples_*.jsonl"):
+        path.unlink()
+    return root
+
+
+def results_json(folder: Path) -> dict:
+    (path,) = folder.rglob("results_*.json")
+    return json.loads(path.read_text())
+
+
+def logged(folder: Path, task: str) -> list[dict]:
+    (path,) = [
+        p for p in folder.rglob(f"samples_{task}_*.jsonl") if p.name[8 + len(task) + 1].isdigit()
+    ]
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_identifies_model_condition_tasks_and_folds(outputs, tiny_lm):
+    (run,) = load_runs([outputs / "logged"])
+    assert (run.model, run.pretrained, run.model_type) == (tiny_lm.name, str(tiny_lm), "hf")
+    assert run.condition == "text" and run.is_text and run.label == f"{tiny_lm.name} [text]"
+    assert run.benchmarks() == ["muchomusic", "muchomusic_gen", "rul_muchomusic"]
+    folds = run.tasks_of("rul_muchomusic")
+    assert [t.fold for t in folds] == [0, 1, 2, 3]
+    assert {t.task for t in folds} == {f"rul_muchomusic_fold{k}" for k in range(4)}
+    assert run.tasks["muchomusic_gen"].is_generation
+    assert not run.tasks["muchomusic"].is_generation
+    assert run.group_metrics["rul_muchomusic"]["acc"] == pytest.approx(
+        np.mean([s.correct for s in run.samples_of("rul_muchomusic")])
+    )
+
+
+def test_metrics_and_samples_match_what_the_harness_wrote(outputs):
+    (run,) = load_runs([outputs / "logged"])
+    printed = results_json(outputs / "logged")["results"]
+    rows = fixture_rows(8)
+    for name, task in run.tasks.items():
+        assert task.metrics["acc"] == printed[name]["acc,none"]
+        assert task.n == 8
+        raw = logged(outputs / "logged", name)
+        by_id = {str(r["doc"]["id"]): r for r in raw}
+        for sample in task.samples:
+            row = by_id[sample.id]
+            assert sample.correct == row["acc"]
+            assert sample.fold == row["doc"]["fold"]
+            assert sample.correct_answer == rows[sample.id]["correct_answer"]
+            if task.is_generation:
+                assert sample.parse_failure == row["parse_failure"] and sample.pi is None
+            else:
+                logliks = [float(r[0]) for r in row["filtered_resps"]]
+                assert sample.answer == row["doc"]["options"][int(np.argmax(logliks))]
+                assert sample.pi == pytest.approx(row["perceptual_index"])
+    keys = [s.key for s in run.samples_of("rul_muchomusic")]
+    assert len(keys) == len(set(keys)) == 32
+    assert {s.fold for s in run.samples_of("muchomusic")} == {-1}
+    assert {s.source_pi for s in run.samples_of("rul_muchomusic")} == {
+        row["PI"] for row in rows.values()
+    }
+
+
+def test_missing_samples_say_rerun_with_log_samples(outputs):
+    with pytest.raises(RunReadError, match=r"task '\w+' has no logged samples.*--log_samples"):
+        load_runs([outputs / "unlogged"])
+
+
+def test_folders_without_results_are_named(tmp_path):
+    with pytest.raises(RunReadError, match="does not exist"):
+        load_runs([tmp_path / "nowhere"])
+    with pytest.raises(RunReadError, match=r"no results_\*\.json under .*--output_path"):
+        load_runs([tmp_path])
+
+
+def test_duplicate_tasks_keep_the_newer_file_and_say_so(outputs, tmp_path):
+    copy = tmp_path / "copy"
+    shutil.copytree(outputs / "logged", copy)
+    for path in copy.rglob("*_20*"):
+        path.rename(path.with_name(path.name.replace("_20", "_30", 1)))
+    (run,) = load_runs([outputs / "logged", copy, outputs / "logged"])
+    assert len(run.results_files) == 2
+    assert all(t.results_file.is_relative_to(copy) for t in run.tasks.values())
+    assert len(run.notes) == len(run.tasks) and "using the newer" in run.notes[0]
+
+
+@pytest.mark.parametrize(
+    ("config", "expected"),
+    [
+        ({"model_args": {"audio": "noise"}}, "noise"),
+        ({"model_args": {"audio": None}}, "none"),  # lm-eval parses audio=none to None
+        ({"model_args": {}}, "original"),  # lalm's default
+        ({"model_args": {}, "audio_condition": "random"}, "random"),  # written by lalm
+        ({"model_args": {"audio": None}, "audio_condition": "none"}, "none"),
+    ],
+)
+def test_audio_condition_of_lalm_runs(outputs, tmp_path, config, expected):
+    (original,) = (outputs / "logged").rglob("results_*.json")
+    shutil.copytree(original.parent, tmp_path / "run")
+    edited = json.loads(original.read_text())
+    edited["config"].update(model="lalm", **config)
+    (tmp_path / "run" / original.name).write_text(json.dumps(edited))
+    (run,) = load_runs([tmp_path / "run"])
+    assert run.condition == expected and not run.is_text
+
+
+def test_benchmark_of_task_names():
+    assert benchmark_of("rul_muchomusic_fold2") == ("rul_muchomusic", 2)
+    assert benchmark_of("rul_muchomusic_gen_fold0") == ("rul_muchomusic_gen", 0)
+    assert benchmark_of("muchomusic_gen") == ("muchomusic_gen", None)
+
+
+def test_pi_file_reads_rows_and_names_bad_lines(tmp_path):
+    good = tmp_path / "pi.jsonl"
+    good.write_text('{"id": "2", "pi": 0.9, "p_correct": 0.1}\n\n{"id": 5, "pi": 0.25}\n')
+    assert read_pi_file(good) == {"2": 0.9, "5": 0.25}
+    cases = {
+        '{"id": "2"}\n': r"bad\.jsonl:1: expected a row",
+        '{"id": "2", "pi": 0.5}\n{"id": "2", "pi": 0.4}\n': r":2: id 2 appears twice",
+        '{"id": "2", "pi": 1.5}\n': r"outside \[0, 1\]",
+        '{"id": "2", "pi": "high"}\n': "not a number",
+        "not json\n": r":1: not JSON",
+        "\n": "has no rows",
+    }
+    bad = tmp_path / "bad.jsonl"
+    for text, message in cases.items():
+        bad.write_text(text)
+        with pytest.raises(RunReadError, match=message):
+            read_pi_file(bad)
+    with pytest.raises(RunReadError, match="does not exist"):
+        read_pi_file(tmp_path / "missing.jsonl")
+
+
+def test_generation_rows_report_the_printed_parse_failure_rate(outputs):
+    from lm_eval_rul.report import ReportSettings, build_report
+
+    report = build_report(load_runs([outputs / "logged"]), ReportSettings(n_resamples=99))
+    (row,) = report["benchmarks"]["muchomusic_gen"]["rows"]
+    printed = results_json(outputs / "logged")["results"]["muchomusic_gen"]
+    assert row["output_type"] == "generate_until" and row["mean_pi"] is None
+    assert row["parse_failure_rate"] == pytest.approx(printed["parse_failure,none"])
+    assert row["accuracy"]["estimate"] == pytest.approx(printed["acc,none"])
+    (mc_row,) = report["benchmarks"]["muchomusic"]["rows"]
+    assert mc_row["parse_failure_rate"] is None
