@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -13,57 +11,15 @@ import numpy as np
 import pytest
 from scipy.special import softmax
 
+from lm_eval_rul.testing.harness import read_output, run_cli, text_run_args
+
 FOLDS = [f"rul_muchomusic_fold{k}" for k in range(4)]
-ENV = {
-    **os.environ,
-    "HF_HUB_OFFLINE": "1",
-    "HF_DATASETS_OFFLINE": "1",
-    "TOKENIZERS_PARALLELISM": "false",
-}
-
-
-def run_cli(args: list[str], *, program: list[str] | None = None) -> subprocess.CompletedProcess:
-    command = (program or [sys.executable, "-m", "lm_eval_rul"]) + args
-    done = subprocess.run(command, capture_output=True, text=True, env=ENV, timeout=600)
-    assert done.returncode == 0, f"{command} failed:\n{done.stdout[-3000:]}\n{done.stderr[-5000:]}"
-    return done
 
 
 def harness_args(model: Path, data_dir: Path, out: Path, *extra: str) -> list[str]:
-    metadata = {
-        "rul_data_path": str(data_dir / "rul.json"),
-        "muchomusic_data_path": str(data_dir / "muchomusic.csv"),
-    }
-    return [
-        "run",
-        "--model",
-        "hf",
-        "--model_args",
-        f"pretrained={model},dtype=float32",
-        "--tasks",
-        "rul_muchomusic,muchomusic",
-        "--metadata",
-        json.dumps(metadata),
-        "--device",
-        "cpu",
-        "--batch_size",
-        "4",
-        "--output_path",
-        str(out),
-        "--log_samples",
-        *extra,
-    ]
-
-
-def read_output(out: Path) -> tuple[dict, dict[str, list[dict]]]:
-    results_files = sorted(out.rglob("results_*.json"))
-    assert len(results_files) == 1, results_files
-    results = json.loads(results_files[0].read_text())
-    samples = {}
-    for path in out.rglob("samples_*.jsonl"):
-        task = path.name[len("samples_") :].rsplit("_", 1)[0]
-        samples[task] = [json.loads(line) for line in path.read_text().splitlines()]
-    return results, samples
+    return text_run_args(
+        model, data_dir, out, "rul_muchomusic,muchomusic", "--log_samples", *extra, batch_size=4
+    )
 
 
 def logged_logliks(sample: dict) -> np.ndarray:

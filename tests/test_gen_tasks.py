@@ -4,64 +4,21 @@ and ``majority_acc`` added to the fold groups' results."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 
 from lm_eval_rul.parsing import parse_answer
 from lm_eval_rul.scoring import majority_from_samples
+from lm_eval_rul.testing.harness import read_output, run_cli, text_run_args
 
 GEN_FOLDS = [f"rul_muchomusic_gen_fold{k}" for k in range(4)]
 MC_FOLDS = [f"rul_muchomusic_fold{k}" for k in range(4)]
-ENV = {
-    **os.environ,
-    "HF_HUB_OFFLINE": "1",
-    "HF_DATASETS_OFFLINE": "1",
-    "TOKENIZERS_PARALLELISM": "false",
-}
 
 
 def run(model: Path, data_dir: Path, out: Path, tasks: str, *extra: str) -> None:
-    metadata = {
-        "rul_data_path": str(data_dir / "rul.json"),
-        "muchomusic_data_path": str(data_dir / "muchomusic.csv"),
-    }
-    command = [
-        sys.executable,
-        "-m",
-        "lm_eval_rul",
-        "run",
-        "--model",
-        "hf",
-        "--model_args",
-        f"pretrained={model},dtype=float32",
-        "--tasks",
-        tasks,
-        "--metadata",
-        json.dumps(metadata),
-        "--device",
-        "cpu",
-        "--batch_size",
-        "8",
-        "--output_path",
-        str(out),
-        *extra,
-    ]
-    done = subprocess.run(command, capture_output=True, text=True, env=ENV, timeout=600)
-    assert done.returncode == 0, f"{command}\n{done.stdout[-3000:]}\n{done.stderr[-5000:]}"
+    done = run_cli(text_run_args(model, data_dir, out, tasks, *extra))
     assert "majority_acc" in done.stdout  # in the printed table
-
-
-def read(out: Path) -> tuple[dict, dict[str, list[dict]]]:
-    (results_file,) = out.rglob("results_*.json")
-    samples = {}
-    for path in out.rglob("samples_*.jsonl"):
-        task = path.name[len("samples_") :].rsplit("_", 1)[0]
-        samples[task] = [json.loads(line) for line in path.read_text().splitlines()]
-    return json.loads(results_file.read_text()), samples
 
 
 def test_gen_and_mc_groups_report_majority_acc(tiny_lm, data_dir, tmp_path):
@@ -75,7 +32,7 @@ def test_gen_and_mc_groups_report_majority_acc(tiny_lm, data_dir, tmp_path):
         "--gen_kwargs",
         "max_gen_toks=24",
     )
-    results, samples = read(out)
+    results, samples = read_output(out)
     for task in [*GEN_FOLDS, "muchomusic_gen"]:
         config = results["configs"][task]
         assert config["output_type"] == "generate_until"
@@ -111,7 +68,7 @@ def test_gen_and_mc_groups_report_majority_acc(tiny_lm, data_dir, tmp_path):
 def test_majority_acc_without_log_samples_keeps_samples_out(tiny_lm, data_dir, tmp_path):
     out = tmp_path / "out"
     run(tiny_lm, data_dir, out, "rul_muchomusic", "--limit", "3")
-    results, samples = read(out)
+    results, samples = read_output(out)
     assert samples == {} and "samples" not in results
     value = results["groups"]["rul_muchomusic"]["majority_acc,none"]
     assert value in {0.0, 1 / 3, 2 / 3, 1.0}  # three items
@@ -123,16 +80,15 @@ def test_gen_task_with_the_lalm_model_hearing_noise(data_dir, tmp_path_factory):
     model = make_tiny_audio_lm(tmp_path_factory.mktemp("gen_qwen2_audio"), "qwen2_audio")
     out = tmp_path_factory.mktemp("gen_lalm_out")
     metadata = json.dumps({"rul_data_path": str(data_dir / "rul.json")})
-    command = [
-        *(sys.executable, "-m", "lm_eval_rul", "run", "--model", "lalm"),
+    args = [
+        *("run", "--model", "lalm"),
         *("--model_args", f"pretrained={model},audio=noise,noise_seconds=1,seed=5"),
         *("--tasks", "rul_muchomusic_gen", "--metadata", metadata, "--device", "cpu"),
         *("--gen_kwargs", "max_gen_toks=8", "--limit", "4", "--output_path", str(out)),
         "--log_samples",
     ]
-    done = subprocess.run(command, capture_output=True, text=True, env=ENV, timeout=600)
-    assert done.returncode == 0, f"{done.stdout[-3000:]}\n{done.stderr[-5000:]}"
-    results, samples = read(out)
+    run_cli(args)
+    results, samples = read_output(out)
     assert results["config"]["model_args"]["audio"] == "noise"
     group = results["groups"]["rul_muchomusic_gen"]
     assert (

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -20,23 +18,13 @@ from lm_eval_rul.runs import RunReadError, load_runs
 from lm_eval_rul.stats import pearson
 from lm_eval_rul.testing.audio import make_tiny_audio_lm, write_audio_dir
 from lm_eval_rul.testing.fixtures import fixture_rows
+from lm_eval_rul.testing.harness import run_cli
 
-ENV = {
-    **os.environ,
-    "HF_HUB_OFFLINE": "1",
-    "HF_DATASETS_OFFLINE": "1",
-    "TOKENIZERS_PARALLELISM": "false",
-    "OMP_NUM_THREADS": "1",
-}
 NOISE_LIMIT = 6  # the noise run covers fewer questions: comparisons use the intersection
 
 
 def cli(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "lm_eval_rul", *args]
-    done = subprocess.run(command, capture_output=True, text=True, env=ENV, timeout=600)
-    if check:
-        assert done.returncode == 0, f"{command} failed:\n{done.stderr[-4000:]}"
-    return done
+    return run_cli(args, check=check)
 
 
 def harness(model: str, model_args: str, metadata: dict, out: Path, *extra: str) -> None:

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,43 +11,11 @@ import pytest
 
 from lm_eval_rul.runs import RunReadError, benchmark_of, load_runs, read_pi_file
 from lm_eval_rul.testing.fixtures import fixture_rows
-
-ENV = {
-    **os.environ,
-    "HF_HUB_OFFLINE": "1",
-    "HF_DATASETS_OFFLINE": "1",
-    "TOKENIZERS_PARALLELISM": "false",
-}
+from lm_eval_rul.testing.harness import run_cli, text_run_args
 
 
 def harness(model: Path, data_dir: Path, out: Path, tasks: str, *extra: str) -> None:
-    metadata = {
-        "rul_data_path": str(data_dir / "rul.json"),
-        "muchomusic_data_path": str(data_dir / "muchomusic.csv"),
-    }
-    command = [
-        sys.executable,
-        "-m",
-        "lm_eval_rul",
-        "run",
-        "--model",
-        "hf",
-        "--model_args",
-        f"pretrained={model},dtype=float32",
-        "--tasks",
-        tasks,
-        "--metadata",
-        json.dumps(metadata),
-        "--device",
-        "cpu",
-        "--batch_size",
-        "8",
-        "--output_path",
-        str(out),
-        *extra,
-    ]
-    done = subprocess.run(command, capture_output=True, text=True, env=ENV, timeout=600)
-    assert done.returncode == 0, f"{command} failed:\n{done.stderr[-4000:]}"
+    run_cli(text_run_args(model, data_dir, out, tasks, *extra))
 
 
 @pytest.fixture(scope="module")

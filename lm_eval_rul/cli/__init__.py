@@ -74,8 +74,17 @@ def main(argv: list[str] | None = None) -> None:
 
     if argv is not None:
         sys.argv = [sys.argv[0], *argv]
+    from ..audio import AudioError
+    from ..data import DataSourceError, DataValidationError
+
     setup_logging()
     registration.register_models()
     cli = PluginCLI()
     args = cli.parse_args()
-    cli.execute(args)
+    try:
+        cli.execute(args)
+    except (DataValidationError, DataSourceError, AudioError, FileNotFoundError) as error:
+        # Bad input, not a bug: the message names what is wrong and the fix.
+        command = getattr(args, "command", None) or ""
+        print(f"lm-eval-rul {command}: error: {type(error).__name__}: {error}", file=sys.stderr)
+        raise SystemExit(2) from None

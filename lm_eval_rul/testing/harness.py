@@ -1,0 +1,77 @@
+"""Run the ``lm-eval-rul`` CLI in a subprocess and read back the harness's output folder."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["OFFLINE_ENV", "run_cli", "text_run_args", "read_output"]
+
+#: The environment of test subprocesses: nothing may reach the Hugging Face hub.
+OFFLINE_ENV: dict[str, str] = {
+    **os.environ,
+    "HF_HUB_OFFLINE": "1",
+    "HF_DATASETS_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+}
+
+
+def run_cli(
+    args: Sequence[str],
+    *,
+    program: Sequence[str] | None = None,
+    check: bool = True,
+    timeout: float = 600,
+) -> subprocess.CompletedProcess:
+    """Run ``python -m lm_eval_rul ARGS`` (or ``program ARGS``) offline, capturing output.
+
+    With ``check`` a non-zero exit raises ``AssertionError`` holding the output's tail.
+    """
+    command = [*(program or [sys.executable, "-m", "lm_eval_rul"]), *map(str, args)]
+    done = subprocess.run(command, capture_output=True, text=True, env=OFFLINE_ENV, timeout=timeout)
+    if check:
+        assert done.returncode == 0, (
+            f"{command} failed:\n{done.stdout[-3000:]}\n{done.stderr[-5000:]}"
+        )
+    return done
+
+
+def text_run_args(
+    model: str | os.PathLike[str],
+    data_dir: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    tasks: str,
+    *extra: str,
+    batch_size: int = 8,
+) -> list[str]:
+    """``run`` arguments for the ``hf`` model on the fixture files of ``data_dir``.
+
+    ``data_dir`` holds ``rul.json`` and ``muchomusic.csv`` (see :mod:`.fixtures`).
+    """
+    data_dir = Path(data_dir)
+    metadata = {
+        "rul_data_path": str(data_dir / "rul.json"),
+        "muchomusic_data_path": str(data_dir / "muchomusic.csv"),
+    }
+    return [
+        "run", "--model", "hf", "--model_args", f"pretrained={model},dtype=float32",
+        "--tasks", tasks, "--metadata", json.dumps(metadata), "--device", "cpu",
+        "--batch_size", str(batch_size), "--output_path", str(out), *extra,
+    ]  # fmt: skip
+
+
+def read_output(out: str | os.PathLike[str]) -> tuple[dict[str, Any], dict[str, list[dict]]]:
+    """The one results JSON below ``out`` and the logged samples per task."""
+    results_files = sorted(Path(out).rglob("results_*.json"))
+    assert len(results_files) == 1, f"expected one results file below {out}: {results_files}"
+    samples = {}
+    for path in Path(out).rglob("samples_*.jsonl"):
+        task = path.name[len("samples_") :].rsplit("_", 1)[0]
+        samples[task] = [json.loads(line) for line in path.read_text().splitlines()]
+    return json.loads(results_files[0].read_text()), samples
