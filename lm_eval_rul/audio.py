@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from .data import normalize_answer
+from .errors import UserInputError
 from .seeding import item_rng
 
 __all__ = [
@@ -83,7 +84,7 @@ _LIBROSA_SUFFIXES: tuple[str, ...] = (".mp3", ".m4a", ".mp4", ".aac", ".wma", ""
 _LISTED = 10
 
 
-class AudioError(ValueError):
+class AudioError(UserInputError, ValueError):
     """Base class of this module's errors."""
 
 

@@ -38,6 +38,7 @@ import numpy as np
 
 from .data import DataValidationError, PoolCleaningReport, Question, load_questions, read_pools
 from .distractors import DistractorGenerator, GenerationResult, clean_pool
+from .errors import UserInputError
 from .filtering import STRATEGIES, TooFewCandidates, filter_pool
 from .pi import PROTOCOLS, LetterScorer, compute_pi, create_lm, summarize_pi
 
@@ -165,7 +166,7 @@ def _fingerprint_digest(fingerprint: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(fingerprint, sort_keys=True).encode()).hexdigest()[:16]
 
 
-class CheckpointMismatch(RuntimeError):
+class CheckpointMismatch(UserInputError, RuntimeError):
     """A checkpoint on disk was written by a run with other arguments."""
 
 

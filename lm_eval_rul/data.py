@@ -27,6 +27,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from .errors import UserInputError
+
 __all__ = [
     "Question",
     "PoolCleaningReport",
@@ -113,7 +115,7 @@ class PoolCleaningReport:
         )
 
 
-class DataValidationError(ValueError):
+class DataValidationError(UserInputError, ValueError):
     """A data file has malformed rows; ``problems`` lists each one with its id."""
 
     def __init__(self, path: str | os.PathLike[str], problems: Sequence[str], hint: str = ""):
@@ -126,7 +128,7 @@ class DataValidationError(ValueError):
         super().__init__(f"{len(self.problems)} problem(s) in {self.path}:\n{shown}{tail}{hint}")
 
 
-class DataSourceError(RuntimeError):
+class DataSourceError(UserInputError, RuntimeError):
     """A default public dataset could not be fetched (offline, moved, or private)."""
 
 
@@ -143,48 +145,44 @@ def normalize_answer(text: str) -> str:
 # ----------------------------------------------------------------------------- readers
 
 
-def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    seen: dict[str, Any] = {}
-    duplicates = []
-    for key, value in pairs:
-        if key in seen:
-            duplicates.append(key)
-        seen[key] = value
-    if duplicates:
-        raise _DuplicateKeys(duplicates)
-    return seen
+class _KeyedObject(dict):
+    """A JSON object that remembers the keys it held more than once."""
+
+    duplicate_keys: tuple[str, ...] = ()
 
 
-class _DuplicateKeys(ValueError):
-    def __init__(self, keys: list[str]):
-        self.keys = keys
-        super().__init__(f"duplicate keys {keys}")
+def _keep_duplicate_keys(pairs: list[tuple[str, Any]]) -> _KeyedObject:
+    obj = _KeyedObject()
+    duplicates = [key for key, _ in pairs if sum(1 for k, _ in pairs if k == key) > 1]
+    obj.update(pairs)
+    obj.duplicate_keys = tuple(dict.fromkeys(duplicates))
+    return obj
 
 
 def _read_json_rows(path: Path) -> list[dict[str, Any]]:
     """Rows of a dict-of-dicts or list-of-dicts JSON file, each with an ``id``."""
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=_reject_duplicate_keys)
-    except _DuplicateKeys as err:
-        top = [k for k in err.keys if k.isdigit() or not k.islower()]
-        raise DataValidationError(
-            path, [f"id {k!r}: appears more than once" for k in (top or err.keys)]
-        ) from None
+        raw = json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=_keep_duplicate_keys)
     except json.JSONDecodeError as err:
         raise DataValidationError(path, [f"not valid JSON: {err}"]) from None
+    problems = [f"id {k!r}: appears more than once" for k in getattr(raw, "duplicate_keys", ())]
     if isinstance(raw, dict):
-        rows = []
-        for key, value in raw.items():
-            if not isinstance(value, dict):
-                raise DataValidationError(
-                    path,
-                    [f"id {key!r}: expected an object with question fields, got {value!r:.80}"],
-                )
-            rows.append({"id": key, **value})
-        return rows
-    if isinstance(raw, list):
-        return [dict(r) if isinstance(r, dict) else {"_bad": r} for r in raw]
-    raise DataValidationError(path, ["expected a JSON object keyed by id, or a list of rows"])
+        items = list(raw.items())
+    elif isinstance(raw, list):
+        items = [(r.get("id") if isinstance(r, dict) else None, r) for r in raw]
+    else:
+        raise DataValidationError(path, ["expected a JSON object keyed by id, or a list of rows"])
+    rows = []
+    for position, (key, value) in enumerate(items):
+        where = f"id {key!r}" if key is not None else f"row {position}"
+        if not isinstance(value, dict):
+            problems.append(f"{where}: expected an object with question fields, got {value!r:.80}")
+            continue
+        problems += [f"{where}: field {k!r} appears more than once" for k in value.duplicate_keys]
+        rows.append({"id": key, **value} if isinstance(raw, dict) else dict(value))
+    if problems:
+        raise DataValidationError(path, problems)
+    return rows
 
 
 def _read_jsonl_rows(path: Path) -> list[dict[str, Any]]:
@@ -222,7 +220,13 @@ def _rows_to_questions(
     *,
     n_distractors: int | None,
     min_distractors: int = 1,
+    check_options: bool = True,
 ) -> list[Question]:
+    """Validate rows into questions; every problem is collected, then raised together.
+
+    ``check_options`` rejects empty distractors, a distractor equal to the correct answer
+    and repeated distractors (pools skip it: :func:`read_pools` cleans those instead).
+    """
     questions: list[Question] = []
     problems: list[str] = []
     near_duplicates: list[str] = []
@@ -263,7 +267,11 @@ def _rows_to_questions(
             problems.append(f"{where}: needs at least {min_distractors} distractors")
             continue
         correct = str(row["correct_answer"]).strip()
-        if n_distractors is not None:
+        if check_options:
+            empty = [i for i, d in enumerate(distractors) if not d]
+            if empty:
+                problems.append(f"{where}: distractor {empty[0] + 1} is empty")
+                continue
             equal = [d for d in distractors if normalize_answer(d) == normalize_answer(correct)]
             if equal:
                 problems.append(f"{where}: distractor {equal[0]!r} equals the correct answer")
@@ -337,7 +345,9 @@ def read_pools(path: str | os.PathLike[str]) -> tuple[list[Question], PoolCleani
     """
     path = Path(path)
     rows = _read_json_rows(path) if path.suffix != ".jsonl" else _read_jsonl_rows(path)
-    questions = _rows_to_questions(path, rows, n_distractors=None, min_distractors=1)
+    questions = _rows_to_questions(
+        path, rows, n_distractors=None, min_distractors=1, check_options=False
+    )
     report = PoolCleaningReport(n_questions=len(questions))
     cleaned: list[Question] = []
     empty_pools = []
@@ -438,9 +448,13 @@ def read_questions_table(
         if isinstance(row.get("distractors"), str) and suffix != ".jsonl":
             row["distractors"] = _parse_list_cell(row["distractors"])
         if "distractors" not in row:
-            numbered = sorted(k for k in row if re.fullmatch(r"distractor_?\d+(_answer)?", k))
+            numbered = {
+                int(m.group(1)): k
+                for k in row
+                if (m := re.fullmatch(r"distractor_?(\d+)(?:_answer)?", k))
+            }
             if numbered:
-                row["distractors"] = [row[k] for k in numbered if row[k]]
+                row["distractors"] = [row[numbered[i]] or "" for i in sorted(numbered)]
     return _rows_to_questions(path, rows, n_distractors=n_distractors)
 
 

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .errors import UserInputError
+
 __all__ = [
     "Sample",
     "TaskResult",
@@ -42,7 +44,7 @@ AUDIO_MODEL_TYPES = ("lalm",)
 _FOLD_SUFFIX = re.compile(r"_fold(\d+)$")
 
 
-class RunReadError(ValueError):
+class RunReadError(UserInputError, ValueError):
     """A run folder or file that cannot be read as harness output."""
 
 

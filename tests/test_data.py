@@ -200,3 +200,36 @@ def test_attach_tracks_joins_on_id(data_dir, tmp_path):
     joined = attach_tracks(rul, read_muchomusic_csv(data_dir / "muchomusic.csv"))
     assert joined[0].track == "1000" and joined[3].track == "yt00000001_30"
     assert joined[9].track is None  # id absent from the 8-row CSV
+
+
+def test_any_distractor_count_still_rejects_the_correct_answer_and_repeats(tmp_path):
+    rows = [{"id": "1", "question": "q", "correct_answer": "Piano", "distractors": ["piano", "x"]}]
+    path = tmp_path / "q.jsonl"
+    path.write_text(json.dumps(rows[0]))
+    with pytest.raises(DataValidationError, match="id '1': distractor 'piano' equals the correct"):
+        load_questions(path)
+    path.write_text(json.dumps({**rows[0], "distractors": ["flute", "flute"]}))
+    with pytest.raises(DataValidationError, match="id '1': two distractors are the same text"):
+        load_questions(path)
+
+
+def test_duplicate_field_inside_a_row_is_named(tmp_path):
+    row = json.dumps(fixture_rows(1)["2"])[1:-1]
+    path = _write(tmp_path, '{"2": {%s, "question": "again?"}}' % row)  # noqa: UP031
+    with pytest.raises(DataValidationError, match="id '2': field 'question' appears more than"):
+        read_rul_json(path)
+
+
+def test_numbered_distractor_columns_keep_numeric_order_and_report_empty_cells(tmp_path):
+    header = ["id", "question", "correct_answer"] + [f"distractor_{i}" for i in range(1, 12)]
+    values = ["1", "q", "c"] + [f"d{i}" for i in range(1, 12)]
+    path = tmp_path / "wide.csv"
+    with path.open("w", newline="") as handle:
+        csv.writer(handle).writerows([header, values])
+    (question,) = read_questions_table(path)
+    assert question.distractors == tuple(f"d{i}" for i in range(1, 12))
+    values[5] = ""
+    with path.open("w", newline="") as handle:
+        csv.writer(handle).writerows([header, values])
+    with pytest.raises(DataValidationError, match="id '1': distractor 3 is empty"):
+        read_questions_table(path)

@@ -74,8 +74,7 @@ def main(argv: list[str] | None = None) -> None:
 
     if argv is not None:
         sys.argv = [sys.argv[0], *argv]
-    from ..audio import AudioError
-    from ..data import DataSourceError, DataValidationError
+    from ..errors import UserInputError
 
     setup_logging()
     registration.register_models()
@@ -83,7 +82,7 @@ def main(argv: list[str] | None = None) -> None:
     args = cli.parse_args()
     try:
         cli.execute(args)
-    except (DataValidationError, DataSourceError, AudioError, FileNotFoundError) as error:
+    except (UserInputError, FileNotFoundError) as error:
         # Bad input, not a bug: the message names what is wrong and the fix.
         command = getattr(args, "command", None) or ""
         print(f"lm-eval-rul {command}: error: {type(error).__name__}: {error}", file=sys.stderr)

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import UserInputError
+
 __all__ = [
     "audio_only_class",
     "Family",
@@ -22,7 +24,7 @@ __all__ = [
 ]
 
 
-class UnknownFamilyError(ValueError):
+class UnknownFamilyError(UserInputError, ValueError):
     """The checkpoint's ``model_type`` is not in :data:`FAMILIES`."""
 
 

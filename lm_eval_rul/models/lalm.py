@@ -37,6 +37,7 @@ from lm_eval.models.utils_hf import stop_sequences_criteria
 from tqdm import tqdm
 
 from ..audio import AUDIO_CONDITIONS, AudioSpec, check_audio_available, condition_audio
+from ..errors import UserInputError
 from .families import Family, UnknownFamilyError, audio_only_class, family_for, resolve_attr
 
 __all__ = ["LALM", "UnknownModelArgsError"]
@@ -50,7 +51,7 @@ _SENTINEL = "\ue000LALM-TEXT\ue000"
 _HARNESS_ARGS = ("batch_size", "max_batch_size", "device")
 
 
-class UnknownModelArgsError(TypeError):
+class UnknownModelArgsError(UserInputError, TypeError):
     """``--model_args`` holds names the ``lalm`` model does not take."""
 
 
