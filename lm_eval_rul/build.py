@@ -20,6 +20,13 @@ arguments is refused. A failing LLM call is retried with exponential backoff, th
 recorded as a failure of that question (retried on the next run) without stopping the
 others. A question with fewer than four clean candidates gets a failure record and is
 counted in the report: nothing is dropped silently.
+
+Run stage by stage, every question travels to the end in its original order: the pools
+file of ``generate``/``clean`` keeps every question (an empty pool when nothing was
+parsable; ``"build_failure": {stage, error}`` when its generator call failed) and its
+``<stem>.report.json`` carries the generation and cleaning counts (used when the file's
+digest still matches); ``filter`` writes ``<output>.filter.meta.json`` (question order,
+upstream failures, counts) that ``write`` reads with the filter checkpoint.
 """
 
 from __future__ import annotations
@@ -36,8 +43,14 @@ from typing import Any
 
 import numpy as np
 
-from .data import DataValidationError, PoolCleaningReport, Question, load_questions, read_pools
-from .distractors import DistractorGenerator, GenerationResult, clean_pool
+from .data import (
+    PoolCleaningReport,
+    Question,
+    load_questions,
+    load_questions_without_distractors,
+    read_pools,
+)
+from .distractors import DistractorGenerator, GenerationResult, clean_pools
 from .errors import UserInputError
 from .filtering import STRATEGIES, TooFewCandidates, filter_pool
 from .pi import PROTOCOLS, LetterScorer, compute_pi, create_lm, summarize_pi
@@ -45,6 +58,7 @@ from .pi import PROTOCOLS, LetterScorer, compute_pi, create_lm, summarize_pi
 __all__ = [
     "STAGES",
     "BuildConfig",
+    "BuildInputError",
     "CheckpointMismatch",
     "Checkpoint",
     "with_retries",
@@ -77,6 +91,9 @@ class BuildConfig:
         device: ``--device`` of the scorer.
         batch_size: ``--batch_size`` of the scorer.
         strategy: Filtering strategy, ``paper`` or ``release``.
+        prompt_style: Option style of the filter prompts (``paper``: ``(A) x``,
+            ``release``: ``A. x;``); ``None`` (default) uses the strategy's own, as the
+            paper and the released code do.
         protocol: PI protocol of the new (and original) distractors.
         seed: Base seed of every random choice.
         reference: Questions with the original distractors, for PI before (optional;
@@ -101,6 +118,7 @@ class BuildConfig:
     device: str | None = None
     batch_size: int | str | None = None
     strategy: str = "release"
+    prompt_style: str | None = None
     protocol: str = "release"
     seed: int = 1234
     reference: Path | None = None
@@ -120,14 +138,28 @@ class BuildConfig:
             if value is not None:
                 setattr(self, name, Path(value))
         if self.stage not in STAGES:
-            raise ValueError(f"--stage must be one of {STAGES}, got {self.stage!r}")
+            raise BuildInputError(f"--stage must be one of {STAGES}, got {self.stage!r}")
         if self.strategy not in STRATEGIES:
-            raise ValueError(f"--strategy must be one of {STRATEGIES}, got {self.strategy!r}")
+            raise BuildInputError(f"--strategy must be one of {STRATEGIES}, got {self.strategy!r}")
+        if self.prompt_style is None:
+            self.prompt_style = self.strategy
+        if self.prompt_style not in STRATEGIES:
+            raise BuildInputError(
+                f"--prompt_style must be one of {STRATEGIES}, got {self.prompt_style!r}"
+            )
         if self.protocol not in PROTOCOLS:
-            raise ValueError(f"--protocol must be one of {PROTOCOLS}, got {self.protocol!r}")
+            raise BuildInputError(f"--protocol must be one of {PROTOCOLS}, got {self.protocol!r}")
 
     def checkpoint_path(self, stage: str) -> Path:
         return self.output.with_name(f"{self.output.name}.{stage}.ckpt.jsonl")
+
+    def meta_path(self) -> Path:
+        """Question order, upstream failures and counts of the filter stage, for ``write``."""
+        return self.output.with_name(f"{self.output.name}.filter.meta.json")
+
+
+class BuildInputError(UserInputError, ValueError):
+    """``lm-eval-rul build`` was given inputs it cannot build from."""
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -225,6 +257,12 @@ class Checkpoint:
                     logger.warning("%s: ignoring a partial last line (interrupted run)", self.path)
                     continue
                 raise CheckpointMismatch(f"{self.path}: line {lineno} is not valid JSON") from None
+            if not isinstance(record, dict) or "id" not in record:
+                raise CheckpointMismatch(
+                    f'{self.path}: line {lineno} is not a question record (no "id"); the '
+                    "file was edited or is not a build checkpoint. Remove that line, or delete "
+                    "the checkpoint (or choose another --output) to start over."
+                )
             self.records[str(record["id"])] = record
 
     def done(self, question_id: str) -> bool:
@@ -274,16 +312,106 @@ def _bar(total: int, desc: str, enabled: bool) -> Any:
     return tqdm(total=total, desc=desc, unit="q", disable=not enabled)
 
 
-def _pools_json(questions: Iterable[Question]) -> dict[str, dict[str, Any]]:
-    return {
-        q.id: {
+def _pools_json(
+    questions: Iterable[Question], failures: dict[str, dict[str, Any]]
+) -> dict[str, dict[str, Any]]:
+    """Pools in the released layout; a question that failed upstream keeps its row, with
+    ``build_failure`` (stage, error) so that later stages report it."""
+    out: dict[str, dict[str, Any]] = {}
+    for q in questions:
+        row: dict[str, Any] = {
             "question": q.question,
             "caption": q.caption or "",
             "correct_answer": q.correct_answer,
             "distractors": list(q.distractors),
         }
-        for q in questions
+        if q.id in failures:
+            failure = failures[q.id]
+            row["build_failure"] = {"stage": failure["stage"], "error": failure["error"]}
+        out[q.id] = row
+    return out
+
+
+def _failure(q: Question, stage: str, error: str) -> dict[str, Any]:
+    return {
+        "id": q.id,
+        "question": q.question,
+        "caption": q.caption,
+        "correct_answer": q.correct_answer,
+        "status": "failed",
+        "stage": stage,
+        "error": error,
     }
+
+
+def _report_path(path: Path) -> Path:
+    return path.with_name(path.stem + ".report.json")
+
+
+def _write_pools(
+    config: BuildConfig,
+    pools: Sequence[Question],
+    failures: dict[str, dict[str, Any]],
+    extra: dict[str, Any],
+) -> dict[str, Any]:
+    """Write a stage's pools file and its ``<stem>.report.json`` (counts, failures)."""
+    _write_json(config.output, _pools_json(pools, failures))
+    report = {
+        **extra,
+        "pools_digest": _file_digest(config.output),
+        "n_questions": len(pools),
+        "failures": [
+            {"id": f["id"], "stage": f["stage"], "error": f["error"]} for f in failures.values()
+        ],
+    }
+    _write_json(_report_path(config.output), report)
+    return report
+
+
+def _read_stage_pools(
+    path: Path,
+) -> tuple[list[Question], PoolCleaningReport, dict[str, dict[str, Any]], dict[str, Any]]:
+    """Read ``--pools``: cleaned pools (empty ones kept), their upstream failure records
+    (``build_failure``), and the counts of the stage that wrote them (its report, when it
+    still describes this very file)."""
+    pools, cleaning = read_pools(path, allow_empty=True)
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".jsonl":
+        rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+    else:
+        raw = json.loads(text)
+        rows = [{"id": k, **v} for k, v in raw.items()] if isinstance(raw, dict) else raw
+    marks = {str(r["id"]).strip(): r.get("build_failure") for r in rows}
+    failures = {}
+    for q in pools:
+        mark = marks.get(q.id)
+        if mark:
+            failures[q.id] = _failure(q, str(mark.get("stage")), str(mark.get("error")))
+    prior: dict[str, Any] = {}
+    report_path = _report_path(path)
+    if report_path.is_file():
+        candidate = json.loads(report_path.read_text(encoding="utf-8"))
+        if isinstance(candidate, dict) and candidate.get("pools_digest") == _file_digest(path):
+            prior = candidate
+    if prior.get("cleaning"):
+        cleaning = _merge_cleaning(PoolCleaningReport(**prior["cleaning"]), cleaning)
+    extra = {k: prior[k] for k in ("generation",) if k in prior}
+    return pools, cleaning, failures, extra
+
+
+def _merge_cleaning(first: PoolCleaningReport, then: PoolCleaningReport) -> PoolCleaningReport:
+    """Counts of two cleaning passes over the same pools (a cleaned file read again)."""
+    merged = PoolCleaningReport(
+        n_questions=first.n_questions,
+        n_candidates_in=first.n_candidates_in,
+        n_candidates_out=then.n_candidates_out,
+    )
+    for name in ("equal_to_correct", "duplicates", "empty"):
+        counts = dict(getattr(first, name))
+        for qid, n in getattr(then, name).items():
+            counts[qid] = counts.get(qid, 0) + n
+        setattr(merged, name, counts)
+    return merged
 
 
 def _write_json(path: Path, payload: Any) -> None:
@@ -307,7 +435,8 @@ def generate_stage(
 
     Each question's replies are written to the ``generate`` checkpoint as soon as they
     are in. A question whose call still fails after the retries gets a failure record
-    (retried on the next run); its pool is left out of the returned pools and counted.
+    (retried on the next run), listed in ``counts["failed_calls"]``; every question is
+    returned, in order (an empty pool when its calls failed or nothing was parsable).
     """
     fingerprint = {
         "stage": "generate",
@@ -380,6 +509,7 @@ def generate_stage(
         record = checkpoint.records[q.id]
         if record["status"] != "ok":
             counts["failed_calls"][q.id] = record["error"]
+            pools.append(replace(q, distractors=(), pi=None))
             continue
         result = GenerationResult(**{k: v for k, v in record.items() if k != "status"})
         counts["replies"] += result.n_replies
@@ -392,71 +522,24 @@ def generate_stage(
 
 
 def clean_stage(pools: Sequence[Question]) -> tuple[list[Question], PoolCleaningReport]:
-    """Clean generated pools (stage 2): normalise, de-duplicate, drop the correct answer."""
-    report = PoolCleaningReport(n_questions=len(pools))
-    cleaned = []
-    for q in pools:
-        result = clean_pool(q.distractors, q.correct_answer)
-        report.n_candidates_in += result.n_in
-        report.n_candidates_out += len(result.candidates)
-        for name in ("equal_to_correct", "duplicates", "empty"):
-            if getattr(result, name):
-                getattr(report, name)[q.id] = getattr(result, name)
-        cleaned.append(replace(q, distractors=tuple(result.candidates)))
-    return cleaned, report
+    """Clean generated pools (stage 2): normalise, de-duplicate, drop the correct answer.
+
+    Every question is kept, in order, even with an empty pool (the filter stage records
+    it as a failure)."""
+    return clean_pools(pools)
 
 
 def load_generation_questions(path: Path) -> list[Question]:
     """Questions to generate distractors for; in JSON/JSONL, ``distractors`` may be absent.
 
-    Files whose rows all carry distractors go through
-    :func:`~lm_eval_rul.data.load_questions` (their distractors become the PI-before
-    reference). Otherwise every row needs ``id``, ``question`` and ``correct_answer``.
+    A thin alias of :func:`~lm_eval_rul.data.load_questions_without_distractors` (the
+    same id / field / duplicate validation as every reader). Rows that carry 1-4
+    distractors also serve as the PI-before reference.
 
     Raises:
         DataValidationError: listing every malformed row.
     """
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"--data {path}: no such file")
-    if path.suffix.lower() not in (".json", ".jsonl"):
-        return load_questions(path)
-    text = path.read_text(encoding="utf-8")
-    try:
-        if path.suffix.lower() == ".jsonl":
-            rows = [json.loads(line) for line in text.splitlines() if line.strip()]
-        else:
-            raw = json.loads(text)
-            rows = [{"id": k, **v} for k, v in raw.items()] if isinstance(raw, dict) else raw
-    except (json.JSONDecodeError, TypeError, AttributeError):
-        return load_questions(path)  # reports the problem with the file's own reader
-    if all(isinstance(r, dict) and r.get("distractors") for r in rows):
-        return load_questions(path)
-    problems, questions, seen = [], [], set()
-    for position, row in enumerate(rows):
-        row = row if isinstance(row, dict) else {}
-        qid = str(row.get("id", "")).strip()
-        missing = [
-            f for f in ("id", "question", "correct_answer") if not str(row.get(f, "")).strip()
-        ]
-        if missing:
-            problems.append(f"row {position} (id {qid!r}): missing field(s) {', '.join(missing)}")
-        elif qid in seen:
-            problems.append(f"id {qid!r}: appears more than once")
-        else:
-            seen.add(qid)
-            questions.append(
-                Question(
-                    id=qid,
-                    question=str(row["question"]).strip(),
-                    correct_answer=str(row["correct_answer"]).strip(),
-                    distractors=tuple(str(d).strip() for d in row.get("distractors") or ()),
-                    caption=str(row.get("caption") or "").strip() or None,
-                )
-            )
-    if problems or not questions:
-        raise DataValidationError(path, problems or ["the file holds no questions"])
-    return questions
+    return load_questions_without_distractors(path)
 
 
 def _reference(config: BuildConfig) -> dict[str, Question]:
@@ -469,9 +552,13 @@ def _reference(config: BuildConfig) -> dict[str, Question]:
         return {}
     usable = {q.id: q for q in questions if 1 <= len(q.distractors) <= 4}
     if len(usable) < len(questions) and config.reference is not None:
-        raise ValueError(
-            f"--reference {config.reference}: {len(questions) - len(usable)} question(s) do not "
-            "have 1-4 original distractors, so their PI before is undefined."
+        bad = [q.id for q in questions if q.id not in usable]
+        listed = ", ".join(repr(i) for i in bad[:10]) + (" ..." if len(bad) > 10 else "")
+        raise BuildInputError(
+            f"--reference {config.reference}: {len(bad)} question(s) do not have 1-4 original "
+            f"distractors, so their PI before is undefined (ids {listed}). Give the file with "
+            "the original questions (e.g. RUL-MuchoMusic.json or muchomusic.csv), not a pools "
+            "file, or leave --reference out."
         )
     return usable
 
@@ -483,8 +570,13 @@ def filter_stage(
     *,
     reference: dict[str, Question] | None = None,
     source_fingerprint: str | None = None,
+    skip: Iterable[str] = (),
 ) -> Checkpoint:
     """Pick four distractors per question and compute PI (stage 3), one checkpoint line each.
+
+    A pool with fewer than four candidates (empty ones included) gets a failure record
+    naming the count. Each record stores the ``chance`` PI of its prompts (and
+    ``chance_before`` with the original distractors): ``1 - 1/n_options``.
 
     Args:
         config: The build configuration.
@@ -492,23 +584,27 @@ def filter_stage(
         lm: The scorer (an lm-eval ``LM`` with ``loglikelihood``).
         reference: Questions with the original distractors, for PI before.
         source_fingerprint: Identifies the pools (a file digest), for the checkpoint.
+        skip: Ids that already failed upstream (reported from their own records; not
+            written to this checkpoint, so a later run that fixed them filters them).
     """
     reference = reference or {}
+    skip = set(skip)
     fingerprint = {
         "stage": "filter",
         "pools": source_fingerprint,
         "model": config.model,
         "model_args": redact_args(config.model_args),
         "strategy": config.strategy,
+        "prompt_style": config.prompt_style,
         "protocol": config.protocol,
         "seed": config.seed,
         "reference": _file_digest(config.reference),
     }
     checkpoint = Checkpoint(config.checkpoint_path("filter"), fingerprint)
-    scorer = LetterScorer(lm, style=config.strategy)
+    scorer = LetterScorer(lm, style=config.prompt_style)
     bar = _bar(len(pools), f"filter ({config.strategy})", config.progress)
     for q in pools:
-        if checkpoint.done(q.id):
+        if q.id in skip or checkpoint.done(q.id):
             bar.update(1)
             continue
         base = {
@@ -541,8 +637,10 @@ def filter_stage(
             "distractors": chosen.distractors,
             "n_filter_prompts": chosen.n_prompts,
             "pi": after.pi,
+            "chance": after.chance,
             "p_correct": after.p_correct,
             "pi_before": None,
+            "chance_before": None,
             "original_distractors": None,
         }
         original = reference.get(q.id)
@@ -551,6 +649,7 @@ def filter_stage(
                 [original], lm, protocol=config.protocol, seed=config.seed, progress=False
             )
             record["pi_before"] = before.pi
+            record["chance_before"] = before.chance
             record["original_distractors"] = list(original.distractors)
         checkpoint.add(record)
         bar.update(1)
@@ -608,18 +707,35 @@ def write_stage(
         **(extra or {}),
     }
     if ok:
-        report["pi_after"] = summarize_pi([r["pi"] for r in ok], 0.75)
+        report["pi_after"] = summarize_pi(
+            [r["pi"] for r in ok], [_chance(r, config.protocol) for r in ok]
+        )
     with_before = [r for r in ok if r.get("pi_before") is not None]
     if with_before:
         before = np.array([r["pi_before"] for r in with_before])
         after = np.array([r["pi"] for r in with_before])
-        report["pi_before"] = summarize_pi(before.tolist(), 0.75)
-        report["pi_change"] = {
+        chance_before = np.array([_chance(r, config.protocol, before=True) for r in with_before])
+        chance_after = np.array([_chance(r, config.protocol) for r in with_before])
+        report["pi_before"] = summarize_pi(before.tolist(), chance_before.tolist())
+        change: dict[str, Any] = {
             "n": len(with_before),
             "mean_before": float(before.mean()),
             "mean_after": float(after.mean()),
             "share_increased": float(np.mean(after > before)),
+            "mean_chance_before": float(chance_before.mean()),
+            "mean_chance_after": float(chance_after.mean()),
+            "mean_above_chance_before": float((before - chance_before).mean()),
+            "mean_above_chance_after": float((after - chance_after).mean()),
+            "same_option_count": bool(np.allclose(chance_before, chance_after)),
         }
+        if not change["same_option_count"]:
+            change["note"] = (
+                f"PI before and after come from prompts with different option counts (protocol "
+                f"{config.protocol!r}: the original questions have fewer distractors than the "
+                "four kept), so their chance levels differ; compare the PI above chance "
+                "(mean_above_chance_*), not the raw means or share_increased."
+            )
+        report["pi_change"] = change
     report["per_question"] = [
         {"id": r["id"], "pi_before": r.get("pi_before"), "pi_after": r["pi"]} for r in ok
     ]
@@ -627,6 +743,18 @@ def write_stage(
     _write_json(json_path, report)
     json_path.with_suffix(".md").write_text(_report_markdown(report), encoding="utf-8")
     return report
+
+
+def _chance(record: dict[str, Any], protocol: str, *, before: bool = False) -> float:
+    """A filter record's chance PI (``1 - 1/n_options``); computed for records written
+    before it was stored."""
+    stored = record.get("chance_before" if before else "chance")
+    if stored is not None:
+        return float(stored)
+    n = len(record["original_distractors"] if before else record["distractors"])
+    # release prompts leave one of 4 distractors out; otherwise every option is shown
+    n_options = n if protocol == "release" and n == 4 else n + 1
+    return 1.0 - 1.0 / n_options
 
 
 def _report_markdown(report: dict[str, Any]) -> str:
@@ -675,6 +803,19 @@ def _report_markdown(report: dict[str, Any]) -> str:
             lines += [
                 f"| {edges[i]:.1f}-{edges[i + 1]:.1f} | {c} |" for i, c in enumerate(p["histogram"])
             ]
+    if "pi_change" in report:
+        c = report["pi_change"]
+        lines += [
+            "",
+            "## PI change",
+            "",
+            f"n={c['n']}: mean {c['mean_before']:.4f} before (chance "
+            f"{c['mean_chance_before']:.3f}) -> {c['mean_after']:.4f} after (chance "
+            f"{c['mean_chance_after']:.3f}); above chance {c['mean_above_chance_before']:+.4f} "
+            f"-> {c['mean_above_chance_after']:+.4f}; share increased {c['share_increased']:.3f}",
+        ]
+        if "note" in c:
+            lines += ["", f"Note: {c['note']}"]
     if report["failures"]:
         lines += ["", "## Failures", "", "| id | stage | error |", "|---|---|---|"]
         lines += [f"| {f['id']} | {f['stage']} | {f['error']} |" for f in report["failures"]]
@@ -700,72 +841,109 @@ def run_build(
         sleep: Called between retries (tests pass a no-op).
     """
     stage = config.stage
-    extra: dict[str, Any] = {}
     if stage == "write":
-        checkpoint_path = config.checkpoint_path("filter")
-        if not checkpoint_path.is_file():
-            raise FileNotFoundError(
-                f"--stage write reads {checkpoint_path}, which does not exist: run the filter "
-                "stage with the same --output first."
-            )
-        header = json.loads(checkpoint_path.read_text(encoding="utf-8").splitlines()[0])
-        checkpoint = Checkpoint(checkpoint_path, header.get("fingerprint", {}))
-        return write_stage(config, checkpoint.records)
+        return _write_from_checkpoint(config)
+    _check_inputs(config)
 
-    if config.pools is not None and config.data is not None and config.generator is not None:
-        raise ValueError("give either --pools or --data with --generator, not both")
-    if config.pools is None and (
-        config.data is None or (stage != "clean" and not config.generator)
-    ):
-        raise ValueError(
-            "nothing to build from: give --pools POOLS.json, or --data QUESTIONS with "
-            "--generator MODEL --generator_args ..."
-        )
-
+    failures: dict[str, dict[str, Any]]
     if config.pools is None:
-        if stage == "clean":
-            raise ValueError("--stage clean reads --pools (a file written by --stage generate)")
         questions = load_generation_questions(config.data)
         if generator_lm is None:
             generator_lm = create_lm(config.generator, config.generator_args)
         pools, generation = generate_stage(config, questions, generator_lm, sleep=sleep)
-        extra["generation"] = generation
-        order = [q.id for q in questions]
-        if stage == "generate":
-            _write_json(config.output, _pools_json(pools))
-            _write_json(config.output.with_name(config.output.stem + ".report.json"), extra)
-            return extra
-        pools, cleaning = clean_stage(pools)
-        source = _fingerprint_digest(generation["fingerprint"])
-        raw_failures = {
-            qid: {"id": qid, "status": "failed", "stage": "generate", "error": err}
+        extra: dict[str, Any] = {"generation": generation}
+        by_id = {q.id: q for q in questions}
+        failures = {
+            qid: _failure(by_id[qid], "generate", err)
             for qid, err in generation["failed_calls"].items()
         }
+        if stage == "generate":
+            return _write_pools(config, pools, failures, extra)
+        pools, cleaning = clean_stage(pools)
+        source = _fingerprint_digest(generation["fingerprint"])
     else:
-        pools, cleaning = read_pools(config.pools)
-        order = [q.id for q in pools]
+        pools, cleaning, failures, extra = _read_stage_pools(config.pools)
         source = _file_digest(config.pools)
-        raw_failures = {}
-        if stage == "clean":
-            _write_json(config.output, _pools_json(pools))
-            return {"cleaning": asdict(cleaning)}
     extra["cleaning"] = asdict(cleaning)
+    order = [q.id for q in pools]
     if stage == "clean":
-        _write_json(config.output, _pools_json(pools))
-        return extra
+        return _write_pools(config, pools, failures, extra)
 
-    if config.model is None:
-        raise ValueError(
-            "the filter stage needs the scorer: --model hf --model_args pretrained=..."
-        )
+    reference = _reference(config)  # before loading the scorer: bad input fails fast
     if lm is None:
         lm = create_lm(
             config.model, config.model_args, device=config.device, batch_size=config.batch_size
         )
     checkpoint = filter_stage(
-        config, pools, lm, reference=_reference(config), source_fingerprint=source
+        config,
+        pools,
+        lm,
+        reference=reference,
+        source_fingerprint=source,
+        skip=failures,
     )
-    records = {**raw_failures, **checkpoint.records}
+    _write_json(config.meta_path(), {"order": order, "failures": failures, "extra": extra})
     if stage == "filter":
-        return {"checkpoint": str(checkpoint.path), "n_records": len(checkpoint.records)}
-    return write_stage(config, records, extra=extra, order=order)
+        return {
+            "checkpoint": str(checkpoint.path),
+            "meta": str(config.meta_path()),
+            "n_records": len(checkpoint.records),
+            "n_upstream_failures": len(failures),
+        }
+    return write_stage(config, {**checkpoint.records, **failures}, extra=extra, order=order)
+
+
+def _check_inputs(config: BuildConfig) -> None:
+    """Refuse combinations of inputs and ``--stage`` that cannot build anything."""
+    stage = config.stage
+    if config.pools is not None and config.data is not None:
+        raise BuildInputError(
+            "give either --pools POOLS.json (existing pools) or --data QUESTIONS with "
+            "--generator (generate pools), not both"
+        )
+    if stage == "clean" and config.pools is None:
+        raise BuildInputError(
+            "--stage clean reads --pools (a file written by --stage generate, or released "
+            "pools); to generate and clean in one go, use --stage all"
+        )
+    if stage == "generate" and config.pools is not None:
+        raise BuildInputError(
+            "--stage generate makes pools from --data QUESTIONS with --generator MODEL; "
+            "--pools already are pools (use --stage clean or filter on them)"
+        )
+    if config.pools is None and (config.data is None or not config.generator):
+        raise BuildInputError(
+            "nothing to build from: give --pools POOLS.json, or --data QUESTIONS with "
+            "--generator MODEL --generator_args ..."
+        )
+    if stage in ("all", "filter") and not config.model:
+        raise BuildInputError(
+            "the filter stage needs the scorer: --model hf --model_args pretrained=..."
+        )
+
+
+def _write_from_checkpoint(config: BuildConfig) -> dict[str, Any]:
+    """``--stage write``: the filter checkpoint plus the order, upstream failures and counts
+    that the filter stage left in ``<output>.filter.meta.json``."""
+    checkpoint_path = config.checkpoint_path("filter")
+    if not checkpoint_path.is_file():
+        raise FileNotFoundError(
+            f"--stage write reads {checkpoint_path}, which does not exist: run the filter "
+            "stage with the same --output first."
+        )
+    try:
+        header = json.loads(checkpoint_path.read_text(encoding="utf-8").splitlines()[0])
+    except (json.JSONDecodeError, IndexError):
+        header = {}
+    checkpoint = Checkpoint(checkpoint_path, header.get("fingerprint", {}))
+    meta_path = config.meta_path()
+    if not meta_path.is_file():
+        logger.warning(
+            "%s is missing (a checkpoint from an older version): the report lists the "
+            "checkpoint's questions only, without upstream failures or counts",
+            meta_path,
+        )
+        return write_stage(config, checkpoint.records)
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    records = {**checkpoint.records, **meta["failures"]}
+    return write_stage(config, records, extra=meta["extra"], order=meta["order"])

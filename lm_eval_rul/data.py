@@ -41,6 +41,7 @@ __all__ = [
     "read_questions_table",
     "load_questions",
     "attach_tracks",
+    "load_questions_without_distractors",
     "default_rul_path",
     "default_muchomusic_csv",
     "RUL_GITHUB_URL",
@@ -335,43 +336,37 @@ def read_rul_json(path: str | os.PathLike[str], *, n_distractors: int | None = 4
     return _rows_to_questions(path, _read_json_rows(path), n_distractors=n_distractors)
 
 
-def read_pools(path: str | os.PathLike[str]) -> tuple[list[Question], PoolCleaningReport]:
+def read_pools(
+    path: str | os.PathLike[str], *, allow_empty: bool = False
+) -> tuple[list[Question], PoolCleaningReport]:
     """Read distractor pools (the released ``distractors.json`` format) and clean them.
 
-    Cleaning, counted per id in the returned report: strip whitespace, drop empty
-    candidates, drop candidates equal to the correct answer after
-    :func:`normalize_answer` (10 such pools in the release), drop repeats keeping the
-    first. A pool left with no candidate is an error.
+    Cleaning (:func:`~lm_eval_rul.distractors.clean_pools`, without re-tidying the text),
+    counted per id in the returned report: strip whitespace, drop empty candidates, drop
+    candidates equal to the correct answer after :func:`normalize_answer` (10 such pools
+    in the release), drop repeats keeping the first.
+
+    Args:
+        path: The pools file (JSON keyed by id, a JSON list of rows, or JSONL).
+        allow_empty: Keep pools that are (or end up) empty instead of refusing the file
+            (``lm-eval-rul build`` turns them into per-question failure records).
+
+    Raises:
+        DataValidationError: for malformed rows, or (unless ``allow_empty``) a pool left
+            with no candidate.
     """
+    from .distractors import clean_pools  # distractors imports this module
+
     path = Path(path)
     rows = _read_json_rows(path) if path.suffix != ".jsonl" else _read_jsonl_rows(path)
     questions = _rows_to_questions(
-        path, rows, n_distractors=None, min_distractors=1, check_options=False
+        path, rows, n_distractors=None, min_distractors=0 if allow_empty else 1, check_options=False
     )
-    report = PoolCleaningReport(n_questions=len(questions))
-    cleaned: list[Question] = []
-    empty_pools = []
-    for q in questions:
-        correct = normalize_answer(q.correct_answer)
-        kept: list[str] = []
-        seen: set[str] = set()
-        report.n_candidates_in += len(q.distractors)
-        for candidate in q.distractors:
-            norm = normalize_answer(candidate)
-            if not norm:
-                report.empty[q.id] = report.empty.get(q.id, 0) + 1
-            elif norm == correct:
-                report.equal_to_correct[q.id] = report.equal_to_correct.get(q.id, 0) + 1
-            elif norm in seen:
-                report.duplicates[q.id] = report.duplicates.get(q.id, 0) + 1
-            else:
-                seen.add(norm)
-                kept.append(candidate)
-        report.n_candidates_out += len(kept)
-        if not kept:
-            empty_pools.append(f"id {q.id!r}: no candidate left after cleaning")
-        cleaned.append(replace(q, distractors=tuple(kept)))
-    if empty_pools:
+    cleaned, report = clean_pools(questions, tidy=False)
+    empty_pools = [
+        f"id {q.id!r}: no candidate left after cleaning" for q in cleaned if not q.distractors
+    ]
+    if empty_pools and not allow_empty:
         raise DataValidationError(path, empty_pools)
     logger.info("Cleaned distractor pools from %s: %s", path, report.summary())
     return cleaned, report
@@ -565,3 +560,35 @@ def default_muchomusic_csv() -> Path:
             f"{MUCHOMUSIC_HF_REPO}: {err}\nPass a local copy with --metadata "
             '\'{"data_path": "/path/to/muchomusic.csv"}\' (or "muchomusic_csv" for RUL tasks).'
         ) from err
+
+
+# ----------------------------------------------------------------------------- build input
+
+
+def load_questions_without_distractors(path: str | os.PathLike[str]) -> list[Question]:
+    """Questions to generate distractors for: like :func:`load_questions`, but in JSON and
+    JSONL files ``distractors`` may be absent (or empty) on any row.
+
+    Rows that do carry distractors get the usual option checks; ids, fields and
+    duplicates are validated by the same rules as every other reader. CSV and parquet
+    files go through :func:`load_questions` unchanged.
+
+    Raises:
+        DataValidationError: listing every malformed row.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"question file not found: {path}")
+    suffix = path.suffix.lower()
+    if suffix not in (".json", ".jsonl"):
+        return load_questions(path)
+    rows = _read_json_rows(path) if suffix == ".json" else _read_jsonl_rows(path)
+    prepared = []
+    for row in rows:
+        if not isinstance(row, dict):
+            prepared.append({"_bad": row})
+        elif row.get("distractors") is None:
+            prepared.append({**row, "distractors": []})
+        else:
+            prepared.append(row)
+    return _rows_to_questions(path, prepared, n_distractors=None, min_distractors=0)

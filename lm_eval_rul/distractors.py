@@ -15,10 +15,10 @@ import html
 import logging
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .data import Question, normalize_answer
+from .data import PoolCleaningReport, Question, normalize_answer
 from .prompts import distractor_messages
 from .seeding import derive_seed
 
@@ -28,6 +28,7 @@ __all__ = [
     "clean_candidate",
     "CleanedPool",
     "clean_pool",
+    "clean_pools",
     "GenerationResult",
     "DistractorGenerator",
 ]
@@ -87,18 +88,30 @@ class CleanedPool:
     empty: int = 0
 
 
-def clean_pool(candidates: Sequence[str], correct_answer: str) -> CleanedPool:
-    """De-duplicate (after :func:`~lm_eval_rul.data.normalize_answer`, keeping the first),
+def clean_pool(candidates: Sequence[str], correct_answer: str, *, tidy: bool = True) -> CleanedPool:
+    """The one cleaning rule of distractor pools (generated ones and ``read_pools``).
+
+    De-duplicate (after :func:`~lm_eval_rul.data.normalize_answer`, keeping the first),
     drop empty candidates and those equal to the correct answer.
+
+    Args:
+        candidates: The pool, in order.
+        correct_answer: The question's correct answer.
+        tidy: Also tidy each kept candidate's text with :func:`clean_candidate`
+            (generated candidates). ``False`` keeps the text as given, only stripped
+            (released pools: removing quotes there would set distractors apart from a
+            quoted correct answer).
 
     >>> clean_pool(["Oboe", "oboe.", "Cello", ""], "cello").candidates
     ['Oboe']
+    >>> clean_pool(['"Oboe"', "oboe"], "cello", tidy=False).candidates
+    ['"Oboe"', 'oboe']
     """
     correct = normalize_answer(correct_answer)
     out = CleanedPool(candidates=[], n_in=len(candidates))
     seen: set[str] = set()
     for candidate in candidates:
-        text = clean_candidate(candidate)
+        text = clean_candidate(candidate) if tidy else str(candidate).strip()
         norm = normalize_answer(text)
         if not norm:
             out.empty += 1
@@ -110,6 +123,32 @@ def clean_pool(candidates: Sequence[str], correct_answer: str) -> CleanedPool:
             seen.add(norm)
             out.candidates.append(text)
     return out
+
+
+def clean_pools(
+    questions: Sequence[Question], *, tidy: bool = True
+) -> tuple[list[Question], PoolCleaningReport]:
+    """:func:`clean_pool` on every question's distractors, with the counts per id.
+
+    Args:
+        questions: Questions whose ``distractors`` are candidate pools.
+        tidy: See :func:`clean_pool`.
+
+    Returns:
+        The questions with cleaned pools (in the given order, empty pools kept) and a
+        :class:`~lm_eval_rul.data.PoolCleaningReport`.
+    """
+    report = PoolCleaningReport(n_questions=len(questions))
+    cleaned = []
+    for q in questions:
+        result = clean_pool(q.distractors, q.correct_answer, tidy=tidy)
+        report.n_candidates_in += result.n_in
+        report.n_candidates_out += len(result.candidates)
+        for name in ("equal_to_correct", "duplicates", "empty"):
+            if getattr(result, name):
+                getattr(report, name)[q.id] = getattr(result, name)
+        cleaned.append(replace(q, distractors=tuple(result.candidates)))
+    return cleaned, report
 
 
 @dataclass

@@ -6,8 +6,9 @@ Two seeded strategies, as pure functions of a pool and a scorer callable:
   with the correct answer in random order; the most probable distractor of each set
   survives; repeat on the survivors until four remain.
 * :func:`chunk_filter` (the released code): shuffle, split into chunks of six, score each
-  chunk with the correct answer (options A-G), keep the top two of each chunk; if more
-  than four survive, score all survivors with the correct answer and keep the top four.
+  chunk with the correct answer (options A-G), keep the top two of each chunk (again on
+  the survivors while they exceed the 26 option letters); if more than four survive,
+  score all survivors with the correct answer and keep the top four.
 
 ``score(option_sets)`` receives a list of option lists (each holds the correct answer
 and some candidates, in the order shown) and returns one probability vector per list.
@@ -23,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from .prompts import LETTERS
 from .seeding import item_rng
 
 __all__ = [
@@ -41,6 +43,8 @@ N_KEEP = 4
 SET_SIZE = 3
 CHUNK_SIZE = 6
 KEEP_PER_CHUNK = 2
+#: Most options one prompt can show (one letter each, A-Z).
+MAX_OPTIONS = len(LETTERS)
 
 #: ``score(option_sets) -> [probabilities per option set]``.
 Scorer = Callable[[Sequence[Sequence[str]]], Sequence[np.ndarray]]
@@ -197,6 +201,9 @@ def chunk_filter(
     keep the two most probable of each chunk; if more than ``n_keep`` survive, show all
     survivors with the correct answer and keep the ``n_keep`` most probable. A pool whose
     chunks leave fewer than ``n_keep`` (5-7 candidates) is scored in one prompt instead.
+    When the survivors and the correct answer would not fit the 26 option letters (pools
+    of more than 73 candidates), the survivors are shuffled again and go through further
+    chunk rounds until they do; pools of up to 73 are unaffected.
 
     Args:
         pool: Clean, distinct candidates without the correct answer.
@@ -215,10 +222,17 @@ def chunk_filter(
     if len(pool) == n_keep:
         result.distractors = [pool[i] for i in rng.permutation(len(pool))]
         return result
-    shuffled = [pool[i] for i in rng.permutation(len(pool))]
-    chunks = [shuffled[i : i + CHUNK_SIZE] for i in range(0, len(shuffled), CHUNK_SIZE)]
-    kept_per_chunk = sum(min(KEEP_PER_CHUNK, len(c)) for c in chunks)
-    if kept_per_chunk >= n_keep:
+    survivors = [pool[i] for i in rng.permutation(len(pool))]
+    first = True
+    # The final prompt shows every survivor and the correct answer, one letter each: run
+    # chunk rounds until that fits (one round for pools of up to 73 candidates, as released).
+    while first or len(survivors) + 1 > MAX_OPTIONS:
+        if not first:
+            survivors = [survivors[i] for i in rng.permutation(len(survivors))]
+        first = False
+        chunks = [survivors[i : i + CHUNK_SIZE] for i in range(0, len(survivors), CHUNK_SIZE)]
+        if sum(min(KEEP_PER_CHUNK, len(c)) for c in chunks) < n_keep:
+            break  # 5-7 candidates: straight to the final prompt
         probs, _, trace = _score_sets(score, correct, chunks, rng)
         result.n_prompts += len(chunks)
         result.rounds.append(trace)
@@ -227,8 +241,6 @@ def chunk_filter(
             for chunk, p in zip(chunks, probs, strict=True)
             for c in _top(chunk, p, KEEP_PER_CHUNK)
         ]
-    else:
-        survivors = shuffled
     if len(survivors) > n_keep:
         (probs,), _, trace = _score_sets(score, correct, [survivors], rng)
         result.n_prompts += 1

@@ -9,6 +9,12 @@ Two protocols (DESIGN.md §3):
   ``A. x;`` options; ``PI = 1 - mean p̂(correct)``. A question with three distractors
   (MuChoMusic) leaves nothing out: its 16 prompts are 16 seeded shuffles of its 4 options.
 
+Option orders come from :func:`~lm_eval_rul.folds.shuffled_options` (the same shuffle as
+the harness documents) with the key ``("pi-paper", id)`` for the paper prompt and
+``("pi-release", id, repeat, slot)`` for each release prompt, so the stream is
+``item_rng("options", seed, "pi-paper" | "pi-release", id[, repeat, slot])``: it never
+coincides with a harness document's ``(benchmark, id, fold)`` key.
+
 Every prompt's option letters are asked as one-token continuations of the same context,
 all in one ``loglikelihood`` call, so the harness's ``hf`` model serves all letters of a
 prompt from one forward pass (its logits cache groups requests that share a context).
@@ -29,9 +35,10 @@ from typing import Any
 import numpy as np
 
 from .data import Question
+from .errors import UserInputError
+from .folds import shuffled_options
 from .prompts import letters_for, pi_prompt
 from .scoring import choice_probabilities, mean_perceptual_index
-from .seeding import item_rng
 
 __all__ = [
     "PROTOCOLS",
@@ -39,6 +46,7 @@ __all__ = [
     "RELEASE_REPEATS",
     "PIPrompt",
     "PIResult",
+    "UndefinedPI",
     "paper_prompts",
     "release_prompts",
     "protocol_prompts",
@@ -103,12 +111,16 @@ class PIResult:
         return asdict(self)
 
 
+class UndefinedPI(UserInputError, ValueError):
+    """Questions whose PI is undefined (a distractor pool, or no distractor at all)."""
+
+
 def _shuffled(
-    correct: str, distractors: Sequence[str], rng: np.random.Generator
+    correct: str, distractors: Sequence[str], *, seed: int, key: Sequence[object]
 ) -> tuple[tuple[str, ...], int]:
-    options = [correct, *distractors]
-    order = rng.permutation(len(options))
-    return tuple(options[i] for i in order), int(np.flatnonzero(order == 0)[0])
+    """:func:`~lm_eval_rul.folds.shuffled_options` as a tuple (prompts are frozen)."""
+    options, gold = shuffled_options(correct, distractors, seed=seed, key=key)
+    return tuple(options), gold
 
 
 def paper_prompts(question: Question, *, seed: int = DEFAULT_SEED) -> list[PIPrompt]:
@@ -121,7 +133,7 @@ def paper_prompts(question: Question, *, seed: int = DEFAULT_SEED) -> list[PIPro
     ['piano']
     """
     options, gold = _shuffled(
-        question.correct_answer, question.distractors, item_rng("pi-paper", seed, question.id)
+        question.correct_answer, question.distractors, seed=seed, key=("pi-paper", question.id)
     )
     return [PIPrompt(pi_prompt(question.question, options, style="paper"), options, gold)]
 
@@ -151,8 +163,12 @@ def release_prompts(
         for slot in range(RELEASE_DISTRACTORS):
             left_out = slot if n == RELEASE_DISTRACTORS else None
             kept = [d for j, d in enumerate(question.distractors) if j != left_out]
-            rng = item_rng("pi-release", seed, question.id, repeat, slot)
-            options, gold = _shuffled(question.correct_answer, kept, rng)
+            options, gold = _shuffled(
+                question.correct_answer,
+                kept,
+                seed=seed,
+                key=("pi-release", question.id, repeat, slot),
+            )
             prompts.append(
                 PIPrompt(
                     pi_prompt(question.question, options, style="release"),
@@ -180,13 +196,13 @@ def check_pi_questions(questions: Sequence[Question], *, source: str = "the data
     """Reject questions whose PI is undefined: more than 4 distractors (a pool), or none.
 
     Raises:
-        ValueError: naming the ids, the counts and what to do instead.
+        UndefinedPI: naming the ids, the counts and what to do instead.
     """
     bad = [q for q in questions if not 1 <= len(q.distractors) <= RELEASE_DISTRACTORS]
     if bad:
         listed = ", ".join(f"{q.id!r} ({len(q.distractors)})" for q in bad[:10])
         more = f" and {len(bad) - 10} more" if len(bad) > 10 else ""
-        raise ValueError(
+        raise UndefinedPI(
             f"{len(bad)} question(s) in {source} do not have 1-{RELEASE_DISTRACTORS} "
             f"distractors (id (count)): {listed}{more}. The PI of a distractor pool is "
             "undefined: pick 4 distractors first with `lm-eval-rul build --pools ...`."

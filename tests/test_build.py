@@ -198,3 +198,113 @@ def test_generation_input_may_omit_distractors(tmp_path):
     path.write_text(json.dumps(rows[0]) + "\n" + json.dumps({"id": 3, "question": "Key?"}))
     with pytest.raises(DataValidationError, match="id '3'.*missing field.*correct_answer"):
         load_generation_questions(path)
+
+
+def test_generation_input_reuses_the_readers_validation(tmp_path):
+    path = tmp_path / "q.json"
+    # A repeated id in a JSON object used to be merged silently by json.loads.
+    path.write_text(
+        '{"1": {"question": "Mood?", "correct_answer": "calm"},'
+        ' "1": {"question": "Tempo?", "correct_answer": "fast"}}'
+    )
+    with pytest.raises(DataValidationError, match="id '1': appears more than once"):
+        load_generation_questions(path)
+    path.write_text(
+        json.dumps(
+            {
+                "1": {"question": "Mood?", "correct_answer": "calm"},
+                "2": {"question": "Key?", "correct_answer": "D", "distractors": ["d", "E"]},
+            }
+        )
+    )
+    with pytest.raises(DataValidationError, match="id '2': distractor 'd' equals the correct"):
+        load_generation_questions(path)
+
+
+GEN_SCRIPT = {
+    0: ["<distractor>Harp</distractor><distractor>Oboe</distractor>"
+        "<distractor>Tuba</distractor><distractor>Banjo</distractor>"],
+    1: [503],  # the generator call fails: a generate failure
+    2: ["No tags at all."],  # no parsable candidate: an empty pool, a filter failure
+    3: ["<distractor>Lute</distractor><distractor>Sitar</distractor><distractor>Harp"
+        "</distractor><distractor>Oboe</distractor><distractor>Tuba</distractor>"],
+}  # fmt: skip
+
+
+def test_staged_build_carries_every_question_and_failure_to_the_report(tmp_path, hf_lm):
+    data = tmp_path / "questions.json"
+    data.write_text(json.dumps(fixture_rows(4)))
+    staged, whole = tmp_path / "staged", tmp_path / "whole"
+    with ChatServer(GEN_SCRIPT) as server:
+        gen = dict(
+            generator="local-chat-completions",
+            generator_args=f"base_url={server.url},model=fake-llm,max_retries=1",
+            n_batches=1,
+            retries=0,
+        )
+        generator = chat_lm(server.url)
+        expected = run_build(_config(whole, data=data, **gen), lm=hf_lm, generator_lm=generator)
+        run_build(
+            BuildConfig(
+                output=staged / "gen.json", data=data, stage="generate", progress=False, **gen
+            ),
+            generator_lm=generator,
+        )
+    pools = _load(staged / "gen.json")
+    assert list(pools) == ["2", "5", "8", "11"]  # nothing left out, in order
+    assert pools["8"]["distractors"] == [] and pools["5"]["build_failure"]["stage"] == "generate"
+    clean = BuildConfig(output=staged / "clean.json", pools=staged / "gen.json", stage="clean")
+    run_build(clean)  # an empty pool no longer refuses the whole file
+    filtered = _config(staged, pools=staged / "clean.json", reference=data, stage="filter")
+    run_build(filtered, lm=hf_lm)
+    report = run_build(_config(staged, pools=staged / "clean.json", stage="write"))
+    assert {f["id"]: f["stage"] for f in report["failures"]} == {"5": "generate", "8": "filter"}
+    assert "0 clean candidate(s), 4 needed" in report["failures"][1]["error"]
+    assert report["n_questions"] == 4 and report["missing"] == [] and report["n_written"] == 2
+    assert report["generation"]["failed_calls"].keys() == {"5"}
+    assert report["generation"]["questions_without_candidates"] == ["8"]
+    assert report["cleaning"] == expected["cleaning"]
+    for key in ("n_written", "n_failed", "failures", "missing", "per_question"):
+        assert report[key] == expected[key], key
+    assert _load(staged / "out.json") == _load(whole / "out.json")
+
+
+def test_share_above_chance_uses_each_questions_option_count(tmp_path, data_dir, hf_lm):
+    config = _config(
+        tmp_path,
+        pools=data_dir / "pools.json",
+        reference=data_dir / "muchomusic.csv",  # 3 original distractors: 4 options
+        protocol="paper",  # the 4 kept distractors: 5 options
+    )
+    report = run_build(config, lm=hf_lm)
+    assert report["pi_after"]["chance"] == pytest.approx(0.8)
+    assert report["pi_before"]["chance"] == pytest.approx(0.75)
+    lines = config.checkpoint_path("filter").read_text().splitlines()[1:]
+    records = {r["id"]: r for r in map(json.loads, lines)}
+    pis = [r["pi"] for r in records.values()]
+    assert report["pi_after"]["share_above_chance"] == pytest.approx(
+        sum(pi > 0.8 for pi in pis) / len(pis)
+    )
+    assert all(r["chance"] == pytest.approx(0.8) for r in records.values())
+    change = report["pi_change"]
+    assert change["same_option_count"] is False and "different option counts" in change["note"]
+    assert change["mean_above_chance_after"] == pytest.approx(change["mean_after"] - 0.8)
+    assert "different option counts" in (tmp_path / "out.report.md").read_text()
+
+
+def test_prompt_style_is_its_own_option(tmp_path, data_dir, hf_lm):
+    class Recording(CountingLM):
+        contexts: list[str] = []
+
+        def loglikelihood(self, requests, disable_tqdm=False):
+            self.contexts += [r.arguments[0] for r in requests]
+            return super().loglikelihood(requests, disable_tqdm)
+
+    assert BuildConfig(output=tmp_path / "x.json", strategy="paper").prompt_style == "paper"
+    config = _config(tmp_path, pools=data_dir / "pools.json", prompt_style="paper", stage="filter")
+    lm = Recording(hf_lm)
+    run_build(config, lm=lm)
+    filter_prompts = [c for c in lm.contexts if "(A) " in c]
+    assert filter_prompts and all("; B. " not in c for c in filter_prompts)
+    header = json.loads(config.checkpoint_path("filter").read_text().splitlines()[0])
+    assert header["fingerprint"]["prompt_style"] == "paper"

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 from lm_eval_rul.data import normalize_answer, read_pools
+from lm_eval_rul.testing.fixtures import fixture_rows
 
 
 def test_build_cli_from_pools(tmp_path, tiny_lm, data_dir):
@@ -41,3 +42,49 @@ def test_build_cli_from_pools(tmp_path, tiny_lm, data_dir):
     assert report["pi_before"]["n"] == 8 and report["pi_after"]["n"] == 8
     assert (tmp_path / "rul_new.report.md").is_file()
     assert (tmp_path / "rul_new.json.filter.ckpt.jsonl").is_file()
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "lm_eval_rul", "build", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_build_cli_bad_input_is_one_message_and_exit_2(tmp_path, data_dir):
+    out = str(tmp_path / "out.json")
+    pools = str(data_dir / "pools.json")
+    reference = tmp_path / "reference.json"  # valid questions, but "2" is a pool of 6
+    rows = fixture_rows(2)
+    rows["2"]["distractors"] = [*rows["2"]["distractors"], "Zither solo", "Kazoo duet"]
+    reference.write_text(json.dumps(rows))
+    model = ["--model_args", "pretrained=/nonexistent"]
+    cases = [
+        (["--output", out], "nothing to build from: give --pools"),
+        (["--pools", pools, "--stage", "generate", "--output", out], "--stage generate makes"),
+        (
+            ["--pools", pools, "--reference", str(reference), *model, "--output", out],
+            "do not have 1-4 original distractors, so their PI before is undefined (ids '2')",
+        ),
+    ]
+    # A checkpoint line without "id" (an edited file): --stage write reads it.
+    checkpoint = tmp_path / "w.json.filter.ckpt.jsonl"
+    header = {"format": "lm-eval-rul build checkpoint v1", "fingerprint": {"stage": "filter"}}
+    lines = [header, {"status": "ok", "pi": 0.5}, {"id": "2", "status": "failed"}]
+    checkpoint.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    cases.append((["--stage", "write", "--output", str(tmp_path / "w.json")], "line 2 is not"))
+    for args, message in cases:
+        done = _cli(*args)
+        assert done.returncode == 2, (args, done.stderr[-2000:])
+        assert message in done.stderr and "Traceback" not in done.stderr, done.stderr[-2000:]
+        assert not (tmp_path / "out.json").exists()
+
+
+def test_build_help_documents_the_prompt_style():
+    done = _cli("--help")
+    assert done.returncode == 0
+    assert (
+        "--prompt_style {paper,release}" in done.stdout and "default: the --strategy" in done.stdout
+    )

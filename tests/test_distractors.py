@@ -171,3 +171,26 @@ def test_generation_with_a_local_hf_model_is_seeded_per_batch(tiny_lm):
     result = generator.collect(q.id, [first, other])
     assert result.n_replies == 2 and result.n_unparsable == 2  # random weights: no tags
     assert "<|im_start|>assistant" in generator.request(q, 0).args[0]  # chat template applied
+
+
+def test_read_pools_and_generated_pools_share_one_cleaning_rule(tmp_path):
+    from lm_eval_rul.data import read_pools
+    from lm_eval_rul.distractors import clean_pools
+
+    rows = {
+        "1": {"question": "Q?", "correct_answer": "Cello", "distractors": []},
+        "2": {
+            "question": "Mood?",
+            "correct_answer": '"calm"',
+            "distractors": ['"Tense"', "tense", " ... ", "CALM", '"calm".', "Dark"],
+        },
+    }
+    path = tmp_path / "pools.json"
+    path.write_text(json.dumps(rows))
+    pools, report = read_pools(path, allow_empty=True)  # empty pools kept for build
+    assert [q.distractors for q in pools] == [(), ('"Tense"', "tense", "CALM", "Dark")]
+    assert report.empty == {"2": 1} and report.equal_to_correct == {"2": 1}
+    # The same rule with text tidying (generated candidates): quotes go, so "tense" repeats.
+    tidied, tidy_report = clean_pools(pools)
+    assert tidied[1].distractors == ("Tense", "CALM", "Dark")
+    assert tidy_report.duplicates == {"2": 1} and tidy_report.n_candidates_out == 3

@@ -131,3 +131,24 @@ def test_too_few_or_dirty_pools_are_refused(strategy):
         )
     with pytest.raises(ValueError, match="strategy"):
         filter_pool(["a"] * 4, CORRECT, score, strategy="best", seed=0, question_id="z")
+
+
+def test_chunk_filter_runs_more_rounds_until_the_final_prompt_fits_the_letters():
+    from lm_eval_rul.prompts import letters_for
+
+    pool, weights = pool_of(100)  # 17 chunks -> 34 survivors: 35 options would not fit A-Z
+    log: list = []
+    base = weight_scorer(weights, log)
+
+    def score(option_sets):
+        for options in option_sets:
+            letters_for(len(options))  # what the real scorer does: raises past 26 options
+        return base(option_sets)
+
+    result = chunk_filter(pool, CORRECT, score, seed=0, question_id="big")
+    assert len(result.distractors) == 4 and len(set(result.distractors)) == 4
+    assert max(len(options) for call in log for options in call) <= 26
+    assert len(log) == 3  # two chunk rounds, then the final prompt
+    assert result.distractors[0] == "cand99"  # the global favourite always survives
+    again = chunk_filter(pool, CORRECT, weight_scorer(weights), seed=0, question_id="big")
+    assert again.distractors == result.distractors

@@ -135,3 +135,27 @@ def test_pi_of_fixture_file_and_letter_scorer(hf_lm, data_dir):
     assert probs.sum() == pytest.approx(1.0)
     assert 1 - probs[results[0].prompts[0]["gold"]] == pytest.approx(results[0].pi, abs=1e-6)
     assert scorer.n_calls == 1 and scorer.n_prompts == 1
+
+
+def test_option_orders_come_from_the_harness_shuffle_with_documented_keys():
+    from lm_eval_rul.folds import shuffled_options
+
+    (paper,) = paper_prompts(Q4, seed=7)
+    options, gold = shuffled_options(
+        Q4.correct_answer, Q4.distractors, seed=7, key=("pi-paper", Q4.id)
+    )
+    assert list(paper.options) == options and paper.gold == gold
+    release = release_prompts(Q4, seed=7)
+    kept = [d for j, d in enumerate(Q4.distractors) if j != 2]
+    options, gold = shuffled_options(
+        Q4.correct_answer, kept, seed=7, key=("pi-release", Q4.id, 1, 2)
+    )
+    (prompt,) = [p for p in release if p.repeat == 1 and p.left_out == 2]
+    assert list(prompt.options) == options and prompt.gold == gold
+
+
+def test_undefined_pi_is_a_user_input_error():
+    from lm_eval_rul.errors import UserInputError
+
+    with pytest.raises(UserInputError, match="'9' \\(0\\)"):
+        check_pi_questions([Question("9", "Q?", "a", ())], source="q.jsonl")

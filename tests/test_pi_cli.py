@@ -6,8 +6,6 @@ import json
 import subprocess
 import sys
 
-import pytest
-
 from lm_eval_rul.data import load_questions
 
 
@@ -43,12 +41,16 @@ def test_pi_cli_writes_rows_and_summary(tmp_path, tiny_lm, data_dir):
     assert summary["chance"] == 0.75 and "share above chance" in done.stdout
 
 
-def test_pi_cli_refuses_pools_before_loading_a_model(tmp_path, data_dir, monkeypatch):
-    from lm_eval_rul.cli import main
-
-    monkeypatch.setattr(sys, "argv", ["lm-eval-rul"])
+def test_pi_cli_refuses_pools_before_loading_a_model(tmp_path, data_dir):
     output = tmp_path / "pi.jsonl"
-    args = ["pi", "--data", str(data_dir / "pools.json"), "--model_args", "pretrained=/nonexistent"]
-    with pytest.raises(ValueError, match="PI of a distractor pool is undefined"):
-        main([*args, "--output", str(output)])
+    done = _run(
+        "pi",
+        "--data", str(data_dir / "pools.json"),
+        "--model_args", "pretrained=/nonexistent",
+        "--output", str(output),
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "UndefinedPI" in done.stderr and "PI of a distractor pool is undefined" in done.stderr
+    assert "lm-eval-rul build --pools" in done.stderr and "'2' (" in done.stderr
+    assert "Traceback" not in done.stderr
     assert not output.exists()

@@ -61,6 +61,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="paper: tournament of random triples; release: chunks of six (default)",
     )
     scorer.add_argument(
+        "--prompt_style",
+        choices=("paper", "release"),
+        default=None,
+        help="Option style of the filter prompts: paper '(A) x', release 'A. x;' "
+        "(default: the --strategy's own, as in the paper and the released code)",
+    )
+    scorer.add_argument(
         "--protocol",
         choices=("paper", "release"),
         default="release",
@@ -71,7 +78,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--stage",
         choices=("all", "generate", "clean", "filter", "write"),
         default="all",
-        help="Run one stage only (default: all that apply)",
+        help="Run one stage only (default: all that apply). generate: --data + --generator -> "
+        "pools file (every question kept, failures marked); clean/filter: --pools; write: the "
+        "filter checkpoint and <output>.filter.meta.json of the same --output",
     )
     parser.add_argument("--output", required=True, help="Output JSON (released RUL schema)")
     parser.add_argument("--no_progress", action="store_true", help="Hide progress bars")
@@ -93,6 +102,7 @@ def _execute(args: argparse.Namespace) -> None:
         device=args.device,
         batch_size=args.batch_size,
         strategy=args.strategy,
+        prompt_style=args.prompt_style,
         protocol=args.protocol,
         seed=args.seed,
         n_batches=args.n_batches,

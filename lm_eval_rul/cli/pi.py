@@ -49,11 +49,28 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=_execute)
 
 
+def _load(path: str) -> list:
+    """The questions of ``path``; a pools file is refused as such (``UndefinedPI``, naming
+    the ids and pointing to ``build``), even when its pools also hold repeats or the
+    correct answer that the question readers reject first."""
+    from ..data import DataValidationError, load_questions, read_pools
+    from ..pi import check_pi_questions
+
+    try:
+        return load_questions(path)
+    except DataValidationError as error:
+        try:
+            pools, _ = read_pools(path, allow_empty=True)
+        except (DataValidationError, UnicodeDecodeError):
+            raise error from None
+        check_pi_questions(pools, source=path)
+        raise
+
+
 def _execute(args: argparse.Namespace) -> None:
-    from ..data import load_questions
     from ..pi import check_pi_questions, compute_pi, create_lm, format_summary, write_pi
 
-    questions = load_questions(args.data)
+    questions = _load(args.data)
     if args.limit is not None:
         questions = questions[: args.limit]
     check_pi_questions(questions, source=args.data)  # before loading the model
