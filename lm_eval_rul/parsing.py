@@ -4,7 +4,10 @@ Rules, tried in order; the first that finds an offered letter wins:
 
 1. ``brackets``: the LAST ``[[X]]`` (the format the prompt asks for);
 2. ``answer_phrase``: the LAST "answer is / choose / select / guess is ... X"
-   (a few words may sit between the phrase and the letter: "the answer is clearly (B)");
+   (a few words may sit between the phrase and the letter: "the answer is clearly (B)").
+   A negated letter is skipped: in "the answer is not A, it is C" the phrase reads C,
+   and a letter right after "or"/"nor" is skipped too, so "the answer is not A or B"
+   reads no letter from the phrase (never a guess between A and B);
 3. ``option_mention``: the FIRST "option X" or "(X)";
 4. ``option_text``: the option whose text appears verbatim (case-insensitive, on word
    boundaries) EARLIEST in the answer; at the same position the longer text wins;
@@ -12,7 +15,9 @@ Rules, tried in order; the first that finds an offered letter wins:
    it is never replaced by a random guess.
 
 Letters are upper case (a lone lower-case "a" is the article) and must be among the
-offered ones (``[[E]]`` with four options is skipped).
+offered ones (``[[E]]`` with four options is skipped). Every rule accepts markdown
+emphasis around the letter or option text, as chat models write it: ``**B**``,
+``*B*``, ``__B__``, ```B```, ``**(B)**``, ``[[**B**]]``, ``option **C**``.
 """
 
 from __future__ import annotations
@@ -33,14 +38,23 @@ PARSE_RULES: tuple[str, ...] = (
     "unparsed",
 )
 
-_LETTER = r"(?<![A-Za-z])\(?\[?([A-Z])\]?\)?(?![A-Za-z])"
-_BRACKETS = re.compile(r"\[\[\s*([A-Z])\s*\]\]")
+_EMPH = r"[*_`]{0,3}"  # markdown emphasis: **B**, *B*, __B__, `B`, ***B***
+_LETTER = (
+    r"(?<![A-Za-z])" + _EMPH + r"\(?\[?" + _EMPH + r"([A-Z])" + _EMPH + r"\]?\)?" + _EMPH
+) + r"(?![A-Za-z])"
+# "not A", and "nor B" / "or B" after a negation: never read as the answer
+_NOT_NEGATED = r"(?i:(?<!\bnot\s)(?<!\bnor\s)(?<!\bor\s))"
+_BRACKETS = re.compile(r"\[\[\s*" + _EMPH + r"([A-Z])" + _EMPH + r"\s*\]\]")
 _PHRASE = re.compile(
     r"(?i:answer\s+is|answer\s*:|choose|chose|select|guess\s+is|guess\s*:)"
-    r"[^\S\n]*[:\-]?[^\S\n]*"
-    r"(?:[^.\n\[\](){}]{0,30}?[^\S\n])?" + _LETTER  # a few words: "most likely", "option"
+    r"[^\S\n]*" + _EMPH + r"[:\-]?" + _EMPH + r"[^\S\n]*"
+    r"(?:[^.\n\[\](){}]{0,30}?[^\S\n])?"  # a few words: "most likely", "option", "not A, it is"
+     + _NOT_NEGATED + _LETTER
 )
-_MENTION = re.compile(r"(?i:option)\s+\(?([A-Z])\)?(?![A-Za-z])|\(([A-Z])\)")
+_MENTION = re.compile(
+    r"(?i:option)" + _EMPH + r"\s+" + _EMPH + r"\(?" + _EMPH + r"([A-Z])" + _EMPH + r"\)?"
+    r"(?![A-Za-z])|\(" + _EMPH + r"([A-Z])" + _EMPH + r"\)"
+)
 
 
 @dataclass(frozen=True)
@@ -85,7 +99,12 @@ def _by_text(text: str, options: Sequence[str], letters: Sequence[str]) -> str |
         if not needle:
             continue
         match = re.search(
-            r"(?<!\w)" + re.escape(needle).replace(r"\ ", r"\s+") + r"(?!\w)", text, re.IGNORECASE
+            # on word boundaries; "_violin_" (markdown emphasis) counts, "my_violin" does not
+            r"(?<![^\W_])(?<![^\W_]_)"
+            + re.escape(needle).replace(r"\ ", r"\s+")
+            + r"(?![^\W_])(?!_[^\W_])",
+            text,
+            re.IGNORECASE,
         )
         if match:
             candidate = (match.start(), -len(needle), letter)

@@ -19,7 +19,11 @@ Definitions (see the README section "Report"):
   per-question scores; *flagged* when the interval contains zero;
 * PI vs accuracy: per question, accuracy averaged over the runs of a group and their
   folds, against the question's PI (a ``--pi`` file named after the benchmark, else the
-  ``source_pi`` stored in the dataset).
+  ``source_pi`` stored in the dataset);
+* share above chance: the share of questions whose PI exceeds their own chance level
+  ``1 - 1/n_options``;
+* a run is one model under one audio condition and one set of audio settings
+  (:attr:`lm_eval_rul.runs.Run.setting`, e.g. ``noise, seed=1``).
 """
 
 from __future__ import annotations
@@ -36,20 +40,28 @@ from typing import Any
 import numpy as np
 
 from . import plots
-from .runs import TEXT_CONDITION, Run, RunReadError, Sample
+from .errors import UserInputError
+from .runs import TEXT_CONDITION, PIFile, Run, RunReadError, Sample
+from .scoring import majority_from_answers
 from .seeding import derive_seed
 from .stats import (
     DEFAULT_N_RESAMPLES,
     Interval,
     accuracy_ci,
     leakage_ci,
-    majority_vote_accuracy,
     paired_difference_ci,
     pearson,
     wilcoxon_pvalue,
 )
 
-__all__ = ["ReportSettings", "build_report", "write_report", "render_markdown", "CONDITION_ORDER"]
+__all__ = [
+    "ReportSettings",
+    "ReportSettingsError",
+    "build_report",
+    "write_report",
+    "render_markdown",
+    "CONDITION_ORDER",
+]
 
 #: Conditions in display order; others follow alphabetically.
 CONDITION_ORDER = (TEXT_CONDITION, "original", "noise", "silence", "random", "none")
@@ -59,6 +71,13 @@ _BENCHMARK_NAMES = {
     "muchomusic_gen": "MuChoMusic (generation)",
     "rul_muchomusic_gen": "RUL-MuChoMusic (generation)",
 }
+
+
+class ReportSettingsError(UserInputError, ValueError):
+    """An option of the report that cannot be used (confidence level, resamples, ...)."""
+
+
+_METHODS = ("percentile", "basic", "BCa")
 
 
 @dataclass
@@ -72,8 +91,11 @@ class ReportSettings:
         by: ``"question"`` or ``"track"``: the unit the bootstrap resamples.
         method: scipy bootstrap method (``percentile``, ``basic``, ``BCa``).
         text_backbone: Model name (or ``pretrained``) of the text run used for leakage.
-        pi_files: Label -> (path, question id -> PI); a label equal to a benchmark name
-            supplies that benchmark's PI for the correlations.
+        pi_files: Label -> :class:`~lm_eval_rul.runs.PIFile` (from ``--pi``); a label equal
+            to a benchmark name supplies that benchmark's PI for the correlations.
+
+    Raises:
+        ReportSettingsError: An option out of range; the message names it and the fix.
     """
 
     confidence_level: float = 0.95
@@ -82,11 +104,21 @@ class ReportSettings:
     by: str = "question"
     method: str = "percentile"
     text_backbone: str | None = None
-    pi_files: dict[str, tuple[str, dict[str, float]]] = field(default_factory=dict)
+    pi_files: dict[str, PIFile] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.by not in ("question", "track"):
-            raise ValueError(f"by must be 'question' or 'track', got {self.by!r}")
+            raise ReportSettingsError(f"by must be 'question' or 'track', got {self.by!r}")
+        if not 0.0 < self.confidence_level < 1.0:
+            raise ReportSettingsError(
+                f"--confidence {self.confidence_level!r} is not a level in (0, 1); e.g. 0.95"
+            )
+        if int(self.n_resamples) < 1:
+            raise ReportSettingsError(
+                f"--n-resamples {self.n_resamples!r} must be a positive number; e.g. 9999"
+            )
+        if self.method not in _METHODS:
+            raise ReportSettingsError(f"--method {self.method!r} is not one of {_METHODS}")
 
 
 def _condition_rank(condition: str) -> tuple[int, str]:
@@ -96,7 +128,9 @@ def _condition_rank(condition: str) -> tuple[int, str]:
 
 
 def _sort_runs(runs: Sequence[Run]) -> list[Run]:
-    return sorted(runs, key=lambda r: (not r.is_text, r.model, _condition_rank(r.condition)))
+    return sorted(
+        runs, key=lambda r: (not r.is_text, r.model, _condition_rank(r.condition), r.variant)
+    )
 
 
 def _groups(samples: Sequence[Sample], by: str, where: str) -> list[str]:
@@ -122,15 +156,10 @@ def _mean(values: Sequence[float | None]) -> float | None:
 
 
 def _majority(samples: Sequence[Sample]) -> float | None:
-    """Majority vote over folds (:func:`lm_eval_rul.stats.majority_vote_accuracy`)."""
-    answers: dict[str, list[str | None]] = defaultdict(list)
-    correct: dict[str, str] = {}
-    for sample in samples:
-        answers[sample.id].append(sample.answer)
-        correct[sample.id] = str(sample.correct_answer)
-    if max(len(v) for v in answers.values()) < 2:
-        return None
-    return majority_vote_accuracy(answers, correct)
+    """Majority vote over folds (:func:`lm_eval_rul.scoring.majority_from_answers`, the
+    same count as the harness's ``majority_acc``); None with a single fold."""
+    vote = majority_from_answers((s.id, s.answer, s.correct_answer) for s in samples)
+    return vote["majority_acc"] if vote["max_folds"] >= 2 else None
 
 
 def _interval(interval: Interval) -> dict[str, Any]:
@@ -184,6 +213,8 @@ def _table_row(run: Run, benchmark: str, settings: ReportSettings) -> dict[str, 
         "pretrained": run.pretrained,
         "model_type": run.model_type,
         "condition": run.condition,
+        "setting": run.setting,
+        "audio_settings": dict(run.audio_settings),
         "folds": folds,
         "accuracy": _interval(accuracy),
         "n_questions": len({s.id for s in samples}),
@@ -261,6 +292,8 @@ def _paired_entry(
         "b": b.label,
         "condition_a": a.condition,
         "condition_b": b.condition,
+        "setting_a": a.setting,
+        "setting_b": b.setting,
         "acc_a": float(np.mean(x)),
         "acc_b": float(np.mean(y)),
         "difference": _interval(difference),
@@ -304,26 +337,27 @@ def _find_backbone(runs: Sequence[Run], name: str | None, notes: list[str]) -> R
 def _comparisons(
     runs: Sequence[Run], benchmark: str, backbone: Run | None, settings, notes
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    audio: dict[str, dict[str, Run]] = defaultdict(dict)
-    for run in runs:
+    audio: dict[str, list[Run]] = defaultdict(list)
+    for run in runs:  # already sorted by condition, then audio settings
         if not run.is_text and run.tasks_of(benchmark):
-            audio[run.pretrained][run.condition] = run
+            audio[run.pretrained].append(run)
     gains, leakage = [], []
-    for by_condition in audio.values():
-        original = by_condition.get("original")
-        others = sorted((c for c in by_condition if c != "original"), key=_condition_rank)
-        if original is not None:
-            for condition in others:
+    for model_runs in audio.values():
+        # every original-audio run (several only when their audio settings differ) against
+        # every other condition of the same model
+        originals = [r for r in model_runs if r.condition == "original"]
+        for original in originals:
+            for other in (r for r in model_runs if r.condition != "original"):
                 entry = _paired_entry(
-                    "perception_gain", original, by_condition[condition], benchmark, settings, notes
+                    "perception_gain", original, other, benchmark, settings, notes
                 )
                 if entry:
                     gains.append(entry)
-        none = by_condition.get("none")
-        if none is not None and backbone is not None and backbone.tasks_of(benchmark):
-            entry = _paired_entry("leakage", none, backbone, benchmark, settings, notes)
-            if entry:
-                leakage.append(entry)
+        for none in (r for r in model_runs if r.condition == "none"):
+            if backbone is not None and backbone.tasks_of(benchmark):
+                entry = _paired_entry("leakage", none, backbone, benchmark, settings, notes)
+                if entry:
+                    leakage.append(entry)
     return gains, leakage
 
 
@@ -333,8 +367,8 @@ def _pi_source(
     base = benchmark.removesuffix("_gen")
     for label in (benchmark, base):
         if label in settings.pi_files:
-            path, values = settings.pi_files[label]
-            return f"--pi {label}={path}", values
+            pi_file = settings.pi_files[label]
+            return f"--pi {label}={pi_file.path}", pi_file.pi
     stored: dict[str, float] = {}
     for run in runs:
         for sample in run.samples_of(benchmark):
@@ -358,7 +392,7 @@ def _correlations(
     groups: dict[str, list[Run]] = defaultdict(list)
     for run in runs:
         if run.tasks_of(benchmark):
-            groups["text-only" if run.is_text else f"audio ({run.condition})"].append(run)
+            groups["text-only" if run.is_text else f"audio ({run.setting})"].append(run)
     entries, scatter = [], {}
     for name in sorted(groups, key=lambda g: _condition_rank(groups[g][0].condition)):
         members = groups[name]
@@ -452,7 +486,7 @@ def build_report(runs: Sequence[Run], settings: ReportSettings | None = None) ->
             "resampled_by": settings.by,
             "bootstrap_method": settings.method,
             "text_backbone": backbone.label if backbone else None,
-            "pi_files": {k: v[0] for k, v in settings.pi_files.items()},
+            "pi_files": {k: v.path for k, v in settings.pi_files.items()},
         },
         "runs": [
             {
@@ -461,6 +495,8 @@ def build_report(runs: Sequence[Run], settings: ReportSettings | None = None) ->
                 "pretrained": r.pretrained,
                 "model_type": r.model_type,
                 "condition": r.condition,
+                "setting": r.setting,
+                "audio_settings": dict(r.audio_settings),
                 "model_args": {k: str(v) for k, v in r.model_args.items()},
                 "tasks": sorted(r.tasks),
                 "results_files": [str(p) for p in r.results_files],
@@ -468,40 +504,80 @@ def build_report(runs: Sequence[Run], settings: ReportSettings | None = None) ->
             for r in runs
         ],
         "benchmarks": benchmarks,
-        "pi_distributions": _pi_distributions(runs, settings),
+        "pi_distributions": _pi_distributions(runs, settings, notes),
         "notes": notes,
     }
 
 
-def _pi_distributions(runs: Sequence[Run], settings: ReportSettings) -> dict[str, Any]:
-    """Per-question PI of each benchmark: the ``--pi`` files, else a text run's own PI."""
+def _sample_chance(runs: Sequence[Run], benchmarks: Sequence[str]) -> dict[str, float]:
+    """Question id -> ``1 - 1/n_options`` from the documents the runs logged."""
+    per_question: dict[str, list[float]] = defaultdict(list)
+    for run in runs:
+        for benchmark in benchmarks:
+            for sample in run.samples_of(benchmark):
+                per_question[sample.id].append(1.0 - 1.0 / sample.n_options)
+    return {qid: float(np.mean(v)) for qid, v in per_question.items()}
+
+
+def _pi_distributions(
+    runs: Sequence[Run], settings: ReportSettings, notes: list[str]
+) -> dict[str, Any]:
+    """Per-question PI of each benchmark: the ``--pi`` files, else a text run's own PI.
+
+    Each question's PI is compared with its own chance level ``1 - 1/n_options`` (the
+    ``chance`` of a ``lm-eval-rul pi`` row, else the options of the documents the runs
+    logged for a ``--pi`` label named after a benchmark).
+    """
+    values: dict[str, dict[str, float]] = {}
+    chances: dict[str, dict[str, float]] = {}
+    source = None
     if settings.pi_files:
-        chosen = {label: list(values.values()) for label, (_, values) in settings.pi_files.items()}
         source = "--pi files"
+        for label, pi_file in settings.pi_files.items():
+            values[label] = dict(pi_file.pi)
+            from_docs = _sample_chance(runs, [label, f"{label}_gen"])
+            chances[label] = {
+                qid: pi_file.chance.get(qid, from_docs.get(qid, math.nan)) for qid in pi_file.pi
+            }
     else:
-        chosen, source = {}, None
         for run in (r for r in runs if r.is_text):
             for benchmark in run.benchmarks():
                 per_question: dict[str, list[float]] = defaultdict(list)
+                chance: dict[str, list[float]] = defaultdict(list)
                 for sample in run.samples_of(benchmark):
                     if sample.pi is not None:
                         per_question[sample.id].append(sample.pi)
+                        chance[sample.id].append(1.0 - 1.0 / sample.n_options)
                 label = _BENCHMARK_NAMES.get(benchmark, benchmark)
-                if per_question and label not in chosen:
-                    chosen[label] = [float(np.mean(v)) for v in per_question.values()]
+                if per_question and label not in values:
+                    values[label] = {q: float(np.mean(v)) for q, v in per_question.items()}
+                    chances[label] = {q: float(np.mean(v)) for q, v in chance.items()}
                     source = f"perceptual_index logged by {run.label}"
+    summary = {}
+    for label, pi in values.items():
+        known = [qid for qid in pi if not math.isnan(chances[label][qid])]
+        if len(known) < len(pi):
+            notes.append(
+                f"PI distribution {label}: {len(pi) - len(known)} of {len(pi)} questions have "
+                "no chance level (their PI row has no 'chance' and no run logged their "
+                "options); 'share above chance' counts the other questions only. Recompute the "
+                "PI file with lm-eval-rul pi, or name it after its benchmark (--pi "
+                "rul_muchomusic=FILE)"
+            )
+        summary[label] = {
+            "n": len(pi),
+            "mean": float(np.mean(list(pi.values()))),
+            "median": float(np.median(list(pi.values()))),
+            "share_above_chance": (
+                float(np.mean([pi[q] > chances[label][q] for q in known])) if known else None
+            ),
+            "mean_chance": float(np.mean([chances[label][q] for q in known])) if known else None,
+            "n_without_chance": len(pi) - len(known),
+        }
     return {
         "source": source,
-        "values": chosen,
-        "summary": {
-            label: {
-                "n": len(v),
-                "mean": float(np.mean(v)),
-                "median": float(np.median(v)),
-                "share_above_chance": float(np.mean(np.asarray(v) > 0.75)),
-            }
-            for label, v in chosen.items()
-        },
+        "values": {label: list(pi.values()) for label, pi in values.items()},
+        "summary": summary,
     }
 
 
@@ -525,9 +601,12 @@ def _figures(report: dict[str, Any], out: Path) -> None:
         audio_rows = [r for r in rows if r["condition"] != TEXT_CONDITION]
         if audio_rows:
             models = list(dict.fromkeys(r["model"] for r in audio_rows))
-            conditions = sorted({r["condition"] for r in audio_rows}, key=_condition_rank)
+            ranks = {
+                r["setting"]: (_condition_rank(r["condition"]), r["setting"]) for r in audio_rows
+            }
+            conditions = sorted(ranks, key=ranks.__getitem__)
             values = {
-                (r["model"], r["condition"]): (
+                (r["model"], r["setting"]): (
                     r["accuracy"]["estimate"],
                     r["accuracy"]["low"],
                     r["accuracy"]["high"],
@@ -650,7 +729,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         header += ["mean PI", "parse fail"]
         lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         for row in data["rows"]:
-            cells = [row["model"], row["condition"]]
+            cells = [row["model"], row["setting"]]
             cells += [_pct(row["folds"].get(f, {}).get("acc")) for f in folds]
             cells += [_ci(row["accuracy"]), str(row["n_questions"])]
             cells += [_pct(row["majority_vote"])] if folds else []
@@ -667,7 +746,7 @@ def render_markdown(report: dict[str, Any]) -> str:
             ]
             for e in data["perception_gain"]:
                 lines.append(
-                    f"| {e['model']} | {e['condition_a']} − {e['condition_b']} | "
+                    f"| {e['model']} | {e['setting_a']} − {e['setting_b']} | "
                     f"{e['acc_a']:.3f} | {e['acc_b']:.3f} | {_signed_ci(e['difference'])} | "
                     f"{_p(e['wilcoxon_p'])} | {e['n_questions']} | "
                     f"{'⚠ not distinguishable from 0' if e['flagged'] else ''} |"
@@ -719,14 +798,15 @@ def render_markdown(report: dict[str, Any]) -> str:
             "",
             f"From {distributions['source']}.",
             "",
-            "| benchmark | n q | mean PI | median | share above chance (0.75) |",
-            "|---|---|---|---|---|",
+            "| benchmark | n q | mean PI | median | chance PI (1 − 1/n options) | "
+            "share above chance |",
+            "|---|---|---|---|---|---|",
         ]
         for label, s in distributions["summary"].items():
             lines.append(
                 f"| {_BENCHMARK_NAMES.get(label, label)} | {s['n']} | {s['mean']:.3f} | "
-                f"{s['median']:.3f} | "
-                f"{s['share_above_chance']:.3f} |"
+                f"{s['median']:.3f} | {_pct(s['mean_chance'])} | "
+                f"{_pct(s['share_above_chance'])} |"
             )
         lines.append("")
         if "figure" in distributions:

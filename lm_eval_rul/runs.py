@@ -7,9 +7,12 @@ folders into :class:`Run` objects: which model, which audio condition
 ``lalm`` defaults to ``original``; text-only models are ``"text"``), and per task the
 harness's printed metrics plus per-question :class:`Sample` records keyed by (question id, fold).
 
-Several results files of the same model and condition (e.g. one run per benchmark)
-are merged into one :class:`Run`; when two of them hold the same task, the newest
-wins and the other is listed in :attr:`Run.notes`.
+Several results files of the same model, condition and audio settings (``audio_seed``,
+``audio_noise_seconds``, ``audio_noise_std``, ``audio_max_seconds`` that ``lalm`` writes
+into the results' ``config``), e.g. one run per benchmark, are merged into one
+:class:`Run`; when two of them hold the same task, the newest wins and the other is
+listed in :attr:`Run.notes`. Runs of one model and condition whose audio settings differ
+stay apart, and their labels name the settings that differ (``noise, seed=1``).
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ __all__ = [
     "TaskResult",
     "Run",
     "RunReadError",
+    "PIFile",
+    "AUDIO_SETTINGS",
     "TEXT_CONDITION",
     "benchmark_of",
     "find_results_files",
@@ -42,6 +47,14 @@ TEXT_CONDITION = "text"
 #: Model types that take audio; their default condition is ``original``.
 AUDIO_MODEL_TYPES = ("lalm",)
 _FOLD_SUFFIX = re.compile(r"_fold(\d+)$")
+#: Audio settings that tell runs of one model and condition apart: the results ``config``
+#: key ``lalm`` writes -> (the ``model_args`` name users type, its type).
+AUDIO_SETTINGS: dict[str, tuple[str, type]] = {
+    "audio_seed": ("seed", int),
+    "audio_noise_seconds": ("noise_seconds", float),
+    "audio_noise_std": ("noise_std", float),
+    "audio_max_seconds": ("max_audio_seconds", float),
+}
 
 
 class RunReadError(UserInputError, ValueError):
@@ -115,6 +128,11 @@ class Run:
         group_metrics: Group name (e.g. ``rul_muchomusic``) -> the harness's group metrics
             (``acc``, ``majority_acc`` added by ``lm-eval-rul run``, ...).
         notes: Things a reader should know (superseded duplicate tasks).
+        audio_settings: ``model_args`` name -> value of each of :data:`AUDIO_SETTINGS`
+            (None where the results file does not record it, e.g. text-only models).
+        variant: The audio settings that differ from another run of the same model and
+            condition (``"seed=1, noise_std=0.5"``), set by :func:`load_runs`; ``""`` when
+            no other run shares the model and condition.
     """
 
     model: str
@@ -126,10 +144,23 @@ class Run:
     results_files: list[Path] = field(default_factory=list)
     group_metrics: dict[str, dict[str, float]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    audio_settings: dict[str, Any] = field(default_factory=dict)
+    variant: str = ""
+
+    @property
+    def setting(self) -> str:
+        """The condition, with the differing audio settings if any (``noise, seed=1``)."""
+        return f"{self.condition}, {self.variant}" if self.variant else self.condition
 
     @property
     def label(self) -> str:
-        return f"{self.model} [{self.condition}]"
+        return f"{self.model} [{self.setting}]"
+
+    @property
+    def merge_key(self) -> tuple[Any, ...]:
+        """Results files with equal keys are parts of one run (:func:`load_runs`)."""
+        settings = tuple(sorted(self.audio_settings.items()))
+        return (self.pretrained, self.model_type, self.condition, settings)
 
     @property
     def is_text(self) -> bool:
@@ -204,6 +235,25 @@ def _condition(model_type: str, args: dict[str, Any], config: dict[str, Any]) ->
     return "original" if model_type in AUDIO_MODEL_TYPES else TEXT_CONDITION
 
 
+def _audio_settings(args: dict[str, Any], config: dict[str, Any], where: Path) -> dict[str, Any]:
+    """The :data:`AUDIO_SETTINGS` of a run: from ``config`` (``lalm``), else ``model_args``."""
+    settings: dict[str, Any] = {}
+    for key, (name, kind) in AUDIO_SETTINGS.items():
+        value = config[key] if key in config else args.get(name)
+        if value in (None, "", "None"):
+            settings[name] = None  # not recorded (text-only models) or the model's default
+            continue
+        try:
+            number = kind(float(value))
+        except (TypeError, ValueError):
+            raise RunReadError(
+                f"{where}: {key if key in config else name}={value!r} is not a number; "
+                "fix the results file's config or rerun"
+            ) from None
+        settings[name] = number
+    return settings
+
+
 def _float_or_none(value: Any) -> float | None:
     if value is None or value == "":
         return None
@@ -211,16 +261,21 @@ def _float_or_none(value: Any) -> float | None:
     return None if math.isnan(result) else result
 
 
-def _answer(row: dict[str, Any]) -> str | None:
+def _answer(row: dict[str, Any], where: str) -> str | None:
+    """The option text the sample chose (None: an unparsed generation)."""
     from .scoring import sample_answer
 
     try:
         return sample_answer(row)
-    except (KeyError, TypeError, ValueError, IndexError):
-        return None
+    except (KeyError, TypeError, ValueError, IndexError) as error:
+        raise RunReadError(
+            f"{where}: cannot read the chosen option of item {row['doc'].get('id')!r} "
+            f"({type(error).__name__}: {error}); the report reads samples logged by this "
+            "plugin's tasks, whose documents carry 'options' and 'letters'"
+        ) from None
 
 
-def _sample(row: dict[str, Any], output_type: str, where: str) -> Sample:
+def _sample(row: dict[str, Any], where: str) -> Sample:
     doc = row.get("doc") or {}
     missing = [k for k in ("id", "options") if k not in doc]
     if missing or "acc" not in row:
@@ -229,27 +284,41 @@ def _sample(row: dict[str, Any], output_type: str, where: str) -> Sample:
             f"{missing + ([] if 'acc' in row else ['acc'])}; the report reads the documents of "
             "this plugin's tasks (muchomusic, rul_muchomusic, their _gen variants)"
         )
-    options = list(doc["options"])
-    gold = doc.get("gold")
-    correct_answer = doc.get("correct_answer")
-    if correct_answer is None and gold is not None and 0 <= int(gold) < len(options):
-        correct_answer = options[int(gold)]
-    track = doc.get("track")
-    return Sample(
-        id=str(doc["id"]),
-        fold=int(doc.get("fold", -1) if doc.get("fold") is not None else -1),
-        correct=float(row["acc"]),
-        correct_answer=correct_answer,
-        answer=_answer(row),
-        n_options=len(options),
-        pi=_float_or_none(row.get("perceptual_index")),
-        source_pi=_float_or_none(doc.get("source_pi")),
-        track=None if track in (None, "") else str(track),
-        parse_failure=_float_or_none(row.get("parse_failure")),
-    )
+    try:
+        options = list(doc["options"])
+        gold = doc.get("gold")
+        correct_answer = doc.get("correct_answer")
+        if correct_answer is None and gold is not None and 0 <= int(gold) < len(options):
+            correct_answer = options[int(gold)]
+        track = doc.get("track")
+        sample = Sample(
+            id=str(doc["id"]),
+            fold=int(doc["fold"]) if doc.get("fold") is not None else -1,
+            correct=float(row["acc"]),
+            correct_answer=correct_answer,
+            answer=_answer(row, where),
+            n_options=len(options),
+            pi=_float_or_none(row.get("perceptual_index")),
+            source_pi=_float_or_none(doc.get("source_pi")),
+            track=None if track in (None, "") else str(track),
+            parse_failure=_float_or_none(row.get("parse_failure")),
+        )
+    except RunReadError:
+        raise
+    except (TypeError, ValueError) as error:
+        raise RunReadError(
+            f"{where}: logged sample of item {doc.get('id')!r} has a malformed value "
+            f"({type(error).__name__}: {error}); was the file edited? rerun with --log_samples"
+        ) from None
+    if not 0.0 <= sample.correct <= 1.0 or not options:
+        raise RunReadError(
+            f"{where}: logged sample of item {sample.id!r} has acc={row['acc']!r} and "
+            f"{len(options)} options; expected acc in [0, 1] and at least one option"
+        )
+    return sample
 
 
-def _read_samples(path: Path, output_type: str) -> list[Sample]:
+def _read_samples(path: Path) -> list[Sample]:
     samples = []
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
@@ -259,7 +328,7 @@ def _read_samples(path: Path, output_type: str) -> list[Sample]:
                 row = json.loads(line)
             except json.JSONDecodeError as error:
                 raise RunReadError(f"{path}:{number}: not JSON ({error.msg})") from None
-            samples.append(_sample(row, output_type, f"{path}:{number}"))
+            samples.append(_sample(row, f"{path}:{number}"))
     return samples
 
 
@@ -292,6 +361,8 @@ def read_results_file(path: str | Path) -> Run:
     if not isinstance(results, dict) or "results" not in results or "config" not in results:
         raise RunReadError(f"{path}: not an lm-eval results file (no 'results'/'config' keys)")
     config = results["config"]
+    if not isinstance(config, dict) or not isinstance(results["results"], dict):
+        raise RunReadError(f"{path}: 'config' and 'results' must be JSON objects")
     args = _model_args(config)
     model_type = str(config.get("model") or "unknown")
     pretrained = str(args.get("pretrained") or results.get("model_name") or model_type)
@@ -302,6 +373,7 @@ def read_results_file(path: str | Path) -> Run:
         condition=_condition(model_type, args, config),
         model_args=args,
         results_files=[path],
+        audio_settings=_audio_settings(args, config, path),
     )
     stamp = path.stem[len("results_") :] if path.stem.startswith("results_") else None
     groups = _group_names(results)
@@ -319,7 +391,7 @@ def read_results_file(path: str | Path) -> Run:
                 "--log_samples"
             )
         benchmark, fold = benchmark_of(task)
-        samples = _read_samples(samples_file, output_type)
+        samples = _read_samples(samples_file)
         run.tasks[task] = TaskResult(
             task=task,
             benchmark=benchmark,
@@ -337,22 +409,24 @@ def read_results_file(path: str | Path) -> Run:
 
 
 def load_runs(run_dirs: Iterable[str | Path]) -> list[Run]:
-    """Read every results file under ``run_dirs``; merge those of one model and condition.
+    """Read every results file under ``run_dirs``; merge those of one model and setting.
 
     Args:
         run_dirs: Harness ``--output_path`` folders (or their model subfolders, or results
             JSON files).
 
     Returns:
-        Runs in order of first appearance. When two files give the same task for the same
-        model and condition, the newer file (by name, which holds the harness's timestamp)
-        wins and the choice is recorded in the run's ``notes``.
+        Runs in order of first appearance. Files merge when model, condition and audio
+        settings (:data:`AUDIO_SETTINGS`) agree. When two files give the same task for the
+        same run, the newer file (by name, which holds the harness's timestamp) wins and the
+        choice is recorded in the run's ``notes``. Runs of one model and condition with
+        different audio settings get a :attr:`Run.variant` naming the settings that differ.
     """
-    merged: dict[tuple[str, str, str], Run] = {}
+    merged: dict[tuple[Any, ...], Run] = {}
     files = [f for d in run_dirs for f in find_results_files(d)]
     for file in sorted(dict.fromkeys(files), key=lambda p: p.name):
         run = read_results_file(file)
-        key = (run.pretrained, run.model_type, run.condition)
+        key = run.merge_key
         if key not in merged:
             merged[key] = run
             continue
@@ -366,20 +440,91 @@ def load_runs(run_dirs: Iterable[str | Path]) -> list[Run]:
                 )
             target.tasks[name] = task
         target.group_metrics.update(run.group_metrics)
-    return list(merged.values())
+    runs = list(merged.values())
+    _name_variants(runs)
+    return runs
 
 
-def read_pi_file(path: str | Path) -> dict[str, float]:
-    """Question id -> PI from a ``lm-eval-rul pi`` JSONL file (rows ``{"id": ..., "pi": ...}``).
+def _name_variants(runs: list[Run]) -> None:
+    """Set :attr:`Run.variant` where runs of one model and condition differ in audio settings."""
+    siblings: dict[tuple[str, str, str], list[Run]] = {}
+    for run in runs:
+        siblings.setdefault((run.pretrained, run.model_type, run.condition), []).append(run)
+    for group in siblings.values():
+        if len(group) < 2:
+            continue
+        differing = [
+            name
+            for name, _ in AUDIO_SETTINGS.values()
+            if len({repr(run.audio_settings.get(name)) for run in group}) > 1
+        ]
+        for run in group:
+            run.variant = ", ".join(
+                f"{name}={_setting_text(run.audio_settings.get(name))}" for name in differing
+            )
+
+
+def _setting_text(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+@dataclass(frozen=True)
+class PIFile:
+    """The rows of a ``lm-eval-rul pi`` JSONL file.
+
+    Attributes:
+        path: The file.
+        pi: Question id -> PI.
+        chance: Question id -> the PI of a uniform guess, ``1 - 1/n_options`` (the row's
+            ``chance``, else from the options of its logged ``prompts``); ids whose row
+            carries neither are absent.
+    """
+
+    path: str
+    pi: dict[str, float]
+    chance: dict[str, float]
+
+
+def _row_chance(row: dict[str, Any], where: str, qid: str) -> float | None:
+    """``chance`` of a PI row, else ``1 - 1/n`` averaged over its prompts' options."""
+    if row.get("chance") is not None:
+        try:
+            chance = float(row["chance"])
+        except (TypeError, ValueError):
+            chance = math.nan
+        if not 0.0 <= chance < 1.0:
+            raise RunReadError(
+                f"{where}: chance of id {qid} is {row['chance']!r}, not in [0, 1) "
+                "(1 - 1/number of options)"
+            )
+        return chance
+    prompts = row.get("prompts")
+    if isinstance(prompts, list) and prompts:
+        sizes = [len(p["options"]) for p in prompts if isinstance(p, dict) and p.get("options")]
+        if len(sizes) == len(prompts):
+            return sum(1.0 - 1.0 / n for n in sizes) / len(sizes)
+    options = row.get("options")
+    if isinstance(options, list) and options:
+        return 1.0 - 1.0 / len(options)
+    return None
+
+
+def read_pi_file(path: str | Path) -> PIFile:
+    """The PI (and chance level) of each question in a ``lm-eval-rul pi`` JSONL file.
+
+    Rows are ``{"id": ..., "pi": ..., "chance": ...}``; ``chance`` may be left out.
 
     Raises:
-        RunReadError: Unreadable line, missing ``id``/``pi``, a PI outside [0, 1], or a
-            duplicate id; the message names the file and line.
+        RunReadError: Unreadable line, missing ``id``/``pi``, a PI outside [0, 1], a
+            chance outside [0, 1), or a duplicate id; the message names the file and line.
     """
     path = Path(path)
     if not path.is_file():
         raise RunReadError(f"PI file {str(path)!r} does not exist")
     values: dict[str, float] = {}
+    chances: dict[str, float] = {}
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
@@ -402,6 +547,9 @@ def read_pi_file(path: str | Path) -> dict[str, float]:
             if qid in values:
                 raise RunReadError(f"{where}: id {qid} appears twice")
             values[qid] = pi
+            chance = _row_chance(row, where, qid)
+            if chance is not None:
+                chances[qid] = chance
     if not values:
         raise RunReadError(f"PI file {path} has no rows")
-    return values
+    return PIFile(str(path), values, chances)

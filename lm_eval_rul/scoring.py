@@ -20,6 +20,7 @@ __all__ = [
     "is_correct",
     "mean_perceptual_index",
     "sample_answer",
+    "majority_from_answers",
     "majority_from_samples",
 ]
 
@@ -86,7 +87,8 @@ def mean_perceptual_index(p_correct: Sequence[float]) -> float:
 # ----------------------------------------------------------------------------- majority vote
 # RUL-MuChoMusic shows each question in four leave-one-out folds with its options in a
 # different order, so folds vote with the chosen option's TEXT, not its letter. The vote
-# itself is lm_eval_rul.stats.majority_vote (a tie is wrong; unparsed casts no vote).
+# itself is lm_eval_rul.stats.majority_vote (a tie is wrong; unparsed casts no vote);
+# majority_from_answers is the one place that groups the answers by question for it.
 
 
 def sample_answer(sample: Mapping[str, Any]) -> str | None:
@@ -113,6 +115,37 @@ def sample_answer(sample: Mapping[str, Any]) -> str | None:
     return options[int(np.argmax(logliks))]
 
 
+def majority_from_answers(
+    answers: Iterable[tuple[str, str | None, str | None]],
+) -> dict[str, Any]:
+    """Majority-vote accuracy over folds from ``(question id, chosen, correct)`` triples.
+
+    Args:
+        answers: One triple per (question, fold): the question id, the option text the
+            model chose (None: unparsed, casts no vote) and the correct option's text.
+
+    Returns:
+        ``{"majority_acc": float, "n_items": int, "max_folds": int}``: the share of
+        questions :func:`lm_eval_rul.stats.majority_vote` calls right, the number of
+        questions, and the most folds any question was answered in.
+
+    >>> majority_from_answers([("1", "x", "x"), ("1", "y", "x"), ("1", "x", "x")])
+    {'majority_acc': 1.0, 'n_items': 1, 'max_folds': 3}
+    """
+    from .stats import majority_vote_accuracy
+
+    by_item: dict[str, list[str | None]] = {}
+    correct: dict[str, str] = {}
+    for item, answer, right in answers:
+        by_item.setdefault(str(item), []).append(answer)
+        correct[str(item)] = str(right)
+    return {
+        "majority_acc": majority_vote_accuracy(by_item, correct),
+        "n_items": len(by_item),
+        "max_folds": max(len(v) for v in by_item.values()),
+    }
+
+
 def majority_from_samples(fold_samples: Iterable[Sequence[Mapping[str, Any]]]) -> dict[str, Any]:
     """Majority-vote accuracy over folds from the harness's logged samples.
 
@@ -122,22 +155,15 @@ def majority_from_samples(fold_samples: Iterable[Sequence[Mapping[str, Any]]]) -
 
     Returns:
         ``{"majority_acc": float, "n_items": int, "n_folds": int}``
-        (:func:`lm_eval_rul.stats.majority_vote_accuracy`); items missing from some folds
-        vote with the folds they have.
+        (:func:`majority_from_answers`); items missing from some folds vote with the
+        folds they have.
     """
-    answers: dict[str, list[str | None]] = {}
-    correct: dict[str, str] = {}
+    triples: list[tuple[str, str | None, str]] = []
     n_folds = 0
     for samples in fold_samples:
         n_folds += 1
         for sample in samples:
-            item = str(sample["doc"]["id"])
-            answers.setdefault(item, []).append(sample_answer(sample))
-            correct[item] = str(sample["doc"]["correct_answer"])
-    from .stats import majority_vote_accuracy
-
-    return {
-        "majority_acc": majority_vote_accuracy(answers, correct),
-        "n_items": len(answers),
-        "n_folds": n_folds,
-    }
+            doc = sample["doc"]
+            triples.append((str(doc["id"]), sample_answer(sample), str(doc["correct_answer"])))
+    vote = majority_from_answers(triples)
+    return {"majority_acc": vote["majority_acc"], "n_items": vote["n_items"], "n_folds": n_folds}

@@ -41,6 +41,48 @@ def test_rules_in_order(response, letter, rule):
     assert parsed.rule in PARSE_RULES
 
 
+@pytest.mark.parametrize(
+    ("response", "letter", "rule"),
+    [
+        # chat models wrap the letter in markdown emphasis, in every rule
+        ("The answer is: **B**", "B", "answer_phrase"),
+        ("**Answer:** C", "C", "answer_phrase"),
+        ("The answer is *D*.", "D", "answer_phrase"),
+        ("I choose __A__", "A", "answer_phrase"),
+        ("The answer is `C`", "C", "answer_phrase"),
+        ("The answer is **(B)**", "B", "answer_phrase"),
+        ("Final: [[**C**]]", "C", "brackets"),
+        ("It must be option **D**, or (A)", "D", "option_mention"),
+        ("It sounds like (**B**)", "B", "option_mention"),
+        ("**Option** C fits", "C", "option_mention"),
+        ("I hear a _violin_ and drums", "C", "option_text"),
+        ("I hear **drums**", "D", "option_text"),
+    ],
+)
+def test_markdown_emphasis_around_the_letter(response, letter, rule):
+    parsed = parse_answer(response, OPTIONS)
+    assert (parsed.letter, parsed.rule) == (letter, rule)
+
+
+@pytest.mark.parametrize(
+    ("response", "letter", "rule"),
+    [
+        # a negated letter is not the answer; the phrase goes on to the stated one
+        ("The answer is not A, it is C", "C", "answer_phrase"),
+        ("The answer is NOT **A**; it is **D**", "D", "answer_phrase"),
+        ("The answer is not A nor B, it is D", "D", "answer_phrase"),
+        # nothing stated but negations: no letter from the phrase, and no guess
+        ("The answer is not A or B", None, "unparsed"),
+        ("The answer is not A.", None, "unparsed"),
+        # "my_violin" is an identifier, not the option text
+        ("see my_violin", None, "unparsed"),
+    ],
+)
+def test_negated_letters_are_skipped_never_guessed(response, letter, rule):
+    parsed = parse_answer(response, OPTIONS)
+    assert (parsed.letter, parsed.rule) == (letter, rule)
+
+
 @pytest.mark.parametrize("response", ["", "I am not sure what this is.", "pianos galore", "[[Z]]"])
 def test_unparsable_answer_is_a_failure_not_a_guess(response):
     parsed = parse_answer(response, OPTIONS)

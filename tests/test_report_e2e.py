@@ -258,6 +258,11 @@ def test_pi_files_drive_the_correlation_and_histograms(runs, tmp_path):
         np.mean([r["PI"] for r in rows.values()])
     )
     assert summary["muchomusic"]["n"] == 8
+    # each question against its own chance level: 4 options in the logged documents
+    assert summary["rul_muchomusic"]["n_without_chance"] == 0
+    assert summary["rul_muchomusic"]["share_above_chance"] == pytest.approx(
+        np.mean([r["PI"] > 0.75 for r in rows.values()])
+    )
     assert imread(out / report["pi_distributions"]["figure"]).shape[0] > 200
 
 
@@ -272,3 +277,11 @@ def test_by_track_without_tracks_is_a_clear_error(runs, tmp_path):
 def test_a_folder_without_results_is_a_clear_error(tmp_path):
     done = cli("report", str(tmp_path), "--out", str(tmp_path / "r"), check=False)
     assert done.returncode == 2 and "no results_*.json under" in done.stderr
+
+
+def test_bad_settings_exit_2_with_the_option_named(tmp_path):
+    done = cli(
+        "report", str(tmp_path), "--out", str(tmp_path / "r"), "--confidence", "1.5", check=False
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "ReportSettingsError: --confidence 1.5 is not a level in (0, 1)" in done.stderr

@@ -145,8 +145,11 @@ def test_benchmark_of_task_names():
 def test_pi_file_reads_rows_and_names_bad_lines(tmp_path):
     good = tmp_path / "pi.jsonl"
     good.write_text('{"id": "2", "pi": 0.9, "p_correct": 0.1}\n\n{"id": 5, "pi": 0.25}\n')
-    assert read_pi_file(good) == {"2": 0.9, "5": 0.25}
+    assert read_pi_file(good).pi == {"2": 0.9, "5": 0.25}
+    assert read_pi_file(good).chance == {}  # rows without chance or options
     cases = {
+        '{"id": "2", "pi": 0.5, "chance": 1.0}\n': r"chance of id 2 is 1\.0, not in \[0, 1\)",
+        '{"id": "2", "pi": 0.5, "chance": "x"}\n': r"chance of id 2 is 'x'",
         '{"id": "2"}\n': r"bad\.jsonl:1: expected a row",
         '{"id": "2", "pi": 0.5}\n{"id": "2", "pi": 0.4}\n': r":2: id 2 appears twice",
         '{"id": "2", "pi": 1.5}\n': r"outside \[0, 1\]",
@@ -161,6 +164,98 @@ def test_pi_file_reads_rows_and_names_bad_lines(tmp_path):
             read_pi_file(bad)
     with pytest.raises(RunReadError, match="does not exist"):
         read_pi_file(tmp_path / "missing.jsonl")
+
+
+def test_pi_file_reads_each_questions_chance_level(tmp_path):
+    path = tmp_path / "pi.jsonl"
+    rows = [
+        {"id": "2", "pi": 0.7, "chance": 0.75},  # written by lm-eval-rul pi
+        {"id": "5", "pi": 0.6, "prompts": [{"options": ["a", "b", "c"]}] * 2},  # 3 options
+        {"id": "8", "pi": 0.1, "options": ["a", "b", "c", "d", "e"]},
+        {"id": "9", "pi": 0.2},  # unknown: left out, never guessed
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    pi_file = read_pi_file(path)
+    assert pi_file.path == str(path) and pi_file.pi == {"2": 0.7, "5": 0.6, "8": 0.1, "9": 0.2}
+    assert pi_file.chance == pytest.approx({"2": 0.75, "5": 2 / 3, "8": 0.8})
+
+
+def lalm_copy(outputs: Path, folder: Path, **config) -> Path:
+    """The logged text run, relabelled as a `lalm` run with ``config`` in its results."""
+    (original,) = (outputs / "logged").rglob("results_*.json")
+    shutil.copytree(original.parent, folder)
+    edited = json.loads(original.read_text())
+    edited["config"].update(model="lalm", **config)
+    (folder / original.name).write_text(json.dumps(edited))
+    return folder
+
+
+def test_runs_with_other_seed_or_noise_stay_apart_and_are_labelled(outputs, tmp_path):
+    noise = {"audio_condition": "noise", "audio_sampling_rate": 16000, "audio_family": "x"}
+    base = {"audio_seed": 0, "audio_noise_seconds": 10.0, "audio_noise_std": 1.0}
+    folders = [
+        lalm_copy(outputs, tmp_path / "a", **noise, **base, audio_max_seconds=30.0),
+        lalm_copy(outputs, tmp_path / "b", **noise, **base, audio_max_seconds=30.0),
+        lalm_copy(outputs, tmp_path / "c", **noise, **{**base, "audio_seed": 1}),
+        lalm_copy(outputs, tmp_path / "d", **noise, **{**base, "audio_noise_std": 0.5}),
+    ]
+    runs = load_runs(folders)
+    # a and b (same settings) merge; c and d differ in seed / noise_std and stay apart
+    assert len(runs) == 3 and len(runs[0].results_files) == 2
+    assert [r.label.split(" ", 1)[1] for r in runs] == [
+        "[noise, seed=0, noise_std=1, max_audio_seconds=30]",
+        "[noise, seed=1, noise_std=1, max_audio_seconds=None]",
+        "[noise, seed=0, noise_std=0.5, max_audio_seconds=None]",
+    ]
+    assert runs[1].audio_settings == {
+        "seed": 1,
+        "noise_seconds": 10.0,
+        "noise_std": 1.0,
+        "max_audio_seconds": None,
+    }
+    # c's tasks are its own, not replaced by d's newer file
+    assert all(t.results_file.is_relative_to(tmp_path / "c") for t in runs[1].tasks.values())
+    from lm_eval_rul.report import ReportSettings, build_report, write_report
+
+    report = build_report(runs, ReportSettings(n_resamples=50))
+    rows = report["benchmarks"]["muchomusic"]["rows"]
+    assert len({r["run"] for r in rows}) == 3
+    assert {r["setting"] for r in rows} == {r.setting for r in runs}
+    paths = write_report(report, tmp_path / "report")
+    markdown = paths["markdown"].read_text()
+    assert "| noise, seed=1, noise_std=1, max_audio_seconds=None |" in markdown
+    assert (tmp_path / "report" / "figures" / "conditions_muchomusic.png").is_file()
+
+
+def test_audio_settings_fall_back_to_model_args_and_alone_keep_the_plain_label(outputs, tmp_path):
+    args = {"pretrained": "m", "audio": "noise", "seed": "3", "noise_std": "2"}
+    (run,) = load_runs([lalm_copy(outputs, tmp_path / "a", model_args=args)])
+    assert run.audio_settings == {
+        "seed": 3,
+        "noise_seconds": None,
+        "noise_std": 2.0,
+        "max_audio_seconds": None,
+    }
+    assert run.label == "m [noise]"  # no other noise run of the model: nothing to tell apart
+    args["seed"] = "three"
+    with pytest.raises(RunReadError, match="seed='three' is not a number"):
+        load_runs([lalm_copy(outputs, tmp_path / "b", model_args=args)])
+
+
+def test_malformed_logged_samples_name_the_file_and_line(outputs, tmp_path):
+    copy = tmp_path / "copy"
+    shutil.copytree(outputs / "logged", copy)
+    (path,) = [p for p in copy.rglob("samples_muchomusic_2*.jsonl")]
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    rows[1]["acc"] = "yes"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(RunReadError, match=rf"{path.name}:2: .*malformed value"):
+        load_runs([copy])
+    rows[1]["acc"] = 1.0
+    rows[1]["filtered_resps"] = rows[1]["filtered_resps"][:2]  # 2 log-likelihoods, 4 options
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(RunReadError, match=rf"{path.name}:2: cannot read the chosen.*2 responses"):
+        load_runs([copy])
 
 
 def test_generation_rows_report_the_printed_parse_failure_rate(outputs):

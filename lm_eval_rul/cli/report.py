@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import sys
 import textwrap
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..runs import PIFile
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -42,7 +45,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         default=[],
         metavar="[NAME=]PI.jsonl",
         help=(
-            'PI file from `lm-eval-rul pi` (rows {"id": ..., "pi": ...}); repeatable. '
+            'PI file from `lm-eval-rul pi` (rows {"id": ..., "pi": ..., "chance": ...}); '
+            "repeatable. "
             "NAME (default: the file stem) labels its histogram; a NAME equal to a benchmark "
             "(muchomusic, rul_muchomusic) also gives that benchmark's PI for the correlations "
             "(otherwise the source_pi stored in the RUL data is used)"
@@ -76,42 +80,49 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=_execute)
 
 
-def _pi_files(specs: list[str]) -> dict[str, tuple[str, dict[str, float]]]:
+def _pi_files(specs: list[str]) -> dict[str, PIFile]:
+    """``--pi [NAME=]PATH`` options -> NAME -> the file's rows.
+
+    Raises:
+        ReportSettingsError: A NAME given twice.
+        RunReadError: An unreadable PI file.
+    """
     from pathlib import Path
 
+    from ..report import ReportSettingsError
     from ..runs import read_pi_file
 
-    files: dict[str, tuple[str, dict[str, float]]] = {}
+    files: dict[str, PIFile] = {}
     for spec in specs:
         name, sep, path = spec.partition("=")
         if not sep:
             name, path = Path(spec).stem, spec
         if name in files:
-            raise ValueError(f"--pi {spec}: the name {name!r} is given twice; use NAME=PATH")
-        files[name] = (path, read_pi_file(path))
+            raise ReportSettingsError(
+                f"--pi {spec}: the name {name!r} is given twice; use NAME=PATH with a "
+                "different NAME for each file"
+            )
+        files[name] = read_pi_file(path)
     return files
 
 
 def _execute(args: argparse.Namespace) -> None:
+    """Run the report; bad input raises a ``UserInputError`` (printed by the CLI, exit 2)."""
     from ..report import ReportSettings, build_report, write_report
-    from ..runs import RunReadError, load_runs
+    from ..runs import load_runs
 
-    try:
-        settings = ReportSettings(
-            confidence_level=args.confidence,
-            n_resamples=args.n_resamples,
-            seed=args.seed,
-            by=args.by,
-            method=args.method,
-            text_backbone=args.text_backbone,
-            pi_files=_pi_files(args.pi),
-        )
-        runs = load_runs(args.run_dirs)
-        report = build_report(runs, settings)
-        paths = write_report(report, args.out)
-    except (RunReadError, ValueError) as error:
-        print(f"lm-eval-rul report: error: {error}", file=sys.stderr)
-        raise SystemExit(2) from None
+    settings = ReportSettings(
+        confidence_level=args.confidence,
+        n_resamples=args.n_resamples,
+        seed=args.seed,
+        by=args.by,
+        method=args.method,
+        text_backbone=args.text_backbone,
+        pi_files=_pi_files(args.pi),
+    )
+    runs = load_runs(args.run_dirs)
+    report = build_report(runs, settings)
+    paths = write_report(report, args.out)
     print(f"{len(runs)} runs, {len(report['benchmarks'])} benchmarks")
     for note in report["notes"]:
         print(f"note: {note}")
