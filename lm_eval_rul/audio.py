@@ -20,8 +20,9 @@ the id file first, then the track file. Extensions tried: :data:`AUDIO_EXTENSION
 (``audio_ref``, ``audio_track``, ``audio_tried``, ``audio_pool``); documents without
 them (text-only runs) still work with the ``noise``, ``silence`` and ``none``
 conditions. :func:`condition_audio` returns the waveform for one of
-:data:`AUDIO_CONDITIONS`; decoded clips are cached per process (an LRU bounded by
-``LM_EVAL_RUL_AUDIO_CACHE_MB``, default 2048).
+:data:`AUDIO_CONDITIONS` with its key, and :func:`condition_key` the same key without
+reading any audio (to group requests by clip); decoded clips are cached per process (an
+LRU bounded by ``LM_EVAL_RUL_AUDIO_CACHE_MB``, default 2048).
 """
 
 from __future__ import annotations
@@ -55,7 +56,9 @@ __all__ = [
     "AudioError",
     "MissingAudioError",
     "AudioDecodeError",
+    "UnknownConditionError",
     "AudioSpec",
+    "condition_key",
     "condition_audio",
     "check_audio_available",
     "decode_audio",
@@ -65,6 +68,7 @@ __all__ = [
     "attach_audio",
     "audio_metadata_given",
     "register_clip_pool",
+    "track_identities",
     "clear_audio_cache",
     "decode_count",
     "FILE_CONDITIONS",
@@ -114,6 +118,17 @@ class AudioDecodeError(AudioError):
     """An audio file is corrupt, empty or unreadable; the message names it."""
 
 
+class UnknownConditionError(AudioError):
+    """``audio=`` names no condition of :data:`AUDIO_CONDITIONS`."""
+
+    def __init__(self, condition: object):
+        self.condition = condition
+        super().__init__(
+            f"audio={condition!r} is not a condition; use one of {', '.join(AUDIO_CONDITIONS)} "
+            "(e.g. --model_args pretrained=...,audio=noise)"
+        )
+
+
 @dataclass(frozen=True)
 class AudioSpec:
     """What the model wants to hear.
@@ -136,18 +151,15 @@ class AudioSpec:
 
     def __post_init__(self) -> None:
         if self.condition not in AUDIO_CONDITIONS:
-            raise ValueError(
-                f"audio={self.condition!r} is not a condition; use one of "
-                f"{', '.join(AUDIO_CONDITIONS)}"
-            )
+            raise UnknownConditionError(self.condition)
         if int(self.sampling_rate) <= 0:
-            raise ValueError(f"sampling_rate must be positive, got {self.sampling_rate!r}")
+            raise AudioError(f"sampling_rate must be positive, got {self.sampling_rate!r}")
         if self.max_seconds is not None and self.max_seconds <= 0:
-            raise ValueError(f"max_audio_seconds must be positive, got {self.max_seconds!r}")
+            raise AudioError(f"max_audio_seconds must be positive, got {self.max_seconds!r}")
         if self.noise_seconds <= 0:
-            raise ValueError(f"noise_seconds must be positive, got {self.noise_seconds!r}")
+            raise AudioError(f"noise_seconds must be positive, got {self.noise_seconds!r}")
         if self.noise_std < 0:
-            raise ValueError(f"noise_std must be >= 0, got {self.noise_std!r}")
+            raise AudioError(f"noise_std must be >= 0, got {self.noise_std!r}")
         if (
             self.condition in ("noise", "silence")
             and self.max_seconds is not None
@@ -389,6 +401,9 @@ def noise_waveform(spec: AudioSpec, item_id: str) -> np.ndarray:
 
 
 _POOLS: dict[str, tuple[tuple[str, str], ...]] = {}
+_WARNED_POOLS: set[str] = set()
+#: Prefix of the track identity of a clip whose track and caption are both unknown.
+_CLIP_IDENTITY = "clip:"
 
 
 def register_clip_pool(clips: Iterable[tuple[str, str]]) -> str:
@@ -403,11 +418,28 @@ def register_clip_pool(clips: Iterable[tuple[str, str]]) -> str:
     return pool_id
 
 
+def _warn_unknown_tracks(pool_id: str, pool: Sequence[tuple[str, str]]) -> None:
+    """Warn (once per pool) that some clips count as their own track."""
+    unknown = sum(track.startswith(_CLIP_IDENTITY) for _, track in pool)
+    if not unknown or pool_id in _WARNED_POOLS:
+        return
+    _WARNED_POOLS.add(pool_id)
+    message = (
+        f"audio=random: {unknown} of {len(pool)} clips have neither a known track nor a "
+        "caption, so each of their files counts as its own track and an item may hear its "
+        "own track from another question's file. Pass --metadata muchomusic_csv (or data "
+        "with captions) so the tracks are known."
+    )
+    warnings.warn(message, stacklevel=3)
+    logger.warning(message)
+
+
 def random_clip(doc: Mapping[str, Any], seed: int) -> str:
     """The clip reference the ``random`` condition plays for ``doc``.
 
     Another clip of the same benchmark, never the item's own clip nor (when any other
     exists) a clip of the item's own track; drawn with a seed from (seed, item id).
+    Reads no audio.
     """
     pool_id = doc.get("audio_pool")
     if not pool_id:
@@ -423,6 +455,7 @@ def random_clip(doc: Mapping[str, Any], seed: int) -> str:
             f"item {doc.get('id')!r}: clip pool {pool_id} is not registered in this process; "
             "load the task's documents through lm_eval_rul.task_utils (it registers the pool)."
         )
+    _warn_unknown_tracks(pool_id, pool)
     own_ref, own_track = doc.get("audio_ref"), doc.get("audio_track")
     others = [ref for ref, track in pool if ref != own_ref and track != own_track]
     if not others:
@@ -434,79 +467,112 @@ def random_clip(doc: Mapping[str, Any], seed: int) -> str:
     return others[int(rng.integers(len(others)))]
 
 
-def condition_audio(doc: Mapping[str, Any], spec: AudioSpec) -> tuple[Hashable, np.ndarray | None]:
-    """(cache key, mono float32 waveform at ``spec.sampling_rate``) the model hears for ``doc``.
+def condition_key(doc: Mapping[str, Any], spec: AudioSpec) -> Hashable:
+    """The key of the waveform the model hears for ``doc``, without reading any audio.
 
-    ``(key, None)`` for condition ``none``. The key identifies the waveform: the same
-    clip (``original``/``random``) gives the same key for every question and fold using
-    it; noise is keyed by (seed, item id) and reproducible from them; silence has one key.
+    The same clip (``original``/``random``) gives the same key for every question and
+    fold using it; noise is keyed by (seed, item id, length, std, rate); silence has one
+    key per length and rate; ``none`` is ``("none",)``. :func:`condition_audio` returns
+    this same key with the waveform, so grouping by it never diverges from what is heard.
 
     Args:
         doc: A harness document (``Instance.doc``), with the fields of :func:`attach_audio`
             for ``original`` and ``random``.
         spec: What the model wants.
+
+    Raises:
+        MissingAudioError: ``original``/``random`` and the document has no clip.
     """
     sr, cond = int(spec.sampling_rate), spec.condition
     if cond == "none":
-        return ("none",), None
+        return ("none",)
     if cond == "silence":
-        n = spec.noise_samples
-        key = ("silence", n, sr)
-        cached = _CACHE.get(key)
-        if cached is None:
-            cached = np.zeros(n, dtype=np.float32)
-            cached.flags.writeable = False
-            _CACHE.put(key, cached)
-        return key, cached
-    item_id = str(doc.get("id"))
+        return ("silence", spec.noise_samples, sr)
     if cond == "noise":
-        key = ("noise", int(spec.seed), item_id, spec.noise_samples, float(spec.noise_std), sr)
-        return key, noise_waveform(spec, item_id)
+        item_id = str(doc.get("id"))
+        return ("noise", int(spec.seed), item_id, spec.noise_samples, float(spec.noise_std), sr)
     if cond == "original":
         ref = doc.get("audio_ref")
         if not ref:
             check_audio_available([doc], "original")
     else:  # random
         ref = random_clip(doc, spec.seed)
-    wave = load_clip(ref, sampling_rate=sr, max_seconds=spec.max_seconds)
-    return ("clip", ref, sr, spec.max_seconds), wave
+    return ("clip", ref, sr, spec.max_seconds)
+
+
+def condition_audio(doc: Mapping[str, Any], spec: AudioSpec) -> tuple[Hashable, np.ndarray | None]:
+    """(cache key, mono float32 waveform at ``spec.sampling_rate``) the model hears for ``doc``.
+
+    ``(key, None)`` for condition ``none``. The key is :func:`condition_key`'s. Decoded
+    clips are cached (decode + resample once per clip per process).
+
+    Args:
+        doc: A harness document (``Instance.doc``), with the fields of :func:`attach_audio`
+            for ``original`` and ``random``.
+        spec: What the model wants.
+    """
+    key = condition_key(doc, spec)
+    kind = key[0]
+    if kind == "none":
+        return key, None
+    if kind == "silence":
+        cached = _CACHE.get(key)
+        if cached is None:
+            cached = np.zeros(spec.noise_samples, dtype=np.float32)
+            cached.flags.writeable = False
+            _CACHE.put(key, cached)
+        return key, cached
+    if kind == "noise":
+        return key, noise_waveform(spec, str(doc.get("id")))
+    _, ref, sr, max_seconds = key
+    return key, load_clip(ref, sampling_rate=sr, max_seconds=max_seconds)
 
 
 def check_audio_available(docs: Iterable[Mapping[str, Any]], condition: str = "original") -> None:
     """Raise one :class:`MissingAudioError` naming every item without audio.
 
     Call it before the model is loaded. Conditions that need no files (``noise``,
-    ``silence``, ``none``) always pass.
+    ``silence``, ``none``) always pass. Items are counted once per (benchmark, id): the
+    folds of one benchmark repeat an id, while two benchmarks (RUL and MuChoMusic share
+    ids) each count theirs; with several benchmarks the ids are named ``benchmark:id``.
+
+    Raises:
+        UnknownConditionError: ``condition`` is not one of :data:`AUDIO_CONDITIONS`.
+        MissingAudioError: Some items have no clip.
     """
     if condition not in AUDIO_CONDITIONS:
-        raise ValueError(f"audio={condition!r} is not one of {', '.join(AUDIO_CONDITIONS)}")
+        raise UnknownConditionError(condition)
     if condition not in FILE_CONDITIONS:
         return
-    missing: dict[str, list[str]] = {}
-    total = 0
-    no_fields = 0
-    seen: set[str] = set()
+    found: dict[tuple[str, str], list[str] | None] = {}  # None = has audio
+    no_fields: set[tuple[str, str]] = set()
     for doc in docs:
-        item = str(doc.get("id"))
-        if item in seen:  # the same question in several folds
+        item = (str(doc.get("benchmark", "")), str(doc.get("id")))
+        if item in found:  # the same question in several folds
             continue
-        seen.add(item)
-        total += 1
         if "audio_ref" not in doc:
-            no_fields += 1
-            missing[item] = []
+            no_fields.add(item)
+            found[item] = []
         elif not doc.get("audio_ref"):
-            missing[item] = list(doc.get("audio_tried") or [])
-    if not missing:
+            found[item] = list(doc.get("audio_tried") or [])
+        else:
+            found[item] = None
+    missing_items = {item: tried for item, tried in found.items() if tried is not None}
+    if not missing_items:
         return
+    several = len({benchmark for benchmark, _ in found}) > 1
+    missing = {
+        (f"{benchmark}:{item_id}" if several else item_id): tried
+        for (benchmark, item_id), tried in missing_items.items()
+    }
     hint = ""
-    if no_fields == len(missing):
+    if len(no_fields) == len(missing_items):
         hint = (
             f"Fix: audio={condition} needs the clips: pass --metadata "
             "'{\"audio_dir\": DIR}' (files {id}.wav|flac|mp3|ogg|m4a or {track}.ext) or "
             "'{\"audio_hf_dataset\": PATH_OR_NAME}', or use audio=noise|silence|none."
         )
-    raise MissingAudioError(missing, total=total, hint=hint)
+    raise MissingAudioError(missing, total=len(found), hint=hint)
 
 
 # ----------------------------------------------------------------------------- layouts
@@ -539,7 +605,7 @@ def _resolve_files(
             "holding one audio file per question id or per MuChoMusic track."
         )
     if layout not in ("auto", "id", "track"):
-        raise ValueError(f"--metadata audio_layout={layout!r}: use auto, id or track")
+        raise AudioError(f"--metadata audio_layout={layout!r}: use auto, id or track")
     names = _listing(str(audio_dir.resolve()))
     out: list[tuple[str | None, list[str]]] = []
     for q in questions:
@@ -569,10 +635,17 @@ def _load_any_dataset(source: str, split: str) -> Any:
         files = [str(path)] if path.is_file() else sorted(str(p) for p in path.rglob("*.parquet"))
         loaded = datasets.load_dataset("parquet", data_files={split: files})
     else:
-        loaded = datasets.load_dataset(source)
+        try:
+            loaded = datasets.load_dataset(source)
+        except Exception as error:  # offline, no such dataset, no access, ...
+            raise AudioError(
+                f"--metadata audio_hf_dataset={source!r}: not a save_to_disk folder, a parquet "
+                f"file or folder, nor a dataset that loads from the hub ({type(error).__name__}: "
+                f"{error}). Give a local path, or check the name and your network / HF_TOKEN."
+            ) from error
     if isinstance(loaded, datasets.DatasetDict):
         if split not in loaded:
-            raise ValueError(
+            raise AudioError(
                 f"--metadata audio_hf_dataset={source!r} has splits {list(loaded)}, not "
                 f"{split!r}; set audio_split"
             )
@@ -586,7 +659,7 @@ def _hf_dataset(source: str, split: str, column: str) -> Any:
 
     dataset = _load_any_dataset(source, split)
     if column not in dataset.column_names:
-        raise ValueError(
+        raise AudioError(
             f"--metadata audio_hf_dataset={source!r}: no audio column {column!r} (columns: "
             f"{dataset.column_names}); set audio_column"
         )
@@ -634,7 +707,7 @@ def _resolve_hf(
             index.setdefault(str(value), []).append(row)
     else:
         if question_column not in dataset.column_names:
-            raise ValueError(
+            raise AudioError(
                 f"--metadata audio_hf_dataset={source!r}: no question column "
                 f"{question_column!r} to join on (columns: {dataset.column_names}); set "
                 "audio_question_column, or audio_id_column to join on ids"
@@ -680,8 +753,8 @@ def attach_audio(
             ``audio_question_column``).
 
     Documents get ``audio_ref`` (a clip reference, or ``None`` when missing),
-    ``audio_track`` (the track, or the clip itself when the track is unknown),
-    ``audio_tried`` (paths tried when missing) and ``audio_pool`` (the clip list id).
+    ``audio_track`` (the track identity, see :func:`track_identities`), ``audio_tried``
+    (paths tried when missing) and ``audio_pool`` (the clip list id).
     """
     if metadata.get("audio_hf_dataset"):
         resolved = _resolve_hf(questions, metadata)
@@ -690,10 +763,10 @@ def attach_audio(
         resolved = _resolve_files(questions, audio_dir, str(metadata.get("audio_layout", "auto")))
     else:
         return list(docs)
+    identities = track_identities(questions, [ref for ref, _ in resolved])
     by_id: dict[str, tuple[str | None, str, list[str]]] = {}
     pool: list[tuple[str, str]] = []
-    for q, (ref, tried) in zip(questions, resolved, strict=True):
-        track = str(q.track) if q.track else (ref or f"id:{q.id}")
+    for q, (ref, tried), track in zip(questions, resolved, identities, strict=True):
         by_id[str(q.id)] = (ref, track, tried)
         if ref:
             pool.append((ref, track))
@@ -705,3 +778,40 @@ def attach_audio(
         doc["audio_tried"] = tried
         doc["audio_pool"] = pool_id
     return list(docs)
+
+
+def _caption_identity(caption: str | None) -> str | None:
+    text = normalize_answer(caption or "")
+    if not text:
+        return None
+    return "caption:" + hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
+
+
+def track_identities(questions: Sequence[Any], refs: Sequence[str | None]) -> list[str]:
+    """What counts as "the same track" for the ``random`` condition, one per question.
+
+    In order: the MuChoMusic track (``q.track``); else the track of another question with
+    the same normalised caption; else the caption itself (the release's 644 captions are
+    its 644 tracks, so questions on one clip share it even without ``muchomusic_csv``);
+    only when neither is known, the clip reference (``clip:...``, a file per question
+    then counts as its own track, which :func:`random_clip` warns about) or the id.
+
+    Args:
+        questions: Items with ``id``, ``track`` and ``caption`` attributes.
+        refs: Each question's clip reference (``None`` when missing).
+    """
+    caption_track: dict[str, str] = {}
+    for q in questions:
+        caption = _caption_identity(getattr(q, "caption", None))
+        if q.track and caption:
+            caption_track.setdefault(caption, str(q.track))
+    out = []
+    for q, ref in zip(questions, refs, strict=True):
+        caption = _caption_identity(getattr(q, "caption", None))
+        if q.track:
+            out.append(str(q.track))
+        elif caption:
+            out.append(caption_track.get(caption, caption))
+        else:
+            out.append(f"{_CLIP_IDENTITY}{ref}" if ref else f"id:{q.id}")
+    return out

@@ -212,5 +212,125 @@ def test_pre_model_check_covers_only_the_limited_documents(data_dir, id_dir, tmp
         check_audio_before_model(_run_args([*base, "--limit", "4"], monkeypatch))
     # conditions that need no files pass with no audio at all
     check_audio_before_model(_run_args([*base, "--model_args", "audio=noise"], monkeypatch))
-    with pytest.raises(ValueError, match="audio='loud' is not one of original"):
+    with pytest.raises(audio.UnknownConditionError, match="audio='loud' is not a condition"):
         check_audio_before_model(_run_args([*base, "--model_args", "audio=loud"], monkeypatch))
+
+
+def _rul_with_captions(path: Path, captions: list[str | None]) -> Path:
+    """The fixture RUL JSON with the given captions (``None``: no caption)."""
+    from lm_eval_rul.testing.fixtures import fixture_rows, write_rul_json
+
+    rows = fixture_rows(len(captions))
+    for row, caption in zip(rows.values(), captions, strict=True):
+        if caption is None:
+            row.pop("caption")
+        else:
+            row["caption"] = caption
+    return write_rul_json(path, rows=rows)
+
+
+def test_random_knows_the_track_from_the_caption_without_the_csv(id_dir, tmp_path, recwarn):
+    # pairs of questions share a caption (= a track), each question has its own file and no
+    # muchomusic_csv says the track: the caption must keep the pair apart in random
+    captions = [f"A {'calm' if i % 4 < 2 else 'loud'} piece, clip {i // 2}." for i in range(8)]
+    captions = [c.upper() + " " if i % 2 else c for i, c in enumerate(captions)]  # normalised
+    rul = _rul_with_captions(tmp_path / "rul.json", captions)
+    docs = _docs(load_rul_muchomusic(0, rul_data_path=str(rul), audio_dir=str(id_dir)))
+    pair = {d["id"]: i // 2 for i, d in enumerate(docs)}
+    by_path = {json.loads(d["audio_ref"])["path"]: d["id"] for d in docs}
+    assert docs[0]["audio_track"] == docs[1]["audio_track"] != docs[2]["audio_track"]
+    for seed in range(12):  # 96 draws: the old per-file identity hits the pair ~1 in 7
+        spec = AudioSpec(SR, 30.0, condition="random", seed=seed)
+        for doc in docs:
+            played = by_path[json.loads(audio.condition_key(doc, spec)[1])["path"]]
+            assert pair[played] != pair[doc["id"]], (seed, doc["id"], played)
+    assert not [w for w in recwarn if "neither a known track" in str(w.message)]
+
+
+def test_caption_inherits_the_track_and_unknown_tracks_warn(id_dir, tmp_path):
+    from lm_eval_rul.data import Question
+
+    questions = [
+        Question("1", "Q?", "a", (), caption="Soft piano.", track="t1"),
+        Question("2", "Q?", "a", (), caption="  soft PIANO "),  # same caption: track t1
+        Question("3", "Q?", "a", (), caption="Loud drums."),
+        Question("4", "Q?", "a", ()),
+        Question("5", "Q?", "a", ()),
+    ]
+    ids = audio.track_identities(questions, ["r1", "r2", "r3", "r4", None])
+    assert ids[:2] == ["t1", "t1"]
+    assert ids[2].startswith("caption:") and ids[3] == "clip:r4" and ids[4] == "id:5"
+
+    # no caption and no track: each file is its own track, and random says so once
+    rul = _rul_with_captions(tmp_path / "rul.json", [None] * 8)
+    docs = _docs(load_rul_muchomusic(1, rul_data_path=str(rul), audio_dir=str(id_dir)))
+    spec = AudioSpec(SR, 30.0, condition="random")
+    with pytest.warns(UserWarning, match="8 of 8 clips have neither a known track nor a caption"):
+        audio.condition_key(docs[0], spec)
+
+
+def test_missing_audio_is_counted_per_benchmark_and_id(data_dir, track_dir):
+    # MuChoMusic rows know their track; RUL rows (same ids) do not without the CSV
+    mm = _docs(
+        load_muchomusic(data_path=str(data_dir / "muchomusic.csv"), audio_dir=str(track_dir))
+    )
+    meta = {"rul_data_path": str(data_dir / "rul.json"), "audio_dir": str(track_dir)}
+    rul = _docs(load_rul_muchomusic(0, **meta))
+    assert {d["id"] for d in mm} == {d["id"] for d in rul}
+    check_audio_available(mm)
+    with pytest.raises(MissingAudioError) as info:
+        check_audio_available(mm + rul + rul)
+    assert "No audio for 8 of 16 items: ids rul_muchomusic:2, rul_muchomusic:5" in str(info.value)
+    assert set(info.value.missing) == {f"rul_muchomusic:{i}" for i in IDS}
+
+
+def test_condition_key_reads_no_audio(tmp_path):
+    corrupt = tmp_path / "7.wav"
+    corrupt.write_bytes(b"not audio at all")
+    doc = {"id": "7", "audio_ref": audio._file_ref(corrupt), "audio_track": "t"}
+    audio.clear_audio_cache()
+    for condition in ("original", "noise", "silence", "none"):
+        spec = AudioSpec(SR, 30.0, condition=condition)
+        key = audio.condition_key(doc, spec)  # the file is never opened
+        assert audio.decode_count() == 0
+        if condition != "original":
+            assert condition_audio(doc, spec)[0] == key
+    with pytest.raises(audio.AudioDecodeError, match="7.wav"):
+        condition_audio(doc, AudioSpec(SR, 30.0))
+
+
+@pytest.mark.parametrize(
+    ("model_args", "message"),
+    [
+        ("audio=loud", "UnknownConditionError: audio='loud' is not a condition; use one of"),
+        ("noise_seconds=abc", "LALMArgumentError: lalm: noise_seconds='abc' is not a number"),
+        ("chat_template=maybe", "LALMArgumentError: lalm: chat_template='maybe' is not a boolean"),
+    ],
+)
+def test_cli_reports_bad_model_args_cleanly(data_dir, id_dir, tmp_path, model_args, message):
+    meta = {"rul_data_path": str(data_dir / "rul.json"), "audio_dir": str(id_dir)}
+    args = [
+        "run",
+        "--model",
+        "lalm",
+        "--model_args",
+        f"pretrained={tmp_path / 'no_such_model'},{model_args}",
+        "--tasks",
+        "rul_muchomusic",
+        "--metadata",
+        json.dumps(meta),
+    ]
+    done = run_cli(args, check=False, timeout=300)
+    assert done.returncode == 2, done.stderr[-3000:]
+    assert f"lm-eval-rul run: error: {message}" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_cli_reports_an_unloadable_hf_dataset_cleanly(data_dir, tmp_path):
+    meta = {"rul_data_path": str(data_dir / "rul.json"), "audio_hf_dataset": "nobody/nothing"}
+    model_args = f"pretrained={tmp_path / 'no_such_model'}"
+    args = ["run", "--model", "lalm", "--model_args", model_args, "--tasks", "rul_muchomusic"]
+    done = run_cli([*args, "--metadata", json.dumps(meta)], check=False, timeout=300)
+    assert done.returncode == 2, done.stderr[-3000:]
+    assert "error: AudioError: --metadata audio_hf_dataset='nobody/nothing': not a" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -213,8 +213,61 @@ def test_unknown_model_args_are_named(tiny):
 
 
 def test_bad_condition_is_named(tiny):
-    with pytest.raises(ValueError, match="audio='loud' is not a condition.*original, noise"):
+    from lm_eval_rul.errors import UserInputError
+
+    with pytest.raises(UserInputError, match="audio='loud' is not a condition.*original, noise"):
         _model(tiny["qwen2_audio"], audio="loud")
+
+
+def test_bad_model_arg_values_are_user_errors_raised_before_loading(tmp_path):
+    from lm_eval_rul.errors import UserInputError
+    from lm_eval_rul.models.lalm import LALMArgumentError, check_model_args
+
+    missing = tmp_path / "no_such_model"  # never opened: the values are checked first
+    for bad, match in (
+        ({"noise_seconds": "abc"}, "noise_seconds='abc' is not a number"),
+        ({"seed": "1.5"}, "seed='1.5' is not an integer"),
+        ({"prefix_cache": "maybe"}, "prefix_cache='maybe' is not a boolean"),
+        ({"batch_size": "auto"}, "batch_size=auto is not supported"),
+        ({"batch_size": 0}, "batch_size=0 must be at least 1"),
+    ):
+        with pytest.raises(LALMArgumentError, match=match) as caught:
+            _model(missing, **bad)
+        assert isinstance(caught.value, UserInputError)
+    converted = check_model_args(
+        {"noise_seconds": "2.5", "seed": 3, "chat_template": "false", "max_audio_seconds": "none"}
+    )
+    assert converted == {
+        "noise_seconds": 2.5,
+        "seed": 3,
+        "chat_template": False,
+        "max_audio_seconds": None,
+    }
+
+
+def test_continuation_score_is_the_one_scoring_rule():
+    import torch
+
+    from lm_eval_rul.models.lalm import _continuation_score
+
+    logits = torch.tensor([[2.0, 0.0, 0.0], [0.0, 0.0, 3.0]])
+    logprobs = torch.log_softmax(logits, dim=-1)
+    total, greedy = _continuation_score(logits, [0, 2])
+    assert total == pytest.approx(float(logprobs[0, 0] + logprobs[1, 2])) and greedy
+    total, greedy = _continuation_score(logits, [1, 2])
+    assert total == pytest.approx(float(logprobs[0, 1] + logprobs[1, 2])) and not greedy
+
+
+def test_grouping_reads_no_audio_each_clip_decoded_once(tiny, fixture_data, monkeypatch):
+    from lm_eval_rul import audio
+
+    docs = [doc for fold in range(4) for doc in _docs(fixture_data, fold)]
+    clips = {doc["audio_ref"] for doc in docs}
+    model = _model(tiny["qwen2_audio"], batch_size=4)
+    audio.clear_audio_cache()
+    monkeypatch.setattr(audio._CACHE, "max_bytes", 1)  # long clips: one fits in the cache
+    model.loglikelihood(_requests(docs), disable_tqdm=True)
+    assert audio.decode_count() == len(clips) == 4
 
 
 def test_unknown_family_lists_the_supported_ones(tmp_path):

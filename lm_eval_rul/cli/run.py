@@ -70,6 +70,10 @@ def _tasks(task_dict: dict[Any, Any]) -> Iterator[Any]:
 def check_audio_before_model(args: argparse.Namespace) -> None:
     """Raise :class:`~lm_eval_rul.audio.MissingAudioError` before any model is loaded.
 
+    First the ``lalm`` ``--model_args`` are checked
+    (:func:`~lm_eval_rul.models.lalm.check_model_args`): an unknown name, an unknown
+    ``audio=`` condition or a value of the wrong kind is reported at once.
+
     Reads the documents the run will evaluate (``--limit`` applied as the harness does)
     of every plugin task in ``--tasks``, with the run's ``--metadata`` and the
     ``audio=`` condition of ``--model_args``. Only the ``--include_path`` folders are
@@ -81,10 +85,12 @@ def check_audio_before_model(args: argparse.Namespace) -> None:
     from lm_eval.tasks import TaskManager, get_task_dict
 
     from ..audio import FILE_CONDITIONS, check_audio_available
+    from ..models.lalm import check_model_args
 
     cfg = EvaluatorConfig.from_cli(argparse.Namespace(**vars(args)))
-    condition = str(cfg.model_args.get("audio", "original"))
-    check_audio_available([], condition)  # an unknown condition fails here, before the model
+    # bad names or values (audio=loud, noise_seconds=abc) fail here, before data and model
+    model_args = check_model_args(cfg.model_args or {})
+    condition = str(model_args.get("audio", "original"))
     if condition not in FILE_CONDITIONS or not cfg.tasks:
         return
     task_manager = TaskManager(

@@ -19,7 +19,7 @@ from __future__ import annotations
 import inspect
 import logging
 from collections import OrderedDict
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,11 +36,18 @@ from lm_eval.models.utils import (
 from lm_eval.models.utils_hf import stop_sequences_criteria
 from tqdm import tqdm
 
-from ..audio import AUDIO_CONDITIONS, AudioSpec, check_audio_available, condition_audio
+from ..audio import (
+    AUDIO_CONDITIONS,
+    AudioSpec,
+    UnknownConditionError,
+    check_audio_available,
+    condition_audio,
+    condition_key,
+)
 from ..errors import UserInputError
 from .families import Family, UnknownFamilyError, audio_only_class, family_for, resolve_attr
 
-__all__ = ["LALM", "UnknownModelArgsError"]
+__all__ = ["LALM", "LALMArgumentError", "UnknownModelArgsError", "check_model_args"]
 
 logger = logging.getLogger(__name__)
 
@@ -53,6 +60,107 @@ _HARNESS_ARGS = ("batch_size", "max_batch_size", "device")
 
 class UnknownModelArgsError(UserInputError, TypeError):
     """``--model_args`` holds names the ``lalm`` model does not take."""
+
+
+class LALMArgumentError(UserInputError, ValueError):
+    """A ``--model_args`` value, harness option or task input ``lalm`` cannot use."""
+
+
+_TRUE, _FALSE = ("true", "1", "yes", "on"), ("false", "0", "no", "off")
+
+
+def _as_bool(name: str, value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in _TRUE or text in _FALSE:
+        return text in _TRUE
+    raise LALMArgumentError(f"lalm: {name}={value!r} is not a boolean; use {name}=true or false.")
+
+
+def _as_number(kind: Callable[[Any], Any], name: str, value: Any, optional: bool = False) -> Any:
+    if value is None or (optional and str(value).strip().lower() in ("", "none")):
+        if optional:
+            return None
+        raise LALMArgumentError(f"lalm: {name} needs a value.")
+    if isinstance(value, bool):  # True would pass as 1
+        raise LALMArgumentError(f"lalm: {name}={value!r} is not a number.")
+    try:
+        number = kind(value)
+        if kind is int and isinstance(value, float) and number != value:
+            raise ValueError
+    except (TypeError, ValueError):
+        what = "an integer" if kind is int else "a number"
+        raise LALMArgumentError(
+            f"lalm: {name}={value!r} is not {what}; e.g. --model_args pretrained=...,{name}="
+            f"{'10' if kind is int else '10.0'}"
+        ) from None
+    return number
+
+
+#: How each ``model_args`` value is read (name -> converter of (name, value)).
+_CONVERTERS: dict[str, Callable[[str, Any], Any]] = {
+    "noise_seconds": lambda n, v: _as_number(float, n, v),
+    "noise_std": lambda n, v: _as_number(float, n, v),
+    "seed": lambda n, v: _as_number(int, n, v),
+    "max_audio_seconds": lambda n, v: _as_number(float, n, v, optional=True),
+    "max_batch_size": lambda n, v: _as_number(int, n, v, optional=True),
+    "max_length": lambda n, v: _as_number(int, n, v, optional=True),
+    "max_gen_toks": lambda n, v: _as_number(int, n, v),
+    "chat_template": _as_bool,
+    "prefix_cache": _as_bool,
+    "trust_remote_code": _as_bool,
+    "parallelize": _as_bool,
+}
+
+
+def _condition(audio: Any) -> str:
+    condition = "none" if audio is None else str(audio)
+    if condition not in AUDIO_CONDITIONS:
+        raise UnknownConditionError(audio)
+    return condition
+
+
+def _batch_size(value: Any) -> int:
+    if str(value).startswith("auto"):
+        raise LALMArgumentError("lalm: batch_size=auto is not supported; give an integer.")
+    size = _as_number(int, "batch_size", value)
+    if size < 1:
+        raise LALMArgumentError(f"lalm: batch_size={value!r} must be at least 1.")
+    return size
+
+
+def check_model_args(model_args: Mapping[str, Any]) -> dict[str, Any]:
+    """Validate ``--model_args`` of ``lalm`` without loading anything; return them converted.
+
+    ``lm-eval-rul run`` calls it before any model or data is loaded, and :class:`LALM`
+    reads its arguments through it, so both say the same thing.
+
+    Args:
+        model_args: Names and values as the harness parsed them (strings, numbers, bools).
+
+    Raises:
+        UnknownModelArgsError: A name ``lalm`` does not take (all of them named).
+        UnknownConditionError: ``audio=`` names no condition.
+        LALMArgumentError: A value of the wrong kind (e.g. ``noise_seconds=abc``).
+    """
+    unknown = sorted(set(model_args) - set(_supported_args()))
+    if unknown:
+        raise UnknownModelArgsError(
+            f"lalm: unknown model_args {', '.join(unknown)}. Supported: "
+            f"{', '.join(_supported_args())}."
+        )
+    out = dict(model_args)
+    for name, value in model_args.items():
+        if name in _CONVERTERS:
+            out[name] = _CONVERTERS[name](name, value)
+    if "audio" in out:
+        out["audio"] = _condition(out["audio"])
+    if "batch_size" in out:
+        out["batch_size"] = _batch_size(out["batch_size"])
+    if "pretrained" in out and not isinstance(out["pretrained"], str):
+        raise LALMArgumentError("lalm: pretrained must be a Hub id or a local path (a string).")
+    return out
 
 
 @dataclass
@@ -125,47 +233,49 @@ class LALM(HFLM):
         parallelize: bool = False,
         **unknown: Any,
     ) -> None:
-        if unknown:
-            raise UnknownModelArgsError(
-                f"lalm: unknown model_args {', '.join(sorted(unknown))}. Supported: "
-                f"{', '.join(_supported_args())}."
-            )
-        if not isinstance(pretrained, str):
-            raise TypeError("lalm: pretrained must be a Hub id or a local path (a string).")
-        condition = "none" if audio is None else str(audio)
-        if condition not in AUDIO_CONDITIONS:
-            raise ValueError(
-                f"lalm: audio={audio!r} is not a condition; use one of "
-                f"{', '.join(AUDIO_CONDITIONS)}."
-            )
-        if str(batch_size).startswith("auto"):
-            raise ValueError("lalm: batch_size=auto is not supported; give an integer.")
+        given = {
+            "pretrained": pretrained,
+            "noise_seconds": noise_seconds,
+            "noise_std": noise_std,
+            "seed": seed,
+            "max_audio_seconds": max_audio_seconds,
+            "batch_size": batch_size,
+            "max_batch_size": max_batch_size,
+            "chat_template": chat_template,
+            "prefix_cache": prefix_cache,
+            "max_length": max_length,
+            "max_gen_toks": max_gen_toks,
+            "trust_remote_code": trust_remote_code,
+            "parallelize": parallelize,
+        }
+        args = check_model_args({**given, **unknown})
+        condition = _condition(audio)
         self.condition = condition
-        self.use_chat_template = bool(chat_template)
+        self.use_chat_template = args["chat_template"]
         self.system_prompt = system_prompt
-        self.prefix_cache = bool(prefix_cache)
-        self._max_gen_toks = int(max_gen_toks)
+        self.prefix_cache = args["prefix_cache"]
+        self._max_gen_toks = args["max_gen_toks"]
         self.family: Family | None = None
         self._thinker_of_full_checkpoint = False
         super().__init__(
             pretrained=pretrained,
             backend="causal",
             revision=revision,
-            max_length=max_length,
+            max_length=args["max_length"],
             device=device or "",
             dtype=dtype,
-            batch_size=int(batch_size),
-            max_batch_size=max_batch_size,
-            trust_remote_code=trust_remote_code,
-            parallelize=parallelize,
+            batch_size=args["batch_size"],
+            max_batch_size=args["max_batch_size"],
+            trust_remote_code=args["trust_remote_code"],
+            parallelize=args["parallelize"],
         )
         self.spec = AudioSpec(
             sampling_rate=self._sampling_rate(),
-            max_seconds=self._max_seconds(max_audio_seconds),
+            max_seconds=self._max_seconds(args["max_audio_seconds"]),
             condition=condition,
-            seed=int(seed),
-            noise_seconds=float(noise_seconds),
-            noise_std=float(noise_std),
+            seed=args["seed"],
+            noise_seconds=args["noise_seconds"],
+            noise_std=args["noise_std"],
         )
         self._audio_ids = self._audio_token_ids()
         self._parts = self._template_parts(with_audio=condition != "none")
@@ -200,7 +310,7 @@ class LALM(HFLM):
 
     def _create_tokenizer(self, pretrained: str, tokenizer: Any, **kwargs: Any) -> None:
         if tokenizer:
-            raise ValueError(
+            raise LALMArgumentError(
                 "lalm: tokenizer= is not supported; the processor saved with the checkpoint "
                 "provides the tokenizer."
             )
@@ -265,7 +375,7 @@ class LALM(HFLM):
     def set_cache_hook(self, cache_hook: Any) -> None:
         """Refuse lm-eval's response cache when it would mix up what the model heard."""
         if getattr(cache_hook, "dbdict", None) is not None:
-            raise ValueError(
+            raise LALMArgumentError(
                 "lalm does not support --use_cache: lm-eval keys cached responses by prompt "
                 "text only, so answers for another clip or audio condition would be reused. "
                 "Run without --use_cache (the clip prefix cache already avoids re-encoding)."
@@ -273,7 +383,7 @@ class LALM(HFLM):
         super().set_cache_hook(cache_hook)
 
     def apply_chat_template(self, chat_history: list[dict[str, Any]], **kwargs: Any) -> str:
-        raise ValueError(
+        raise LALMArgumentError(
             "lalm applies the model's chat template itself (audio first in the user turn); "
             "drop --apply_chat_template (use model_args chat_template=false for raw prompts)."
         )
@@ -297,7 +407,7 @@ class LALM(HFLM):
                 messages, tokenize=False, add_generation_prompt=True
             )
         except ValueError as error:
-            raise ValueError(
+            raise LALMArgumentError(
                 f"lalm: the processor of {self.pretrained} has no usable chat template "
                 f"({error}); pass model_args chat_template=false to write the audio "
                 "placeholder and the question without one."
@@ -306,7 +416,7 @@ class LALM(HFLM):
             rendered = rendered[0]
         before, after = rendered.split(_SENTINEL)
         if with_audio and not self._audio_ids.intersection(self._encode(before)):
-            raise ValueError(
+            raise LALMArgumentError(
                 f"lalm: the chat template of {self.pretrained} did not write the audio "
                 f"placeholder {self.placeholder!r} before the question; rendered: {before!r}. "
                 "Pass model_args chat_template=false to write it without the template."
@@ -381,12 +491,12 @@ class LALM(HFLM):
         for index, request in enumerate(requests):
             context, continuation = request.args[:2]
             if id(request.doc) not in keys:
-                keys[id(request.doc)] = self._clip_key(request.doc)
+                keys[id(request.doc)] = condition_key(request.doc, self.spec)
             key = keys[id(request.doc)]
             first_doc.setdefault(key, request.doc)
             _, ctx_ids, cont_ids = self._encode_request(context, continuation)
             if not cont_ids:
-                raise ValueError(
+                raise LALMArgumentError(
                     f"lalm: continuation {continuation!r} of document {request.doc.get('id')!r} "
                     "encodes to no tokens."
                 )
@@ -413,10 +523,6 @@ class LALM(HFLM):
         bar.close()
         self._prefix_lru.clear()
         return results  # type: ignore[return-value]
-
-    def _clip_key(self, doc: dict[str, Any]) -> Hashable:
-        key, _ = condition_audio(doc, self.spec)
-        return key
 
     def _warn_multi_token(self, continuation: str, ids: list[int]) -> None:
         if len(ids) > 1 and continuation not in self._warned:
@@ -448,7 +554,7 @@ class LALM(HFLM):
             plain[:first] != expanded[:first]
             or plain[audio_end_plain:] != expanded[audio_end_expanded:]
         ):
-            raise RuntimeError(
+            raise LALMArgumentError(
                 "lalm: the processor changed text outside the audio placeholder; "
                 f"plain={plain} expanded={expanded}. Run with prefix_cache=false."
             )
@@ -516,15 +622,10 @@ class LALM(HFLM):
             **{self._cache_arg: self._cache_copy(prefix, past_len, len(rows))},
             **kwargs,
         ).logits
-        out = []
-        for index, cont_ids, row, first in plan:
-            picked = logits[row, first : first + len(cont_ids)].float()
-            logprobs = F.log_softmax(picked, dim=-1)
-            target = torch.tensor(cont_ids, device=logprobs.device)
-            total = logprobs.gather(1, target[:, None]).sum().item()
-            greedy = bool((logprobs.argmax(dim=-1) == target).all().item())
-            out.append((index, (float(total), greedy)))
-        return out
+        return [
+            (index, _continuation_score(logits[row, first : first + len(cont_ids)], cont_ids))
+            for index, cont_ids, row, first in plan
+        ]
 
     def _cache_copy(self, prefix: _Prefix, length: int, batch: int) -> transformers.DynamicCache:
         cache = transformers.DynamicCache()
@@ -546,12 +647,7 @@ class LALM(HFLM):
             _, waves = self._waves(request.doc)
             inputs = self._model_inputs([whole], waves)
             logits = self.model(**inputs).logits[0]
-            n = len(cont_ids)
-            logprobs = F.log_softmax(logits[-n - 1 : -1].float(), dim=-1)
-            target = torch.tensor(cont_ids, device=logprobs.device)
-            total = logprobs.gather(1, target[:, None]).sum().item()
-            greedy = bool((logprobs.argmax(dim=-1) == target).all().item())
-            out.append((float(total), greedy))
+            out.append(_continuation_score(logits[-len(cont_ids) - 1 : -1], cont_ids))
         return out
 
     # ------------------------------------------------------------------ generation
@@ -616,6 +712,20 @@ def _supported_args() -> list[str]:
         if name not in ("self", "unknown")
     ]
     return sorted(set(names) | set(_HARNESS_ARGS))
+
+
+def _continuation_score(logits: torch.Tensor, cont_ids: Sequence[int]) -> tuple[float, bool]:
+    """``(sum of log p(token), all tokens greedy)`` of a continuation.
+
+    Args:
+        logits: ``(len(cont_ids), vocab)``: row ``i`` is the prediction of ``cont_ids[i]``.
+        cont_ids: The continuation's token ids.
+    """
+    logprobs = F.log_softmax(logits.float(), dim=-1)
+    target = torch.tensor(list(cont_ids), device=logprobs.device)
+    total = logprobs.gather(1, target[:, None]).sum().item()
+    greedy = bool((logprobs.argmax(dim=-1) == target).all().item())
+    return float(total), greedy
 
 
 def _after_last(ids: Sequence[int], wanted: set[int]) -> int:
