@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import textwrap
 
+from ._harness_args import add_harness_model_arguments
+
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -50,10 +52,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     gen.add_argument("--retries", type=int, default=3, help="Retries of a failing call")
     gen.add_argument("--backoff", type=float, default=2.0, help="First retry delay (s), doubles")
     scorer = parser.add_argument_group("scorer (stage filter)")
-    scorer.add_argument("--model", default="hf", help="Harness model name (default: hf)")
-    scorer.add_argument("--model_args", default="", help="Harness model_args, k=v,k=v")
-    scorer.add_argument("--device", default=None, help="Harness --device")
-    scorer.add_argument("--batch_size", default="1", help="Harness --batch_size")
+    add_harness_model_arguments(scorer)
     scorer.add_argument(
         "--strategy",
         choices=("paper", "release"),

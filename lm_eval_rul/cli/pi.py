@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import textwrap
 
+from ._harness_args import add_harness_model_arguments
+
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -29,10 +31,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--data", required=True, help="Question file (1-4 distractors each)")
-    parser.add_argument("--model", default="hf", help="Harness model name (default: hf)")
-    parser.add_argument("--model_args", default="", help="Harness model_args, k=v,k=v")
-    parser.add_argument("--device", default=None, help="Harness --device (e.g. cuda:0, cpu)")
-    parser.add_argument("--batch_size", default="1", help="Harness --batch_size (int or auto)")
+    add_harness_model_arguments(parser)
     parser.add_argument(
         "--protocol",
         choices=("paper", "release"),
