@@ -360,3 +360,18 @@ def test_use_cache_is_refused_and_rolling_is_text_only(tiny, tmp_path):
     request = Instance("loglikelihood_rolling", {"id": "1"}, ("A calm piano piece.",), 0)
     (value,) = model.loglikelihood_rolling([request], disable_tqdm=True)
     assert value < 0
+
+
+@pytest.mark.parametrize("family", [f for f in FAMILIES if f != "qwen2_audio"])
+def test_cli_end_to_end_other_families(tiny, fixture_data, tmp_path, family, monkeypatch):
+    run = _run_cli(tiny[family], "original", fixture_data, tmp_path / family, monkeypatch)
+    config = run["results"]["config"]
+    assert config["audio_condition"] == "original"
+    assert config["audio_family"] == {
+        "audioflamingo3": "Audio Flamingo 3",
+        "musicflamingo": "Music Flamingo",
+        "qwen2_5_omni_thinker": "Qwen2.5-Omni (thinker)",
+    }[family]
+    group = run["results"]["groups"]["rul_muchomusic"]
+    assert 0.0 <= group["acc,none"] <= 1.0 and 0.0 <= group["perceptual_index,none"] <= 1.0
+    assert len(run["samples"]) == 32 and all(len(v) == 4 for v in run["samples"].values())
