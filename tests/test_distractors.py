@@ -75,8 +75,8 @@ class ChatServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):  # keep test output quiet
-                pass
+            def log_message(self, *args):
+                """Keep the test output quiet (the base class writes every request)."""
 
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
