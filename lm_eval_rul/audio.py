@@ -165,10 +165,12 @@ class AudioSpec:
             and self.max_seconds is not None
             and self.noise_seconds > self.max_seconds
         ):
-            warnings.warn(
-                f"noise_seconds={self.noise_seconds:g} is longer than the model's limit of "
-                f"{self.max_seconds:g} s; the {self.condition} is {self.max_seconds:g} s long",
-                stacklevel=2,
+            logger.warning(
+                "noise_seconds=%g is longer than the model's limit of %g s; the %s is %g s long",
+                self.noise_seconds,
+                self.max_seconds,
+                self.condition,
+                self.max_seconds,
             )
 
     @property

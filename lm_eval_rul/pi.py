@@ -438,7 +438,8 @@ def create_lm(
     Args:
         model: Registered model name (``hf``, ``vllm``, ``local-completions``, ``lalm``...).
         model_args: The ``key=value,...`` string of ``--model_args``.
-        device: ``--device`` (``None``: the model's default).
+        device: ``--device`` (``None``: ``cuda`` when torch sees a GPU, else ``cpu``, as
+            ``lm_eval run`` does for the ``hf`` model).
         batch_size: ``--batch_size`` (an int, or ``auto``).
     """
     from lm_eval.api.registry import get_model
@@ -449,8 +450,11 @@ def create_lm(
     config: dict[str, Any] = {}
     if batch_size is not None:
         config["batch_size"] = batch_size
-    if device is not None:
-        config["device"] = device
+    if device is None:
+        import torch
+
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    config["device"] = device
     return get_model(model).create_from_arg_string(model_args or "", config)
 
 

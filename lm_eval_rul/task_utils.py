@@ -26,6 +26,7 @@ from typing import Any
 
 from .audio import attach_audio
 from .data import (
+    DataValidationError,
     Question,
     attach_tracks,
     default_muchomusic_csv,
@@ -78,14 +79,28 @@ def _existing(path: str | os.PathLike[str], key: str) -> Path:
     return resolved
 
 
+def _check_kind(path: Path, key: str, *, want_csv: bool, benchmark: str) -> None:
+    """A shared ``data_path`` given to both benchmarks reaches one of them in the wrong format."""
+    if key == "data_path" and (path.suffix.lower() == ".csv") != want_csv:
+        expected = "MuChoMusic's CSV" if want_csv else "the RUL-MuChoMusic JSON"
+        raise DataValidationError(
+            path,
+            [f"--metadata data_path is not {expected}, which the {benchmark} tasks read"],
+            hint="When one run mixes rul_muchomusic* and muchomusic* tasks, give each its file: "
+            '--metadata \'{"rul_data_path": "RUL-MuchoMusic.json", '
+            '"muchomusic_data_path": "muchomusic.csv"}\'.',
+        )
+
+
 def rul_questions(**metadata: Any) -> list[Question]:
     """RUL-MuChoMusic questions from ``metadata`` (see the module docstring)."""
     key = "rul_data_path" if metadata.get("rul_data_path") else "data_path"
     source = metadata.get(key)
     path = _existing(source, key) if source else default_rul_path()
+    _check_kind(path, key, want_csv=False, benchmark="rul_muchomusic")
     questions = list(_read_rul_cached(_stamp(path)))
     if metadata.get("muchomusic_csv"):
-        reference = muchomusic_questions(data_path=metadata["muchomusic_csv"])
+        reference = muchomusic_questions(muchomusic_data_path=metadata["muchomusic_csv"])
         questions = attach_tracks(questions, reference)
     return questions
 
@@ -95,6 +110,7 @@ def muchomusic_questions(**metadata: Any) -> list[Question]:
     key = "muchomusic_data_path" if metadata.get("muchomusic_data_path") else "data_path"
     source = metadata.get(key)
     path = _existing(source, key) if source else default_muchomusic_csv()
+    _check_kind(path, key, want_csv=True, benchmark="muchomusic")
     return list(_read_muchomusic_cached(_stamp(path)))
 
 

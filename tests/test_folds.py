@@ -1,8 +1,8 @@
 import pytest
 
-from lm_eval_rul.data import read_rul_json
+from lm_eval_rul.data import DataValidationError, read_rul_json
 from lm_eval_rul.folds import make_doc, make_docs, shuffled_options
-from lm_eval_rul.task_utils import load_rul_muchomusic
+from lm_eval_rul.task_utils import load_muchomusic, load_rul_muchomusic
 
 
 @pytest.fixture()
@@ -70,5 +70,9 @@ def test_task_loader_reads_metadata_and_seed(data_dir):
     assert docs["options"] != other["options"]
     with pytest.raises(FileNotFoundError, match="data_path='/nope.json': no such file"):
         load_rul_muchomusic(0, data_path="/nope.json")
+    with pytest.raises(DataValidationError, match="give each its file"):
+        load_muchomusic(data_path=str(data_dir / "rul.json"))
+    with pytest.raises(DataValidationError, match="is not the RUL-MuChoMusic JSON"):
+        load_rul_muchomusic(0, data_path=str(data_dir / "muchomusic.csv"))
     with pytest.raises(ValueError, match="shuffle_seed must be an integer"):
         load_rul_muchomusic(0, data_path=str(data_dir / "rul.json"), shuffle_seed="x")

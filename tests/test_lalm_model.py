@@ -367,11 +367,14 @@ def test_cli_end_to_end_other_families(tiny, fixture_data, tmp_path, family, mon
     run = _run_cli(tiny[family], "original", fixture_data, tmp_path / family, monkeypatch)
     config = run["results"]["config"]
     assert config["audio_condition"] == "original"
-    assert config["audio_family"] == {
-        "audioflamingo3": "Audio Flamingo 3",
-        "musicflamingo": "Music Flamingo",
-        "qwen2_5_omni_thinker": "Qwen2.5-Omni (thinker)",
-    }[family]
+    assert (
+        config["audio_family"]
+        == {
+            "audioflamingo3": "Audio Flamingo 3",
+            "musicflamingo": "Music Flamingo",
+            "qwen2_5_omni_thinker": "Qwen2.5-Omni (thinker)",
+        }[family]
+    )
     group = run["results"]["groups"]["rul_muchomusic"]
     assert 0.0 <= group["acc,none"] <= 1.0 and 0.0 <= group["perceptual_index,none"] <= 1.0
     assert len(run["samples"]) == 32 and all(len(v) == 4 for v in run["samples"].values())

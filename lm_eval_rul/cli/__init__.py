@@ -68,6 +68,18 @@ def _with_plugin_tasks(include_path: str | list[str] | None) -> list[str] | str:
     return [ours, *[p for p in paths if p != ours]]
 
 
+def _share_harness_logging() -> None:
+    """Send the plugin's log records (``lm_eval_rul.*``) through the harness's handler."""
+    import logging
+
+    harness, plugin = logging.getLogger("lm_eval"), logging.getLogger("lm_eval_rul")
+    plugin.setLevel(harness.level)
+    for handler in harness.handlers:
+        if handler not in plugin.handlers:
+            plugin.addHandler(handler)
+    plugin.propagate = False
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``lm-eval-rul`` console script and ``python -m lm_eval_rul``."""
     from lm_eval.utils import setup_logging
@@ -77,6 +89,7 @@ def main(argv: list[str] | None = None) -> None:
     from ..errors import UserInputError
 
     setup_logging()
+    _share_harness_logging()
     registration.register_models()
     cli = PluginCLI()
     args = cli.parse_args()
