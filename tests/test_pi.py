@@ -159,3 +159,12 @@ def test_undefined_pi_is_a_user_input_error():
 
     with pytest.raises(UserInputError, match="'9' \\(0\\)"):
         check_pi_questions([Question("9", "Q?", "a", ())], source="q.jsonl")
+
+
+def test_create_lm_without_device_uses_the_cpu_when_torch_sees_no_gpu(tiny_lm):
+    import torch
+
+    lm = create_lm("hf", f"pretrained={tiny_lm},dtype=float32")
+    expected = "cuda" if torch.cuda.is_available() else "cpu"
+    assert str(lm.device).startswith(expected)
+    assert next(lm.model.parameters()).device.type == expected
