@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from ..models.families import audio_only_class
-from .text import train_tokenizer
+from .text import tiny_text_kwargs, train_tokenizer
 
 __all__ = [
     "TINY_FAMILIES",
@@ -127,17 +127,11 @@ def _feature_extractor():
 
 
 def _text_config(tokenizer, **extra) -> dict:
-    return dict(
-        vocab_size=len(tokenizer),
+    return tiny_text_kwargs(
+        tokenizer,
         hidden_size=_HIDDEN,
-        intermediate_size=2 * _HIDDEN,
         num_hidden_layers=1,
-        num_attention_heads=4,
-        num_key_value_heads=2,
         max_position_embeddings=2048,
-        bos_token_id=tokenizer.bos_token_id,
-        eos_token_id=tokenizer.eos_token_id,
-        pad_token_id=tokenizer.pad_token_id,
         **extra,
     )
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ..prompts import LETTERS
 
-__all__ = ["train_tokenizer", "make_tiny_causal_lm", "CORPUS"]
+__all__ = ["train_tokenizer", "tiny_text_kwargs", "make_tiny_causal_lm", "CORPUS"]
 
 CORPUS: tuple[str, ...] = (
     "Provide your best guess of this question. The question is: What instrument plays "
@@ -76,6 +76,33 @@ def train_tokenizer(directory: str | Path, *, vocab_size: int = 600, merge_lette
     return PreTrainedTokenizerFast.from_pretrained(directory)
 
 
+def tiny_text_kwargs(
+    tokenizer,
+    *,
+    hidden_size: int = 32,
+    num_hidden_layers: int = 2,
+    max_position_embeddings: int = 1024,
+    **extra,
+) -> dict:
+    """Config keywords of a tiny Qwen2-style decoder sized for ``tokenizer``.
+
+    Used for the text-only models here and the language models of the tiny audio LMs.
+    """
+    return dict(
+        vocab_size=len(tokenizer),
+        hidden_size=hidden_size,
+        intermediate_size=2 * hidden_size,
+        num_hidden_layers=num_hidden_layers,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=max_position_embeddings,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+        **extra,
+    )
+
+
 def make_tiny_causal_lm(
     directory: str | Path,
     *,
@@ -99,19 +126,7 @@ def make_tiny_causal_lm(
     torch.manual_seed(seed)
     vocab = len(tokenizer)
     if family == "qwen2":
-        config = Qwen2Config(
-            vocab_size=vocab,
-            hidden_size=32,
-            intermediate_size=64,
-            num_hidden_layers=2,
-            num_attention_heads=4,
-            num_key_value_heads=2,
-            max_position_embeddings=1024,
-            bos_token_id=tokenizer.bos_token_id,
-            eos_token_id=tokenizer.eos_token_id,
-            pad_token_id=tokenizer.pad_token_id,
-            tie_word_embeddings=True,
-        )
+        config = Qwen2Config(**tiny_text_kwargs(tokenizer), tie_word_embeddings=True)
         model = Qwen2ForCausalLM(config)
     elif family == "gpt2":
         config = GPT2Config(
