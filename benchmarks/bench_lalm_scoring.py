@@ -32,7 +32,7 @@ from pathlib import Path
 
 
 def build_fixture(root: Path, n_questions: int) -> dict[str, str]:
-    from lm_eval_rul.task_utils import rul_questions
+    from lm_eval_rul.mcqa.tasks import rul_questions
     from lm_eval_rul.testing.audio import write_audio_dir
     from lm_eval_rul.testing.fixtures import write_muchomusic_csv, write_rul_json
 
@@ -59,7 +59,7 @@ def run(
     from lm_eval_rul.audio import clear_audio_cache, decode_count
     from lm_eval_rul.models.lalm import LALM
     from lm_eval_rul.registration import tasks_dir
-    from lm_eval_rul.testing.audio import ForwardCounter
+    from lm_eval_rul.testing.counters import ForwardCounter
 
     lm = LALM(
         pretrained=str(model_dir),
@@ -70,8 +70,8 @@ def run(
     )
     manager = TaskManager(include_path=str(tasks_dir()), metadata=metadata)
     clear_audio_cache()
-    default_bytes = audio._CACHE.max_bytes
-    audio._CACHE.max_bytes = default_bytes if cache_bytes is None else cache_bytes
+    default_bytes = audio.CLIP_CACHE.max_bytes
+    audio.CLIP_CACHE.max_bytes = default_bytes if cache_bytes is None else cache_bytes
     try:
         with ForwardCounter(lm.model) as counts:
             start = time.perf_counter()
@@ -80,7 +80,7 @@ def run(
             )
             seconds = time.perf_counter() - start
     finally:
-        audio._CACHE.max_bytes = default_bytes
+        audio.CLIP_CACHE.max_bytes = default_bytes
     logliks, clips = {}, set()
     for task, rows in out["samples"].items():
         for row in rows:

@@ -27,33 +27,13 @@ from pathlib import Path
 
 import numpy as np
 
-from lm_eval_rul.data import load_questions
-from lm_eval_rul.pi import compute_pi, create_lm, letter_instances, release_prompts
-from lm_eval_rul.scoring import mean_perceptual_index, perceptual_index
+from lm_eval_rul.build import compute_pi, release_prompts
+from lm_eval_rul.mcqa import letter_instances, mean_perceptual_index, perceptual_index
+from lm_eval_rul.questions import load_questions
+from lm_eval_rul.registration import create_lm
+from lm_eval_rul.testing.counters import CallCounter
 from lm_eval_rul.testing.fixtures import write_rul_json
 from lm_eval_rul.testing.text import make_tiny_causal_lm
-
-
-class ForwardCounter:
-    """Counts forward calls and the sequences they process, with a hook on the torch model."""
-
-    def __init__(self, model) -> None:
-        self.calls = 0
-        self.sequences = 0
-        self._handle = model.register_forward_hook(self._hook, with_kwargs=True)
-
-    def _hook(self, module, args, kwargs, output) -> None:
-        ids = args[0] if args else kwargs.get("input_ids")
-        self.calls += 1
-        self.sequences += int(ids.shape[0])
-
-    def reset(self) -> tuple[int, int]:
-        counts = (self.calls, self.sequences)
-        self.calls = self.sequences = 0
-        return counts
-
-    def close(self) -> None:
-        self._handle.remove()
 
 
 def per_letter_pi(lm, questions, seed: int) -> list[float]:
@@ -88,14 +68,14 @@ def main(argv: list[str] | None = None) -> int:
         lm = create_lm("hf", args.model_args, device=args.device, batch_size=args.batch_size)
         baseline_lm = create_lm("hf", args.model_args, device=args.device, batch_size=1)
 
-        counter = ForwardCounter(lm.model)
+        counter = CallCounter(lm.model)
         start = time.perf_counter()
         ours = compute_pi(questions, lm, protocol="release", seed=args.seed, progress=False)
         ours_time = time.perf_counter() - start
         ours_calls, ours_seqs = counter.reset()
         counter.close()
 
-        counter = ForwardCounter(baseline_lm.model)
+        counter = CallCounter(baseline_lm.model)
         start = time.perf_counter()
         baseline = per_letter_pi(baseline_lm, questions, args.seed)
         base_time = time.perf_counter() - start

@@ -27,8 +27,8 @@ FOLDS = [f"rul_muchomusic_fold{k}" for k in range(4)]
 
 
 def check_folds(data: Path) -> int:
-    from lm_eval_rul.data import read_rul_json
-    from lm_eval_rul.folds import make_docs
+    from lm_eval_rul.mcqa import make_docs
+    from lm_eval_rul.questions import read_rul_json
 
     questions = read_rul_json(data)
     for fold in range(4):

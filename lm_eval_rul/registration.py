@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-__all__ = ["tasks_dir", "register_models", "MODELS"]
+__all__ = ["tasks_dir", "register_models", "create_lm", "MODELS"]
 
 #: Model name -> lazy import target, registered without importing torch-heavy code.
 MODELS: dict[str, str] = {"lalm": "lm_eval_rul.models.lalm:LALM"}
@@ -30,3 +31,33 @@ def register_models() -> None:
     for name, target in MODELS.items():
         if name not in model_registry:
             model_registry.register(name, target=target)
+
+
+def create_lm(
+    model: str,
+    model_args: str | None = None,
+    *,
+    device: str | None = None,
+    batch_size: int | str | None = None,
+) -> Any:
+    """Create a harness LM exactly as ``lm_eval --model ... --model_args ...`` does.
+
+    Args:
+        model: Registered model name (``hf``, ``vllm``, ``local-completions``, ``lalm``...).
+        model_args: The ``key=value,...`` string of ``--model_args``.
+        device: ``--device`` (``None``: ``cuda`` when torch sees a GPU, else ``cpu``, as
+            ``lm_eval run`` does for the ``hf`` model).
+        batch_size: ``--batch_size`` (an int, or ``auto``).
+    """
+    from lm_eval.api.registry import get_model
+
+    register_models()
+    config: dict[str, Any] = {}
+    if batch_size is not None:
+        config["batch_size"] = batch_size
+    if device is None:
+        import torch
+
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    config["device"] = device
+    return get_model(model).create_from_arg_string(model_args or "", config)

@@ -107,7 +107,7 @@ def _pool_docs(tmp_path: Path, n_tracks: int = 6) -> list[dict]:
     for t in range(n_tracks):
         path = tmp_path / f"track{t}.wav"
         sf.write(path, np.full(SR // 10, 0.01 * (t + 1), dtype=np.float32), SR)
-        ref = audio._file_ref(path)
+        ref = audio.sources.file_ref(path)
         clips.append((ref, f"track{t}"))
         for q in range(2):
             docs.append({"id": f"{t}-{q}", "audio_ref": ref, "audio_track": f"track{t}"})
@@ -124,7 +124,7 @@ def test_random_clip_is_never_the_own_track_and_stable_under_reordering(tmp_path
     for doc in docs:
         assert chosen[doc["id"]] != doc["audio_ref"]
     # the pool, not the run's documents, decides: a subset in another order draws the same
-    pool_again = register_clip_pool(list(reversed(audio._POOLS[docs[0]["audio_pool"]])))
+    pool_again = register_clip_pool(list(reversed(audio.conditions._POOLS[docs[0]["audio_pool"]])))
     assert pool_again == docs[0]["audio_pool"]
     for doc in reversed(docs[:3]):
         assert condition_audio(doc, spec)[0][1] == chosen[doc["id"]]

@@ -13,7 +13,7 @@ import soundfile as sf
 
 from lm_eval_rul import audio
 from lm_eval_rul.audio import AudioSpec, MissingAudioError, check_audio_available, condition_audio
-from lm_eval_rul.task_utils import load_muchomusic, load_rul_muchomusic, muchomusic_questions
+from lm_eval_rul.mcqa.tasks import load_muchomusic, load_rul_muchomusic, muchomusic_questions
 from lm_eval_rul.testing.harness import run_cli
 
 SR = 16_000
@@ -248,7 +248,7 @@ def test_random_knows_the_track_from_the_caption_without_the_csv(id_dir, tmp_pat
 
 
 def test_caption_inherits_the_track_and_unknown_tracks_warn(id_dir, tmp_path):
-    from lm_eval_rul.data import Question
+    from lm_eval_rul.questions import Question
 
     questions = [
         Question("1", "Q?", "a", (), caption="Soft piano.", track="t1"),
@@ -287,7 +287,7 @@ def test_missing_audio_is_counted_per_benchmark_and_id(data_dir, track_dir):
 def test_condition_key_reads_no_audio(tmp_path):
     corrupt = tmp_path / "7.wav"
     corrupt.write_bytes(b"not audio at all")
-    doc = {"id": "7", "audio_ref": audio._file_ref(corrupt), "audio_track": "t"}
+    doc = {"id": "7", "audio_ref": audio.sources.file_ref(corrupt), "audio_track": "t"}
     audio.clear_audio_cache()
     for condition in ("original", "noise", "silence", "none"):
         spec = AudioSpec(SR, 30.0, condition=condition)

@@ -9,15 +9,10 @@ from pathlib import Path
 import pytest
 from test_distractors import ChatServer, chat_lm
 
-from lm_eval_rul.build import (
-    BuildConfig,
-    CheckpointMismatch,
-    load_generation_questions,
-    run_build,
-    with_retries,
-)
-from lm_eval_rul.data import DataValidationError, normalize_answer, read_pools
-from lm_eval_rul.pi import create_lm
+from lm_eval_rul.build import BuildConfig, CheckpointMismatch, run_build, with_retries
+from lm_eval_rul.questions import DataValidationError, normalize_answer, read_pools
+from lm_eval_rul.questions import load_questions_without_distractors as load_generation_questions
+from lm_eval_rul.registration import create_lm
 from lm_eval_rul.testing.fixtures import fixture_rows
 
 

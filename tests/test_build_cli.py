@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from lm_eval_rul.data import normalize_answer, read_pools
+from lm_eval_rul.questions import normalize_answer, read_pools
 from lm_eval_rul.testing.fixtures import fixture_rows
 
 

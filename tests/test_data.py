@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from lm_eval_rul.data import (
+from lm_eval_rul.questions import (
     DataValidationError,
     attach_tracks,
     load_questions,

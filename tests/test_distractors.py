@@ -10,15 +10,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from lm_eval_rul.build import with_retries
-from lm_eval_rul.data import Question
-from lm_eval_rul.distractors import (
-    DistractorGenerator,
-    clean_pool,
-    parse_candidates,
-)
-from lm_eval_rul.pi import create_lm
-from lm_eval_rul.prompts import DISTRACTOR_EXAMPLES, distractor_messages
+from lm_eval_rul.build import DistractorGenerator, parse_candidates, with_retries
+from lm_eval_rul.build.prompts import DISTRACTOR_EXAMPLES, distractor_messages
+from lm_eval_rul.questions import Question, clean_pool
+from lm_eval_rul.registration import create_lm
 
 
 def test_prompt_has_examples_item_and_tag_instructions():
@@ -174,8 +169,7 @@ def test_generation_with_a_local_hf_model_is_seeded_per_batch(tiny_lm):
 
 
 def test_read_pools_and_generated_pools_share_one_cleaning_rule(tmp_path):
-    from lm_eval_rul.data import read_pools
-    from lm_eval_rul.distractors import clean_pools
+    from lm_eval_rul.questions import clean_pools, read_pools
 
     rows = {
         "1": {"question": "Q?", "correct_answer": "Cello", "distractors": []},

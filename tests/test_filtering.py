@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lm_eval_rul.filtering import (
+from lm_eval_rul.build.filtering import (
     TooFewCandidates,
     chunk_filter,
     filter_pool,
     tournament_filter,
 )
-from lm_eval_rul.seeding import item_rng
+from lm_eval_rul.questions import item_rng
 
 CORRECT = "the answer"
 
@@ -134,7 +134,7 @@ def test_too_few_or_dirty_pools_are_refused(strategy):
 
 
 def test_chunk_filter_runs_more_rounds_until_the_final_prompt_fits_the_letters():
-    from lm_eval_rul.prompts import letters_for
+    from lm_eval_rul.mcqa import letters_for
 
     pool, weights = pool_of(100)  # 17 chunks -> 34 survivors: 35 options would not fit A-Z
     log: list = []

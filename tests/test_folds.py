@@ -1,8 +1,8 @@
 import pytest
 
-from lm_eval_rul.data import DataValidationError, read_rul_json
-from lm_eval_rul.folds import make_doc, make_docs, shuffled_options
-from lm_eval_rul.task_utils import load_muchomusic, load_rul_muchomusic
+from lm_eval_rul.mcqa import make_doc, make_docs, shuffled_options
+from lm_eval_rul.mcqa.tasks import load_muchomusic, load_rul_muchomusic
+from lm_eval_rul.questions import DataValidationError, read_rul_json
 
 
 @pytest.fixture()

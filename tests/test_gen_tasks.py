@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from lm_eval_rul.parsing import parse_answer
-from lm_eval_rul.scoring import majority_from_samples
+from lm_eval_rul.mcqa import parse_answer
+from lm_eval_rul.report import majority_from_samples
 from lm_eval_rul.testing.harness import read_output, run_cli, text_run_args
 
 GEN_FOLDS = [f"rul_muchomusic_gen_fold{k}" for k in range(4)]

@@ -30,7 +30,7 @@ def tiny(tmp_path_factory) -> dict[str, Path]:
 @pytest.fixture(scope="session")
 def fixture_data(tmp_path_factory) -> dict[str, str]:
     """8 RUL questions, their MuChoMusic CSV (tracks shared by pairs) and 4 clips."""
-    from lm_eval_rul.task_utils import rul_questions
+    from lm_eval_rul.mcqa.tasks import rul_questions
     from lm_eval_rul.testing.audio import write_audio_dir
     from lm_eval_rul.testing.fixtures import write_muchomusic_csv, write_rul_json
 
@@ -44,7 +44,7 @@ def fixture_data(tmp_path_factory) -> dict[str, str]:
 
 
 def _docs(metadata: dict[str, str], fold: int = 0) -> list[dict]:
-    from lm_eval_rul.task_utils import load_rul_muchomusic
+    from lm_eval_rul.mcqa.tasks import load_rul_muchomusic
 
     return list(load_rul_muchomusic(fold, **metadata)["test"])
 
@@ -53,7 +53,7 @@ def _requests(docs: list[dict]) -> list:
     """One loglikelihood Instance per choice letter, as the harness builds them."""
     from lm_eval.api.instance import Instance
 
-    from lm_eval_rul.task_utils import doc_to_choice, doc_to_text
+    from lm_eval_rul.mcqa.tasks import doc_to_choice, doc_to_text
 
     out = []
     for doc in docs:
@@ -108,7 +108,7 @@ def test_cached_path_equals_full_forward_other_conditions(tiny, fixture_data, au
 
 
 def test_one_encode_per_clip_and_one_forward_per_question(tiny, fixture_data):
-    from lm_eval_rul.testing.audio import ForwardCounter
+    from lm_eval_rul.testing.counters import ForwardCounter
 
     docs = [doc for fold in range(4) for doc in _docs(fixture_data, fold)]  # 32 (question, fold)
     clips = {doc["audio_ref"] for doc in docs}
@@ -151,7 +151,7 @@ def test_noise_is_reproducible_from_seed_and_differs_from_original(tiny, fixture
 
 
 def test_none_puts_no_audio_tokens_in_the_input(tiny, fixture_data):
-    from lm_eval_rul.task_utils import doc_to_text
+    from lm_eval_rul.mcqa.tasks import doc_to_text
 
     doc = _docs(fixture_data, 0)[0]
     none = _model(tiny["qwen2_audio"], audio=None)  # what `audio=none` parses to
@@ -206,7 +206,7 @@ def test_generate_until_batched_honours_until_and_max_gen_toks(tiny, fixture_dat
 
 
 def test_unknown_model_args_are_named(tiny):
-    from lm_eval_rul.models.lalm import UnknownModelArgsError
+    from lm_eval_rul.models.args import UnknownModelArgsError
 
     with pytest.raises(UnknownModelArgsError, match="unknown model_args audios, nosie_std"):
         _model(tiny["qwen2_audio"], audios="noise", nosie_std=2)
@@ -221,7 +221,8 @@ def test_bad_condition_is_named(tiny):
 
 def test_bad_model_arg_values_are_user_errors_raised_before_loading(tmp_path):
     from lm_eval_rul.errors import UserInputError
-    from lm_eval_rul.models.lalm import LALMArgumentError, check_model_args
+    from lm_eval_rul.models.args import LALMArgumentError
+    from lm_eval_rul.models.lalm import check_model_args
 
     missing = tmp_path / "no_such_model"  # never opened: the values are checked first
     for bad, match in (
@@ -248,7 +249,7 @@ def test_bad_model_arg_values_are_user_errors_raised_before_loading(tmp_path):
 def test_continuation_score_is_the_one_scoring_rule():
     import torch
 
-    from lm_eval_rul.models.lalm import _continuation_score
+    from lm_eval_rul.models.prefix_scoring import continuation_score as _continuation_score
 
     logits = torch.tensor([[2.0, 0.0, 0.0], [0.0, 0.0, 3.0]])
     logprobs = torch.log_softmax(logits, dim=-1)
@@ -265,7 +266,7 @@ def test_grouping_reads_no_audio_each_clip_decoded_once(tiny, fixture_data, monk
     clips = {doc["audio_ref"] for doc in docs}
     model = _model(tiny["qwen2_audio"], batch_size=4)
     audio.clear_audio_cache()
-    monkeypatch.setattr(audio._CACHE, "max_bytes", 1)  # long clips: one fits in the cache
+    monkeypatch.setattr(audio.CLIP_CACHE, "max_bytes", 1)  # long clips: one fits in the cache
     model.loglikelihood(_requests(docs), disable_tqdm=True)
     assert audio.decode_count() == len(clips) == 4
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from lm_eval_rul.parsing import PARSE_RULES, parse_answer
-from lm_eval_rul.scoring import majority_from_samples, sample_answer
-from lm_eval_rul.task_utils import process_results_gen
+from lm_eval_rul.mcqa import PARSE_RULES, parse_answer
+from lm_eval_rul.mcqa.tasks import process_results_gen
+from lm_eval_rul.report import majority_from_samples, sample_answer
 
 OPTIONS = ["Piano", "Electric piano", "Violin", "Drums"]
 

@@ -5,20 +5,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lm_eval_rul.data import Question, load_questions
-from lm_eval_rul.pi import (
-    LetterScorer,
+from lm_eval_rul.build import (
     PIPrompt,
     aggregate_pi,
     check_pi_questions,
     compute_pi,
-    create_lm,
-    letter_instances,
     paper_prompts,
     release_prompts,
     summarize_pi,
 )
-from lm_eval_rul.scoring import perceptual_index
+from lm_eval_rul.mcqa import LetterScorer, letter_instances, perceptual_index
+from lm_eval_rul.questions import Question, load_questions
+from lm_eval_rul.registration import create_lm
 
 Q4 = Question("448", "Which instrument?", "piano", ("violin", "flute", "drums", "harp"))
 Q3 = Question("665", "What mood?", "calm", ("tense", "dark", "joyful"))
@@ -138,7 +136,7 @@ def test_pi_of_fixture_file_and_letter_scorer(hf_lm, data_dir):
 
 
 def test_option_orders_come_from_the_harness_shuffle_with_documented_keys():
-    from lm_eval_rul.folds import shuffled_options
+    from lm_eval_rul.mcqa import shuffled_options
 
     (paper,) = paper_prompts(Q4, seed=7)
     options, gold = shuffled_options(

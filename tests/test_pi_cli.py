@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from lm_eval_rul.data import load_questions
+from lm_eval_rul.questions import load_questions
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:

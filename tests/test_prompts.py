@@ -1,6 +1,6 @@
 import pytest
 
-from lm_eval_rul.prompts import gen_prompt, pi_prompt
+from lm_eval_rul.mcqa import gen_prompt, pi_prompt
 
 
 def test_pi_prompt_is_the_papers_wording():

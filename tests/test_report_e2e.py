@@ -13,9 +13,7 @@ import numpy as np
 import pytest
 from matplotlib.image import imread
 
-from lm_eval_rul.report import ReportSettings, build_report
-from lm_eval_rul.runs import RunReadError, load_runs
-from lm_eval_rul.stats import pearson
+from lm_eval_rul.report import ReportSettings, RunReadError, build_report, load_runs, pearson
 from lm_eval_rul.testing.audio import make_tiny_audio_lm, write_audio_dir
 from lm_eval_rul.testing.fixtures import fixture_rows
 from lm_eval_rul.testing.harness import run_cli

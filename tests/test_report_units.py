@@ -9,16 +9,22 @@ import numpy as np
 import pytest
 from matplotlib.image import imread
 
-from lm_eval_rul import plots, report, scoring
 from lm_eval_rul.errors import UserInputError
+from lm_eval_rul.mcqa import voting
 from lm_eval_rul.report import (
     ReportSettings,
     ReportSettingsError,
-    _finite,
+    Run,
+    Sample,
+    TaskResult,
     build_report,
+    plots,
+    read_pi_file,
     render_markdown,
+    summary,
 )
-from lm_eval_rul.runs import Run, Sample, TaskResult, read_pi_file
+from lm_eval_rul.report.samples import majority_from_samples
+from lm_eval_rul.report.writing import _finite
 
 
 def opens(path) -> np.ndarray:
@@ -130,14 +136,14 @@ def test_report_majority_is_the_scoring_majority(monkeypatch):
     }
     samples = [sample(q, k, a) for q, votes in answers.items() for k, a in enumerate(votes)]
     calls = []
-    original = scoring.majority_from_answers
+    original = voting.majority_from_answers
 
     def spy(triples):
         calls.append(list(triples))
         return original(calls[-1])
 
-    monkeypatch.setattr(report, "majority_from_answers", spy)
-    assert report._majority(samples) == 0.5
+    monkeypatch.setattr(summary, "majority_from_answers", spy)
+    assert summary._majority(samples) == 0.5
     assert len(calls) == 1 and len(calls[0]) == 16  # one definition, called by the report
     # the same votes as logged generation samples give the harness's majority_acc
     options = ["right", "x", "y", "z"]
@@ -152,8 +158,8 @@ def test_report_majority_is_the_scoring_majority(monkeypatch):
         ]
         for k in range(4)
     ]  # fmt: skip
-    assert scoring.majority_from_samples(folds)["majority_acc"] == 0.5
-    assert report._majority([s for s in samples if s.fold == 0]) is None  # one fold: no vote
+    assert majority_from_samples(folds)["majority_acc"] == 0.5
+    assert summary._majority([s for s in samples if s.fold == 0]) is None  # one fold: no vote
 
 
 def test_share_above_chance_uses_each_questions_own_chance(tmp_path):

@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lm_eval_rul.runs import RunReadError, benchmark_of, load_runs, read_pi_file
+from lm_eval_rul.report import RunReadError, load_runs, read_pi_file
+from lm_eval_rul.report.runs import benchmark_of
 from lm_eval_rul.testing.fixtures import fixture_rows
 from lm_eval_rul.testing.harness import run_cli, text_run_args
 

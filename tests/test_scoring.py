@@ -3,7 +3,7 @@ import math
 import numpy as np
 import pytest
 
-from lm_eval_rul.scoring import (
+from lm_eval_rul.mcqa import (
     choice_probabilities,
     is_correct,
     mean_perceptual_index,

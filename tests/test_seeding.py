@@ -1,4 +1,4 @@
-from lm_eval_rul.seeding import derive_seed, item_rng
+from lm_eval_rul.questions import derive_seed, item_rng
 
 
 def test_derive_seed_is_stable_and_key_sensitive():

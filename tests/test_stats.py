@@ -8,16 +8,15 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from lm_eval_rul.stats import (
+from lm_eval_rul.mcqa import majority_vote, majority_vote_accuracy
+from lm_eval_rul.report import (
     accuracy_ci,
-    cluster_sums,
     leakage_ci,
-    majority_vote,
-    majority_vote_accuracy,
     paired_difference_ci,
     pearson,
     wilcoxon_pvalue,
 )
+from lm_eval_rul.report.stats import cluster_sums
 
 FIXED = (np.random.default_rng(7).random(300) < 0.6).astype(float)
 

@@ -4,6 +4,9 @@
 to ``--include_path``; the plugin's own subcommands (one module each in this
 package) are added beside them. Heavy imports happen inside each command, so
 ``--help`` stays instant.
+
+Public names: :func:`main` (the console script), :class:`PluginCLI`,
+:data:`SUBCOMMAND_MODULES`.
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ class PluginCLI(HarnessCLI):
         if command in _TASK_COMMANDS:
             args.include_path = _with_plugin_tasks(getattr(args, "include_path", None))
         if command == "run" and _uses_plugin_mc_tasks(args.tasks):
-            from ..letters import warn_for_model_args
+            from ..mcqa.letters import warn_for_model_args
 
             warn_for_model_args(args.model, args.model_args)
         from .run import run_hooks  # audio check before the model; majority vote after

@@ -52,8 +52,8 @@ def _load(path: str) -> list:
     """The questions of ``path``; a pools file is refused as such (``UndefinedPI``, naming
     the ids and pointing to ``build``), even when its pools also hold repeats or the
     correct answer that the question readers reject first."""
-    from ..data import DataValidationError, load_questions, read_pools
-    from ..pi import check_pi_questions
+    from ..build import check_pi_questions
+    from ..questions import DataValidationError, load_questions, read_pools
 
     try:
         return load_questions(path)
@@ -67,7 +67,8 @@ def _load(path: str) -> list:
 
 
 def _execute(args: argparse.Namespace) -> None:
-    from ..pi import check_pi_questions, compute_pi, create_lm, format_summary, write_pi
+    from ..build import check_pi_questions, compute_pi, format_summary, write_pi
+    from ..registration import create_lm
 
     questions = _load(args.data)
     if args.limit is not None:

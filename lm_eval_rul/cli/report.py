@@ -7,7 +7,7 @@ import textwrap
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..runs import PIFile
+    from ..report import PIFile
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -89,8 +89,7 @@ def _pi_files(specs: list[str]) -> dict[str, PIFile]:
     """
     from pathlib import Path
 
-    from ..report import ReportSettingsError
-    from ..runs import read_pi_file
+    from ..report import ReportSettingsError, read_pi_file
 
     files: dict[str, PIFile] = {}
     for spec in specs:
@@ -108,8 +107,7 @@ def _pi_files(specs: list[str]) -> dict[str, PIFile]:
 
 def _execute(args: argparse.Namespace) -> None:
     """Run the report; bad input raises a ``UserInputError`` (printed by the CLI, exit 2)."""
-    from ..report import ReportSettings, build_report, write_report
-    from ..runs import load_runs
+    from ..report import ReportSettings, build_report, load_runs, write_report
 
     settings = ReportSettings(
         confidence_level=args.confidence,

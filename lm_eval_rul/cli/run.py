@@ -5,7 +5,7 @@
   for every item whose audio is missing (the harness builds the model first, so a
   missing file would otherwise surface only after minutes of model loading).
 * After ``simple_evaluate``: add ``majority_acc`` (majority vote over the four
-  leave-one-out folds, :func:`lm_eval_rul.scoring.majority_from_samples`) to the
+  leave-one-out folds, :func:`lm_eval_rul.report.samples.majority_from_samples`) to the
   ``rul_muchomusic`` and ``rul_muchomusic_gen`` groups, so it is in the printed table
   and the saved results JSON. The samples this needs are collected even without
   ``--log_samples`` (and dropped again unless it was given).
@@ -113,7 +113,7 @@ def add_majority_acc(results: dict[str, Any]) -> None:
 
     Needs ``results["samples"]``; groups whose subtasks have no samples are left alone.
     """
-    from ..scoring import majority_from_samples
+    from ..report.samples import majority_from_samples
 
     samples = results.get("samples") or {}
     for group, subtasks in (results.get("group_subtasks") or {}).items():

@@ -19,7 +19,6 @@ __all__ = [
     "Family",
     "FAMILIES",
     "family_for",
-    "supported_model_types",
     "UnknownFamilyError",
 ]
 
@@ -51,7 +50,6 @@ class Family:
         processor_kwargs: Extra keyword arguments of the processor's ``__call__``.
         needs_video_processor: The processor class also wants a video processor (which
             needs torchvision); without torchvision an audio-only variant is built.
-        exercised: Whether the test-suite runs a tiny random-weight model of this family.
     """
 
     name: str
@@ -64,7 +62,6 @@ class Family:
     max_seconds: float | str | None = None
     processor_kwargs: dict[str, Any] = field(default_factory=dict)
     needs_video_processor: bool = False
-    exercised: bool = False
 
 
 FAMILIES: tuple[Family, ...] = (
@@ -74,7 +71,6 @@ FAMILIES: tuple[Family, ...] = (
         model_class="Qwen2AudioForConditionalGeneration",
         placeholder="<|audio_bos|><|AUDIO|><|audio_eos|>",
         max_seconds="feature_extractor.chunk_length",
-        exercised=True,
     ),
     Family(
         name="Qwen2.5-Omni (thinker)",
@@ -84,7 +80,6 @@ FAMILIES: tuple[Family, ...] = (
         placeholder="<|audio_bos|><|AUDIO|><|audio_eos|>",
         max_seconds="feature_extractor.chunk_length",
         needs_video_processor=True,
-        exercised=True,
     ),
     Family(
         name="Qwen3-Omni (thinker)",
@@ -101,7 +96,6 @@ FAMILIES: tuple[Family, ...] = (
         model_class="AudioFlamingo3ForConditionalGeneration",
         placeholder="<sound>",
         max_seconds="max_audio_len",
-        exercised=True,
     ),
     Family(
         name="Music Flamingo",
@@ -109,7 +103,6 @@ FAMILIES: tuple[Family, ...] = (
         model_class="MusicFlamingoForConditionalGeneration",
         placeholder="<sound>",
         max_seconds="max_audio_len",
-        exercised=True,
     ),
     Family(
         name="Gemma 3n",
@@ -142,11 +135,6 @@ FAMILIES: tuple[Family, ...] = (
         max_seconds=None,
     ),
 )
-
-
-def supported_model_types() -> list[str]:
-    """Every ``model_type`` the table recognises, sorted."""
-    return sorted(t for family in FAMILIES for t in family.model_types)
 
 
 def family_for(model_type: str | None, *, where: str = "") -> Family:

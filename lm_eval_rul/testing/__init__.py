@@ -3,4 +3,11 @@
 Nothing here downloads: tokenizers are trained locally with ``tokenizers``, models
 are built from small configs of real transformers classes and saved with
 ``save_pretrained``, and data files are written in the released schemas.
+
+Public names (modules): :mod:`text` (tokenizer and tiny causal LM), :mod:`audio`
+(synthesised clips and tiny audio LMs of each tested family), :mod:`counters` (forward
+pass counters), :mod:`fixtures` (question files in the released schemas), :mod:`harness`
+(running the CLI in a subprocess, offline).
 """
+
+__all__ = ["text", "audio", "counters", "fixtures", "harness"]

@@ -25,7 +25,6 @@ __all__ = [
     "write_clip",
     "write_audio_dir",
     "make_tiny_audio_lm",
-    "ForwardCounter",
     "make_tiny_omni_full_checkpoint",
 ]
 
@@ -291,60 +290,6 @@ def _omni_tokenizer(directory: Path, merge_letters: bool):
     tokenizer.add_special_tokens({"additional_special_tokens": list(extra.values())})
     tokenizer.save_pretrained(directory)
     return PreTrainedTokenizerFast.from_pretrained(directory, extra_special_tokens=extra)
-
-
-class ForwardCounter:
-    """Count real forward calls of a model's audio encoder and language model.
-
-    Forward hooks on the modules themselves (``*.audio_tower`` and ``*.language_model``
-    in every supported family), so the counts do not trust the caller's own bookkeeping.
-    ``audio`` and ``language`` count calls; ``language_rows`` sums their batch sizes.
-
-    Args:
-        model: The loaded transformers audio LM (``LALM.model``).
-
-    Example:
-        >>> with ForwardCounter(lm.model) as counts:  # doctest: +SKIP
-        ...     lm.loglikelihood(requests)
-        >>> counts.audio, counts.language  # doctest: +SKIP
-    """
-
-    def __init__(self, model) -> None:
-        modules = dict(model.named_modules())
-        self._audio = _first_module(modules, "audio_tower")
-        self._language = _first_module(modules, "language_model")
-        self.audio = 0
-        self.language = 0
-        self.language_rows = 0
-        self._handles: list = []
-
-    def _hit_audio(self, *_args) -> None:
-        self.audio += 1
-
-    def _hit_language(self, _module, args, kwargs, _output) -> None:
-        self.language += 1
-        tensor = kwargs.get("inputs_embeds")
-        if tensor is None:
-            tensor = kwargs.get("input_ids", args[0] if args else None)
-        self.language_rows += 0 if tensor is None else int(tensor.shape[0])
-
-    def __enter__(self) -> ForwardCounter:
-        self._handles = [
-            self._audio.register_forward_hook(self._hit_audio),
-            self._language.register_forward_hook(self._hit_language, with_kwargs=True),
-        ]
-        return self
-
-    def __exit__(self, *_exc) -> None:
-        for handle in self._handles:
-            handle.remove()
-
-
-def _first_module(modules: dict, suffix: str):
-    for name, module in modules.items():
-        if name.split(".")[-1] == suffix:
-            return module
-    raise ValueError(f"no submodule named *.{suffix} (modules: {sorted(modules)[:20]})")
 
 
 def make_tiny_omni_full_checkpoint(directory: str | Path, thinker_dir: str | Path) -> Path:

@@ -6,7 +6,7 @@ import csv
 import json
 from pathlib import Path
 
-from ..data import MUCHOMUSIC_COLUMNS
+from ..questions import MUCHOMUSIC_COLUMNS
 
 __all__ = ["fixture_rows", "write_rul_json", "write_pools_json", "write_muchomusic_csv"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..prompts import LETTERS
+from ..mcqa.prompts import LETTERS
 
 __all__ = ["train_tokenizer", "tiny_text_kwargs", "make_tiny_causal_lm", "CORPUS"]
 

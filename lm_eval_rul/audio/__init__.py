@@ -1,0 +1,63 @@
+"""What an audio model hears for a harness document: layouts, decoding and conditions.
+
+Imports only :mod:`lm_eval_rul.questions`; the task functions (:mod:`lm_eval_rul.mcqa`)
+attach clips to documents with :func:`attach_audio`, and the models
+(:mod:`lm_eval_rul.models`) read waveforms with :func:`condition_audio`.
+
+Public names:
+
+* :func:`attach_audio`, :func:`track_identities`, :data:`AUDIO_EXTENSIONS`
+  (:mod:`.layouts`: where each document's clip is);
+* :func:`decode_audio`, :func:`load_clip`, :func:`clear_audio_cache`,
+  :func:`decode_count`, :data:`CLIP_CACHE` (:mod:`.decoding`);
+* :class:`AudioSpec`, :data:`AUDIO_CONDITIONS`, :data:`FILE_CONDITIONS`,
+  :func:`condition_key`, :func:`condition_audio`, :func:`noise_waveform`,
+  :func:`random_clip`, :func:`register_clip_pool`, :func:`check_audio_available`
+  (:mod:`.conditions`);
+* :class:`AudioError`, :class:`MissingAudioError`, :class:`AudioDecodeError`,
+  :class:`UnknownConditionError` (:mod:`.errors`).
+"""
+
+from .conditions import (
+    FILE_CONDITIONS,
+    AudioSpec,
+    check_audio_available,
+    condition_audio,
+    condition_key,
+    noise_waveform,
+    random_clip,
+    register_clip_pool,
+)
+from .decoding import CLIP_CACHE, clear_audio_cache, decode_audio, decode_count, load_clip
+from .errors import (
+    AUDIO_CONDITIONS,
+    AudioDecodeError,
+    AudioError,
+    MissingAudioError,
+    UnknownConditionError,
+)
+from .layouts import AUDIO_EXTENSIONS, attach_audio, track_identities
+
+__all__ = [
+    "AUDIO_CONDITIONS",
+    "FILE_CONDITIONS",
+    "AUDIO_EXTENSIONS",
+    "AudioSpec",
+    "AudioError",
+    "MissingAudioError",
+    "AudioDecodeError",
+    "UnknownConditionError",
+    "attach_audio",
+    "track_identities",
+    "decode_audio",
+    "load_clip",
+    "clear_audio_cache",
+    "decode_count",
+    "CLIP_CACHE",
+    "condition_key",
+    "condition_audio",
+    "noise_waveform",
+    "random_clip",
+    "register_clip_pool",
+    "check_audio_available",
+]

@@ -1,0 +1,231 @@
+"""Where each document's clip is: the three layouts, chosen with ``--metadata``.
+
+* ``audio_dir`` with one file per question id, ``{audio_dir}/{id}.{ext}`` (the
+  RUListening release convention);
+* ``audio_dir`` with one file per track, ``{audio_dir}/{track}.{ext}``, track = the
+  MuChoMusic ``dataset_identifier`` stem (RUL rows need ``muchomusic_csv`` to know it);
+* ``audio_hf_dataset``: a Hugging Face dataset with an audio column (a
+  ``save_to_disk`` folder, parquet file(s) or a hub name; ``audio_column`` default
+  ``context``, ``audio_split`` default ``test``), joined on the normalised question
+  text (``audio_question_column``, default ``instruction``); rows sharing a question
+  are told apart by the correct answer (among the row's ``choices``, then equal to its
+  ``answer``: text, letter or index); or joined on an id column with ``audio_id_column``.
+
+``audio_layout`` (``auto`` | ``id`` | ``track``) forces a file layout; ``auto`` tries
+the id file first, then the track file. Extensions tried: :data:`AUDIO_EXTENSIONS`.
+
+:func:`attach_audio` adds to each document ``audio_ref``, ``audio_track``,
+``audio_tried`` and ``audio_pool`` (read by :mod:`.conditions`).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..questions import normalize_answer
+from .conditions import CLIP_IDENTITY, register_clip_pool
+from .errors import AudioError
+from .sources import file_ref, hf_audio_dataset, hf_ref
+
+__all__ = ["AUDIO_EXTENSIONS", "attach_audio", "track_identities"]
+
+AUDIO_EXTENSIONS: tuple[str, ...] = ("wav", "flac", "mp3", "ogg", "m4a")
+
+
+def _candidates(audio_dir: Path, stem: str) -> list[Path]:
+    return [audio_dir / f"{stem}.{ext}" for ext in AUDIO_EXTENSIONS]
+
+
+def _listing(audio_dir: str) -> frozenset[str]:
+    return _listing_cached(audio_dir, os.stat(audio_dir).st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=16)
+def _listing_cached(audio_dir: str, mtime_ns: int) -> frozenset[str]:
+    return frozenset(os.listdir(audio_dir))
+
+
+def _resolve_files(
+    questions: Sequence[Any], audio_dir: Path, layout: str
+) -> list[tuple[str | None, list[str]]]:
+    if not audio_dir.is_dir():
+        raise FileNotFoundError(
+            f"--metadata audio_dir={str(audio_dir)!r}: no such directory. Give the folder "
+            "holding one audio file per question id or per MuChoMusic track."
+        )
+    if layout not in ("auto", "id", "track"):
+        raise AudioError(f"--metadata audio_layout={layout!r}: use auto, id or track")
+    names = _listing(str(audio_dir.resolve()))
+    out: list[tuple[str | None, list[str]]] = []
+    for q in questions:
+        stems = []
+        if layout in ("auto", "id"):
+            stems.append(str(q.id))
+        if layout in ("auto", "track") and q.track:
+            stems.append(str(q.track))
+        tried: list[Path] = [p for stem in stems for p in _candidates(audio_dir, stem)]
+        found = next((p for p in tried if p.name in names), None)
+        if found is None and layout in ("track",) and not q.track:
+            out.append((None, [f"{audio_dir}/<track>.ext (track unknown: pass muchomusic_csv)"]))
+            continue
+        out.append((file_ref(found) if found else None, [] if found else [str(p) for p in tried]))
+    return out
+
+
+
+def _choices_text(value: Any) -> list[str]:
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return [normalize_answer(value)]
+    if isinstance(value, Mapping):
+        value = list(value.values())
+    return [normalize_answer(str(v)) for v in (value or [])]
+
+
+def _row_answer(answer: Any, choices: Any) -> str | None:
+    """The normalised correct-answer text of an HF row (``answer`` = text, letter or index)."""
+    texts = _choices_text(choices)
+    if isinstance(answer, int) and 0 <= answer < len(texts):
+        return texts[answer]
+    text = str(answer).strip()
+    if normalize_answer(text) in texts:
+        return normalize_answer(text)
+    match = re.match(r"^\(?([A-Z])\)?(?:[.):\s]|$)", text)
+    if match and ord(match.group(1)) - ord("A") < len(texts):
+        return texts[ord(match.group(1)) - ord("A")]
+    return None
+
+
+def _resolve_hf(
+    questions: Sequence[Any], metadata: Mapping[str, Any]
+) -> list[tuple[str | None, list[str]]]:
+    source = str(metadata["audio_hf_dataset"])
+    split = str(metadata.get("audio_split", "test"))
+    column = str(metadata.get("audio_column", "context"))
+    dataset = hf_audio_dataset(source, split, column)
+    id_column = metadata.get("audio_id_column")
+    question_column = str(metadata.get("audio_question_column", "instruction"))
+    where = f"{source}[{split}]"
+    index: dict[str, list[int]] = {}
+    if id_column:
+        for row, value in enumerate(dataset[str(id_column)]):
+            index.setdefault(str(value), []).append(row)
+    else:
+        if question_column not in dataset.column_names:
+            raise AudioError(
+                f"--metadata audio_hf_dataset={source!r}: no question column "
+                f"{question_column!r} to join on (columns: {dataset.column_names}); set "
+                "audio_question_column, or audio_id_column to join on ids"
+            )
+        for row, value in enumerate(dataset[question_column]):
+            index.setdefault(normalize_answer(str(value)), []).append(row)
+    choices = dataset["choices"] if "choices" in dataset.column_names else None
+    answers = dataset["answer"] if "answer" in dataset.column_names else None
+    out: list[tuple[str | None, list[str]]] = []
+    for q in questions:
+        key = str(q.id) if id_column else normalize_answer(q.question)
+        rows = index.get(key, [])
+        if len(rows) > 1 and choices is not None:  # same question text: use the answer
+            gold = normalize_answer(q.correct_answer)
+            rows = [r for r in rows if gold in _choices_text(choices[r])] or rows
+            if len(rows) > 1 and answers is not None:
+                keyed = [r for r in rows if _row_answer(answers[r], choices[r]) == gold]
+                rows = keyed or rows
+        label = f"{where} {id_column or question_column}={key!r}"
+        if len(rows) == 1:
+            out.append((hf_ref(source, split, column, rows[0]), []))
+        elif not rows:
+            out.append((None, [f"{label} (no row)"]))
+        else:
+            out.append((None, [f"{label} (ambiguous: rows {rows[:5]}); set audio_id_column"]))
+    return out
+
+
+def attach_audio(
+    docs: Sequence[dict[str, Any]],
+    questions: Sequence[Any],
+    metadata: Mapping[str, Any],
+) -> list[dict[str, Any]]:
+    """Add the audio fields to each document (in place) and return the documents.
+
+    Args:
+        docs: Harness documents, one per question of ``questions`` (matched on ``id``).
+        questions: The benchmark's FULL question list (the ``random`` pool is built from
+            it, so ``--limit`` does not change the draw); items need ``id``, ``question``,
+            ``correct_answer`` and ``track`` attributes.
+        metadata: ``--metadata`` (``audio_dir``, ``audio_layout``, ``audio_hf_dataset``,
+            ``audio_split``, ``audio_column``, ``audio_id_column``,
+            ``audio_question_column``).
+
+    Documents get ``audio_ref`` (a clip reference, or ``None`` when missing),
+    ``audio_track`` (the track identity, see :func:`track_identities`), ``audio_tried``
+    (paths tried when missing) and ``audio_pool`` (the clip list id).
+    """
+    if metadata.get("audio_hf_dataset"):
+        resolved = _resolve_hf(questions, metadata)
+    elif metadata.get("audio_dir"):
+        audio_dir = Path(os.path.expanduser(str(metadata["audio_dir"])))
+        resolved = _resolve_files(questions, audio_dir, str(metadata.get("audio_layout", "auto")))
+    else:
+        return list(docs)
+    identities = track_identities(questions, [ref for ref, _ in resolved])
+    by_id: dict[str, tuple[str | None, str, list[str]]] = {}
+    pool: list[tuple[str, str]] = []
+    for q, (ref, tried), track in zip(questions, resolved, identities, strict=True):
+        by_id[str(q.id)] = (ref, track, tried)
+        if ref:
+            pool.append((ref, track))
+    pool_id = register_clip_pool(pool)
+    for doc in docs:
+        ref, track, tried = by_id.get(str(doc["id"]), (None, f"id:{doc['id']}", []))
+        doc["audio_ref"] = ref
+        doc["audio_track"] = track
+        doc["audio_tried"] = tried
+        doc["audio_pool"] = pool_id
+    return list(docs)
+
+
+def _caption_identity(caption: str | None) -> str | None:
+    text = normalize_answer(caption or "")
+    if not text:
+        return None
+    return "caption:" + hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
+
+
+def track_identities(questions: Sequence[Any], refs: Sequence[str | None]) -> list[str]:
+    """What counts as "the same track" for the ``random`` condition, one per question.
+
+    In order: the MuChoMusic track (``q.track``); else the track of another question with
+    the same normalised caption; else the caption itself (the release's 644 captions are
+    its 644 tracks, so questions on one clip share it even without ``muchomusic_csv``);
+    only when neither is known, the clip reference (``clip:...``, a file per question
+    then counts as its own track, which :func:`random_clip` warns about) or the id.
+
+    Args:
+        questions: Items with ``id``, ``track`` and ``caption`` attributes.
+        refs: Each question's clip reference (``None`` when missing).
+    """
+    caption_track: dict[str, str] = {}
+    for q in questions:
+        caption = _caption_identity(getattr(q, "caption", None))
+        if q.track and caption:
+            caption_track.setdefault(caption, str(q.track))
+    out = []
+    for q, ref in zip(questions, refs, strict=True):
+        caption = _caption_identity(getattr(q, "caption", None))
+        if q.track:
+            out.append(str(q.track))
+        elif caption:
+            out.append(caption_track.get(caption, caption))
+        else:
+            out.append(f"{CLIP_IDENTITY}{ref}" if ref else f"id:{q.id}")
+    return out

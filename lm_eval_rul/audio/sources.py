@@ -1,0 +1,101 @@
+"""Clip references and Hugging Face audio datasets.
+
+A clip reference is a JSON string: ``{"kind": "file", "path": ...}`` or
+``{"kind": "hf", "source": ..., "split": ..., "column": ..., "row": int}``. Documents
+carry references, never waveforms; :func:`clip_source` turns one into what to decode.
+Hugging Face datasets are read with ``Audio(decode=False)`` (the bytes are decoded with
+soundfile/librosa, so no torchcodec is needed).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from .errors import AudioDecodeError, AudioError
+
+__all__ = ["file_ref", "hf_ref", "ref_name", "clip_source", "load_any_dataset", "hf_audio_dataset"]
+
+
+def file_ref(path: Path) -> str:
+    return json.dumps({"kind": "file", "path": str(path.resolve())}, sort_keys=True)
+
+
+def hf_ref(source: str, split: str, column: str, row: int) -> str:
+    return json.dumps(
+        {"kind": "hf", "source": source, "split": split, "column": column, "row": int(row)},
+        sort_keys=True,
+    )
+
+
+def ref_name(ref: str) -> str:
+    spec = json.loads(ref)
+    if spec["kind"] == "file":
+        return spec["path"]
+    return f"{spec['source']}[{spec['split']}] row {spec['row']} column {spec['column']!r}"
+
+
+def clip_source(ref: str) -> tuple[str | bytes, str]:
+    """The source to decode for a reference, and its name for messages."""
+    spec = json.loads(ref)
+    if spec["kind"] == "file":
+        return spec["path"], spec["path"]
+    dataset = hf_audio_dataset(spec["source"], spec["split"], spec["column"])
+    cell = dataset[int(spec["row"])][spec["column"]]
+    name = ref_name(ref)
+    if cell is None:
+        raise AudioDecodeError(f"audio {name}: the cell is empty")
+    if cell.get("bytes"):
+        # name ends with the original file name so the librosa fallback sees its extension
+        return bytes(cell["bytes"]), f"{name}: {cell.get('path') or 'audio'}"
+    if cell.get("path") and os.path.isfile(cell["path"]):
+        return cell["path"], cell["path"]
+    raise AudioDecodeError(f"audio {name}: the cell has neither bytes nor a readable path")
+
+
+
+def load_any_dataset(source: str, split: str) -> Any:
+    import datasets
+
+    path = Path(os.path.expanduser(source))
+    if path.is_dir() and (
+        (path / "dataset_info.json").is_file() or (path / "dataset_dict.json").is_file()
+    ):
+        loaded = datasets.load_from_disk(str(path))
+    elif path.is_file() or (path.is_dir() and any(path.rglob("*.parquet"))):
+        files = [str(path)] if path.is_file() else sorted(str(p) for p in path.rglob("*.parquet"))
+        loaded = datasets.load_dataset("parquet", data_files={split: files})
+    else:
+        try:
+            loaded = datasets.load_dataset(source)
+        except Exception as error:  # offline, no such dataset, no access, ...
+            raise AudioError(
+                f"--metadata audio_hf_dataset={source!r}: not a save_to_disk folder, a parquet "
+                f"file or folder, nor a dataset that loads from the hub ({type(error).__name__}: "
+                f"{error}). Give a local path, or check the name and your network / HF_TOKEN."
+            ) from error
+    if isinstance(loaded, datasets.DatasetDict):
+        if split not in loaded:
+            raise AudioError(
+                f"--metadata audio_hf_dataset={source!r} has splits {list(loaded)}, not "
+                f"{split!r}; set audio_split"
+            )
+        loaded = loaded[split]
+    return loaded
+
+
+@functools.lru_cache(maxsize=4)
+def hf_audio_dataset(source: str, split: str, column: str) -> Any:
+    from datasets import Audio
+
+    dataset = load_any_dataset(source, split)
+    if column not in dataset.column_names:
+        raise AudioError(
+            f"--metadata audio_hf_dataset={source!r}: no audio column {column!r} (columns: "
+            f"{dataset.column_names}); set audio_column"
+        )
+    return dataset.cast_column(column, Audio(decode=False))
+

@@ -1,0 +1,181 @@
+"""Checkpoints of the build's stages: one JSON line per finished question, resumable.
+
+Also the small file helpers every stage shares: atomic JSON writes, file digests,
+secret redaction of ``model_args``, and retries with exponential backoff.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..errors import UserInputError
+
+__all__ = [
+    "CHECKPOINT_FORMAT",
+    "Checkpoint",
+    "CheckpointMismatch",
+    "file_digest",
+    "fingerprint_digest",
+    "redact_args",
+    "with_retries",
+    "write_json",
+]
+
+logger = logging.getLogger(__name__)
+
+CHECKPOINT_FORMAT = "lm-eval-rul build checkpoint v1"
+
+
+def file_digest(path: Path | None) -> str | None:
+    if path is None:
+        return None
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()[:16]
+
+
+_SECRET_KEYS = ("key", "token", "secret", "password")
+
+
+def redact_args(args: str | None) -> str | None:
+    """``model_args`` with secret-looking values (``api_key=``, ``auth_token=``...) masked.
+
+    >>> redact_args("base_url=http://h/v1,auth_token=abc,model=m")
+    'base_url=http://h/v1,auth_token=***,model=m'
+    """
+    if not args:
+        return args
+    parts = []
+    for part in args.split(","):
+        key, sep, _ = part.partition("=")
+        secret = sep and any(word in key.lower() for word in _SECRET_KEYS)
+        parts.append(f"{key}=***" if secret else part)
+    return ",".join(parts)
+
+
+def fingerprint_digest(fingerprint: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(fingerprint, sort_keys=True).encode()).hexdigest()[:16]
+
+
+class CheckpointMismatch(UserInputError, RuntimeError):
+    """A checkpoint on disk was written by a run with other arguments."""
+
+
+class Checkpoint:
+    """One JSON line per finished question, after a header naming the run's arguments.
+
+    Args:
+        path: The ``.ckpt.jsonl`` file.
+        fingerprint: The arguments that decide the results; a file with another
+            fingerprint is refused with :class:`CheckpointMismatch`.
+    """
+
+    def __init__(self, path: Path, fingerprint: dict[str, Any]) -> None:
+        self.path = Path(path)
+        self.fingerprint = fingerprint
+        self.records: dict[str, dict[str, Any]] = {}
+        if self.path.is_file() and self.path.stat().st_size > 0:
+            self._load()
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            header = {"format": CHECKPOINT_FORMAT, "fingerprint": fingerprint}
+            self.path.write_text(json.dumps(header) + "\n", encoding="utf-8")
+
+    def _load(self) -> None:
+        lines = self.path.read_text(encoding="utf-8").splitlines()
+        try:
+            header = json.loads(lines[0])
+        except (json.JSONDecodeError, IndexError):
+            header = {}
+        if header.get("format") != CHECKPOINT_FORMAT:
+            raise CheckpointMismatch(
+                f"{self.path} is not an lm-eval-rul build checkpoint; move it away or choose "
+                "another --output."
+            )
+        theirs = header.get("fingerprint", {})
+        mine = self.fingerprint
+        differ = sorted(k for k in set(theirs) | set(mine) if theirs.get(k) != mine.get(k))
+        if differ:
+            shown = "; ".join(
+                f"{k}: checkpoint {theirs.get(k)!r}, now {self.fingerprint.get(k)!r}"
+                for k in differ
+            )
+            raise CheckpointMismatch(
+                f"checkpoint {self.path} was made with other arguments ({shown}). Rerun with the "
+                "same arguments to resume, or delete the checkpoint (or choose another --output) "
+                "to start over."
+            )
+        for lineno, line in enumerate(lines[1:], start=2):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                # A line cut by an interruption: only the last line can be partial.
+                if lineno == len(lines):
+                    logger.warning("%s: ignoring a partial last line (interrupted run)", self.path)
+                    continue
+                raise CheckpointMismatch(f"{self.path}: line {lineno} is not valid JSON") from None
+            if not isinstance(record, dict) or "id" not in record:
+                raise CheckpointMismatch(
+                    f'{self.path}: line {lineno} is not a question record (no "id"); the '
+                    "file was edited or is not a build checkpoint. Remove that line, or delete "
+                    "the checkpoint (or choose another --output) to start over."
+                )
+            self.records[str(record["id"])] = record
+
+    def done(self, question_id: str) -> bool:
+        """Whether the question needs no more work (finished, or failed for good)."""
+        record = self.records.get(question_id)
+        return record is not None and not record.get("retryable", False)
+
+    def add(self, record: dict[str, Any]) -> None:
+        """Append one question's record and flush it to disk."""
+        self.records[str(record["id"])] = record
+        with self.path.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+
+
+def with_retries(
+    fn: Callable[[], Any],
+    *,
+    retries: int,
+    backoff: float,
+    what: str,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Any:
+    """Call ``fn``; on an exception wait ``backoff * 2**k`` seconds and retry, ``retries`` times.
+
+    Raises:
+        The last exception, when every attempt failed.
+    """
+    for attempt in range(retries + 1):
+        try:
+            return fn()
+        except Exception as err:  # noqa: BLE001 - any failure of a remote call is retried
+            if attempt == retries:
+                raise
+            delay = backoff * 2**attempt
+            logger.warning(
+                "%s failed (%r); retry %d/%d in %.1fs", what, err, attempt + 1, retries, delay
+            )
+            sleep(delay)
+    raise AssertionError("unreachable")
+
+
+def write_json(path: Path, payload: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".part")
+    partial.write_text(json.dumps(payload, indent=1, ensure_ascii=False), encoding="utf-8")
+    partial.replace(path)

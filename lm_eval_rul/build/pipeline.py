@@ -1,0 +1,150 @@
+"""``run_build``: the stages in order, each resumable, with inputs checked first."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import asdict
+from typing import Any
+
+from ..questions import clean_pools, load_questions_without_distractors
+from ..registration import create_lm
+from .checkpoint import Checkpoint, file_digest, fingerprint_digest, write_json
+from .config import BuildConfig, BuildInputError
+from .stage_files import failure_record, read_stage_pools, write_pools
+from .stages import (
+    filter_stage,
+    generate_stage,
+    reference_questions,
+)
+from .writing import write_stage
+
+__all__ = ["run_build"]
+
+logger = logging.getLogger(__name__)
+
+
+def run_build(
+    config: BuildConfig,
+    *,
+    lm: Any | None = None,
+    generator_lm: Any | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> dict[str, Any]:
+    """Run the stages ``config.stage`` asks for; returns a summary of what was written.
+
+    Args:
+        config: The build configuration.
+        lm: A ready scorer LM (default: created from ``config.model``/``model_args``).
+        generator_lm: A ready generator LM (default: created from ``config.generator``).
+        sleep: Called between retries (tests pass a no-op).
+    """
+    stage = config.stage
+    if stage == "write":
+        return _write_from_checkpoint(config)
+    _check_inputs(config)
+
+    failures: dict[str, dict[str, Any]]
+    if config.pools is None:
+        questions = load_questions_without_distractors(config.data)
+        if generator_lm is None:
+            generator_lm = create_lm(config.generator, config.generator_args)
+        pools, generation = generate_stage(config, questions, generator_lm, sleep=sleep)
+        extra: dict[str, Any] = {"generation": generation}
+        by_id = {q.id: q for q in questions}
+        failures = {
+            qid: failure_record(by_id[qid], "generate", err)
+            for qid, err in generation["failed_calls"].items()
+        }
+        if stage == "generate":
+            return write_pools(config, pools, failures, extra)
+        pools, cleaning = clean_pools(pools)
+        source = fingerprint_digest(generation["fingerprint"])
+    else:
+        pools, cleaning, failures, extra = read_stage_pools(config.pools)
+        source = file_digest(config.pools)
+    extra["cleaning"] = asdict(cleaning)
+    order = [q.id for q in pools]
+    if stage == "clean":
+        return write_pools(config, pools, failures, extra)
+
+    reference = reference_questions(config)  # before loading the scorer: bad input fails fast
+    if lm is None:
+        lm = create_lm(
+            config.model, config.model_args, device=config.device, batch_size=config.batch_size
+        )
+    checkpoint = filter_stage(
+        config,
+        pools,
+        lm,
+        reference=reference,
+        source_fingerprint=source,
+        skip=failures,
+    )
+    write_json(config.meta_path(), {"order": order, "failures": failures, "extra": extra})
+    if stage == "filter":
+        return {
+            "checkpoint": str(checkpoint.path),
+            "meta": str(config.meta_path()),
+            "n_records": len(checkpoint.records),
+            "n_upstream_failures": len(failures),
+        }
+    return write_stage(config, {**checkpoint.records, **failures}, extra=extra, order=order)
+
+
+def _check_inputs(config: BuildConfig) -> None:
+    """Refuse combinations of inputs and ``--stage`` that cannot build anything."""
+    stage = config.stage
+    if config.pools is not None and config.data is not None:
+        raise BuildInputError(
+            "give either --pools POOLS.json (existing pools) or --data QUESTIONS with "
+            "--generator (generate pools), not both"
+        )
+    if stage == "clean" and config.pools is None:
+        raise BuildInputError(
+            "--stage clean reads --pools (a file written by --stage generate, or released "
+            "pools); to generate and clean in one go, use --stage all"
+        )
+    if stage == "generate" and config.pools is not None:
+        raise BuildInputError(
+            "--stage generate makes pools from --data QUESTIONS with --generator MODEL; "
+            "--pools already are pools (use --stage clean or filter on them)"
+        )
+    if config.pools is None and (config.data is None or not config.generator):
+        raise BuildInputError(
+            "nothing to build from: give --pools POOLS.json, or --data QUESTIONS with "
+            "--generator MODEL --generator_args ..."
+        )
+    if stage in ("all", "filter") and not config.model:
+        raise BuildInputError(
+            "the filter stage needs the scorer: --model hf --model_args pretrained=..."
+        )
+
+
+def _write_from_checkpoint(config: BuildConfig) -> dict[str, Any]:
+    """``--stage write``: the filter checkpoint plus the order, upstream failures and counts
+    that the filter stage left in ``<output>.filter.meta.json``."""
+    checkpoint_path = config.checkpoint_path("filter")
+    if not checkpoint_path.is_file():
+        raise FileNotFoundError(
+            f"--stage write reads {checkpoint_path}, which does not exist: run the filter "
+            "stage with the same --output first."
+        )
+    try:
+        header = json.loads(checkpoint_path.read_text(encoding="utf-8").splitlines()[0])
+    except (json.JSONDecodeError, IndexError):
+        header = {}
+    checkpoint = Checkpoint(checkpoint_path, header.get("fingerprint", {}))
+    meta_path = config.meta_path()
+    if not meta_path.is_file():
+        logger.warning(
+            "%s is missing (a checkpoint from an older version): the report lists the "
+            "checkpoint's questions only, without upstream failures or counts",
+            meta_path,
+        )
+        return write_stage(config, checkpoint.records)
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    records = {**checkpoint.records, **meta["failures"]}
+    return write_stage(config, records, extra=meta["extra"], order=meta["order"])

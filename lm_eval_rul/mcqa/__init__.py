@@ -1,0 +1,69 @@
+"""Multiple-choice music QA: prompts, option letters, folds, letter scoring, PI maths,
+answer parsing, voting, and the harness task functions of MuChoMusic and RUL-MuChoMusic.
+
+Imports :mod:`lm_eval_rul.questions` (what a question is) and :mod:`lm_eval_rul.audio`
+(the task functions attach each document's clip); never the build or report stages.
+
+Public names:
+
+* :data:`LETTERS`, :func:`letters_for`, :func:`pi_prompt`, :func:`gen_prompt`,
+  :func:`format_options_paper`, :func:`format_options_release` (:mod:`.prompts`);
+* :data:`N_FOLDS`, :func:`shuffled_options`, :func:`make_doc`, :func:`make_docs`
+  (:mod:`.folds`: harness documents with seeded option orders);
+* :func:`choice_probabilities`, :func:`perceptual_index`, :func:`is_correct`,
+  :func:`mean_perceptual_index` (:mod:`.scoring`);
+* :func:`letter_instances`, :func:`letter_logliks`, :class:`LetterScorer`
+  (:mod:`.letter_scoring`: letters of many prompts in one harness call);
+* :func:`letter_token_ids`, :func:`multi_token_letter_warnings`,
+  :func:`warn_for_model_args` (:mod:`.letters`);
+* :func:`parse_answer`, :class:`ParsedAnswer`, :data:`PARSE_RULES` (:mod:`.parsing`);
+* :func:`majority_vote`, :func:`majority_vote_accuracy`, :func:`majority_from_answers`
+  (:mod:`.voting`);
+* the task functions in :mod:`.tasks` (``load_rul_muchomusic``, ``doc_to_text`` ...),
+  imported by the task folders' ``utils.py`` (not re-exported here: they load audio
+  helpers).
+"""
+
+from .folds import N_FOLDS, make_doc, make_docs, shuffled_options
+from .letter_scoring import LetterScorer, letter_instances, letter_logliks
+from .letters import letter_token_ids, multi_token_letter_warnings, warn_for_model_args
+from .parsing import PARSE_RULES, ParsedAnswer, parse_answer
+from .prompts import (
+    LETTERS,
+    format_options_paper,
+    format_options_release,
+    gen_prompt,
+    letters_for,
+    pi_prompt,
+)
+from .scoring import choice_probabilities, is_correct, mean_perceptual_index, perceptual_index
+from .voting import majority_from_answers, majority_vote, majority_vote_accuracy
+
+__all__ = [
+    "LETTERS",
+    "letters_for",
+    "pi_prompt",
+    "gen_prompt",
+    "format_options_paper",
+    "format_options_release",
+    "N_FOLDS",
+    "shuffled_options",
+    "make_doc",
+    "make_docs",
+    "choice_probabilities",
+    "perceptual_index",
+    "is_correct",
+    "mean_perceptual_index",
+    "letter_instances",
+    "letter_logliks",
+    "LetterScorer",
+    "letter_token_ids",
+    "multi_token_letter_warnings",
+    "warn_for_model_args",
+    "PARSE_RULES",
+    "ParsedAnswer",
+    "parse_answer",
+    "majority_vote",
+    "majority_vote_accuracy",
+    "majority_from_answers",
+]

@@ -1,0 +1,188 @@
+"""The MuChoMusic / RUL-MuChoMusic task functions the YAMLs point to (via ``utils.py``).
+
+Data location comes from the harness's ``--metadata`` JSON, which lm-eval passes to
+``custom_dataset`` as keyword arguments:
+
+* ``data_path``: the task's question file (RUL JSON for ``rul_muchomusic*``, the
+  MuChoMusic CSV for ``muchomusic*``); ``rul_data_path`` / ``muchomusic_data_path``
+  override it per benchmark when one run mixes both;
+* ``muchomusic_csv``: MuChoMusic's CSV, joined on question id to give RUL rows their
+  audio track (needed only by audio runs that look clips up by track);
+* ``shuffle_seed``: base seed of the option order (default 1234);
+* ``audio_dir`` / ``audio_layout`` / ``audio_hf_dataset`` (+ ``audio_split``,
+  ``audio_column``, ``audio_id_column``, ``audio_question_column``): where audio models
+  find each item's clip (see :mod:`lm_eval_rul.audio`); text-only runs leave them out.
+
+Other metadata keys (the harness adds its own, and model arguments) are ignored.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+from ..audio import attach_audio
+from ..questions import (
+    DEFAULT_SEED,
+    DataValidationError,
+    Question,
+    attach_tracks,
+    default_muchomusic_csv,
+    default_rul_path,
+    read_muchomusic_csv,
+    read_rul_json,
+)
+from .folds import make_docs
+from .parsing import parse_answer
+from .prompts import gen_prompt, pi_prompt
+from .scoring import is_correct, perceptual_index
+
+__all__ = [
+    "load_rul_muchomusic",
+    "load_muchomusic",
+    "doc_to_text",
+    "doc_to_choice",
+    "process_results",
+    "doc_to_text_gen",
+    "process_results_gen",
+    "rul_questions",
+    "muchomusic_questions",
+]
+
+logger = logging.getLogger(__name__)
+
+
+def _stamp(path: Path) -> tuple[str, float, int]:
+    stat = path.stat()
+    return str(path.resolve()), stat.st_mtime, stat.st_size
+
+
+@functools.lru_cache(maxsize=8)
+def _read_rul_cached(stamp: tuple[str, float, int]) -> tuple[Question, ...]:
+    return tuple(read_rul_json(stamp[0], n_distractors=4))
+
+
+@functools.lru_cache(maxsize=8)
+def _read_muchomusic_cached(stamp: tuple[str, float, int]) -> tuple[Question, ...]:
+    return tuple(read_muchomusic_csv(stamp[0]))
+
+
+def _existing(path: str | os.PathLike[str], key: str) -> Path:
+    resolved = Path(os.path.expanduser(str(path)))
+    if not resolved.is_file():
+        raise FileNotFoundError(
+            f"--metadata {key}={str(path)!r}: no such file. Give the path of a local copy, "
+            f"or leave {key} out to download the public dataset."
+        )
+    return resolved
+
+
+def _check_kind(path: Path, key: str, *, want_csv: bool, benchmark: str) -> None:
+    """A shared ``data_path`` given to both benchmarks reaches one of them in the wrong format."""
+    if key == "data_path" and (path.suffix.lower() == ".csv") != want_csv:
+        expected = "MuChoMusic's CSV" if want_csv else "the RUL-MuChoMusic JSON"
+        raise DataValidationError(
+            path,
+            [f"--metadata data_path is not {expected}, which the {benchmark} tasks read"],
+            hint="When one run mixes rul_muchomusic* and muchomusic* tasks, give each its file: "
+            '--metadata \'{"rul_data_path": "RUL-MuchoMusic.json", '
+            '"muchomusic_data_path": "muchomusic.csv"}\'.',
+        )
+
+
+def rul_questions(**metadata: Any) -> list[Question]:
+    """RUL-MuChoMusic questions from ``metadata`` (see the module docstring)."""
+    key = "rul_data_path" if metadata.get("rul_data_path") else "data_path"
+    source = metadata.get(key)
+    path = _existing(source, key) if source else default_rul_path()
+    _check_kind(path, key, want_csv=False, benchmark="rul_muchomusic")
+    questions = list(_read_rul_cached(_stamp(path)))
+    if metadata.get("muchomusic_csv"):
+        reference = muchomusic_questions(muchomusic_data_path=metadata["muchomusic_csv"])
+        questions = attach_tracks(questions, reference)
+    return questions
+
+
+def muchomusic_questions(**metadata: Any) -> list[Question]:
+    """MuChoMusic questions from ``metadata`` (see the module docstring)."""
+    key = "muchomusic_data_path" if metadata.get("muchomusic_data_path") else "data_path"
+    source = metadata.get(key)
+    path = _existing(source, key) if source else default_muchomusic_csv()
+    _check_kind(path, key, want_csv=True, benchmark="muchomusic")
+    return list(_read_muchomusic_cached(_stamp(path)))
+
+
+def _seed(metadata: dict[str, Any]) -> int:
+    value = metadata.get("shuffle_seed", DEFAULT_SEED)
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"--metadata shuffle_seed must be an integer, got {value!r}") from None
+
+
+def _as_dataset(docs: list[dict[str, Any]]) -> dict[str, Any]:
+    import datasets
+
+    return {"test": datasets.Dataset.from_list(docs)}
+
+
+def load_rul_muchomusic(fold: int, **metadata: Any) -> dict[str, Any]:
+    """``custom_dataset`` of ``rul_muchomusic_fold{fold}`` (and its ``_gen`` twin).
+
+    With ``audio_dir`` / ``audio_hf_dataset`` in ``metadata`` the documents also carry
+    the audio fields of :func:`lm_eval_rul.audio.attach_audio`.
+    """
+    questions = rul_questions(**metadata)
+    docs = make_docs(questions, benchmark="rul_muchomusic", fold=int(fold), seed=_seed(metadata))
+    return _as_dataset(attach_audio(docs, questions, metadata))
+
+
+def load_muchomusic(**metadata: Any) -> dict[str, Any]:
+    """``custom_dataset`` of ``muchomusic``: the correct answer and its three distractors."""
+    questions = muchomusic_questions(**metadata)
+    docs = make_docs(questions, benchmark="muchomusic", fold=None, seed=_seed(metadata))
+    return _as_dataset(attach_audio(docs, questions, metadata))
+
+
+def doc_to_text(doc: dict[str, Any]) -> str:
+    """The paper's letter prompt; the answer letter is the continuation."""
+    return pi_prompt(doc["question"], doc["options"])
+
+
+def doc_to_choice(doc: dict[str, Any]) -> list[str]:
+    """The option letters shown (A-D)."""
+    return list(doc["letters"])
+
+
+def process_results(doc: dict[str, Any], results: list[tuple[float, bool]]) -> dict[str, float]:
+    """``acc`` and ``perceptual_index`` from the letters' log-likelihoods."""
+    logliks = [float(ll) for ll, *_ in results]
+    gold = int(doc["gold"])
+    return {
+        "acc": float(is_correct(logliks, gold)),
+        "perceptual_index": perceptual_index(logliks, gold),
+    }
+
+
+def doc_to_text_gen(doc: dict[str, Any]) -> str:
+    """The paper's step-by-step prompt of the generation tasks (answer as ``[[X]]``)."""
+    return gen_prompt(doc["question"], doc["options"])
+
+
+def process_results_gen(doc: dict[str, Any], results: list[str]) -> dict[str, float]:
+    """``acc`` and ``parse_failure`` of one generated answer (:mod:`lm_eval_rul.mcqa.parsing`).
+
+    An unparsed answer is wrong and a parse failure, never a random guess. The parsed
+    letter and the rule that read it are added to the document as ``parsed_letter`` and
+    ``parse_rule``, so ``--log_samples`` shows them.
+    """
+    parsed = parse_answer(results[0], doc["options"], doc["letters"])
+    doc["parsed_letter"] = parsed.letter
+    doc["parse_rule"] = parsed.rule
+    return {
+        "acc": float(parsed.letter == doc["gold_letter"]),
+        "parse_failure": float(not parsed.parsed),
+    }

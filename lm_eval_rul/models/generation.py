@@ -1,0 +1,79 @@
+"""Generation with audio for the ``_gen`` tasks: batched, greedy unless the task says so."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from lm_eval.models.utils import (
+    Collator,
+    handle_stop_sequences,
+    normalize_gen_kwargs,
+    postprocess_generated_text,
+)
+from lm_eval.models.utils_hf import stop_sequences_criteria
+from tqdm import tqdm
+
+from ..audio import check_audio_available, condition_audio
+
+__all__ = ["AudioGenerationMixin"]
+
+
+class AudioGenerationMixin:
+    """``generate_until`` for :class:`~lm_eval_rul.models.lalm.LALM`.
+
+    Uses the model's ``prompt_text``, ``_model_inputs``, ``spec`` and ``condition``.
+    """
+
+    @torch.no_grad()
+    def generate_until(self, requests: list[Any], disable_tqdm: bool = False) -> list[str]:
+        """Greedy (unless the task asks otherwise) generation with audio, batched."""
+        if not requests:
+            return []
+        check_audio_available([r.doc for r in requests if r.doc is not None], self.condition)
+        indexed = [(i, r.args[0], r.args[1], r.doc) for i, r in enumerate(requests)]
+        collator = Collator(
+            indexed,
+            sort_fn=lambda x: (-len(x[1]), x[0]),
+            group_by="gen_kwargs",
+            group_fn=lambda x: x[2],
+        )
+        results: dict[int, str] = {}
+        bar = tqdm(total=len(requests), disable=disable_tqdm or self.rank != 0, desc="lalm: gen")
+        eos = self.tok_decode(self.eot_token_id, skip_special_tokens=False)
+        for chunk in collator.get_batched(n=self.batch_size, batch_fn=None):
+            indices, contexts, all_kwargs, chunk_docs = zip(*chunk, strict=True)
+            kwargs = normalize_gen_kwargs(dict(all_kwargs[0]), self.max_gen_toks)
+            until = handle_stop_sequences(kwargs.pop("until", None), eos=eos)
+            max_new = int(kwargs.pop("max_gen_toks"))
+            kwargs.pop("max_length", None)
+            texts = [self.prompt_text(c) for c in contexts]
+            waves = None
+            if self.condition != "none":
+                waves = [condition_audio(doc, self.spec)[1] for doc in chunk_docs]
+            padding_side = self.tokenizer.padding_side
+            self.tokenizer.padding_side = "left"
+            try:
+                inputs = self._model_inputs(texts, waves)
+            finally:
+                self.tokenizer.padding_side = padding_side
+            width = inputs["input_ids"].shape[1]
+            if not kwargs.get("do_sample"):
+                kwargs["do_sample"] = False
+                kwargs.pop("temperature", None)
+                kwargs.pop("top_p", None)
+            output = self.model.generate(
+                **inputs,
+                max_new_tokens=max_new,
+                stopping_criteria=stop_sequences_criteria(self.tokenizer, until, width, len(texts)),
+                pad_token_id=self.tokenizer.pad_token_id,
+                **kwargs,
+            )
+            for index, context, tokens in zip(indices, contexts, output.tolist(), strict=True):
+                text = self.tok_decode(tokens[width:])
+                text = postprocess_generated_text(text, stop=until, think_end_token=None)
+                results[index] = text
+                self.cache_hook.add_partial("generate_until", (context, all_kwargs[0]), text)
+                bar.update(1)
+        bar.close()
+        return [results[i] for i in range(len(requests))]

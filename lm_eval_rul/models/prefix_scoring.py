@@ -1,0 +1,258 @@
+"""Letter scoring with audio: one forward pass per (document, context), one prefix per clip.
+
+The harness sends one ``loglikelihood`` request per answer letter. Requests are grouped
+by clip (:func:`~lm_eval_rul.audio.condition_key`, which reads no audio); the key/value
+cache of the system + audio prefix is computed once per clip, and each context runs
+only its own suffix tokens against a copy of that cache, all its letters in one row.
+``prefix_cache=false`` takes the naive reference path (one full forward per request).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+import transformers
+from tqdm import tqdm
+
+from ..audio import check_audio_available, condition_key
+from ..mcqa.letters import multi_token_message
+from .args import LALMArgumentError
+
+__all__ = ["ClipPrefix", "PrefixScoringMixin", "continuation_score"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class ClipPrefix:
+    """The encoded system + audio prefix of one clip (or of no audio)."""
+
+    key: Hashable
+    plain_ids: list[int]  # tokenizer ids, audio placeholder unexpanded
+    expanded_len: int  # length after the processor expanded the placeholder
+    audio_end_plain: int  # index after the last audio token in plain_ids
+    layers: list[tuple[torch.Tensor, torch.Tensor]]  # per-layer keys/values
+    rope_delta: torch.Tensor | None  # multimodal-RoPE offset of text after the audio
+
+
+
+class PrefixScoringMixin:
+    """``loglikelihood`` for :class:`~lm_eval_rul.models.lalm.LALM` (see the module doc).
+
+    Uses the model's ``_encode_request``, ``_encode``, ``_model_inputs``, ``_waves``,
+    ``_parts``, ``_audio_ids``, ``spec``, ``condition`` and ``prefix_cache``.
+    """
+
+    def loglikelihood(self, requests: list[Any], disable_tqdm: bool = False) -> list:
+        """``(log p(continuation | audio, prompt), is_greedy)`` per request.
+
+        Requests sharing a clip are scored together: the clip's prefix is encoded
+        once; each (document, context) costs one batched forward of its suffix.
+        """
+        if not requests:
+            return []
+        if any(r.doc is None for r in requests):
+            raise ValueError("lalm: a loglikelihood request has no document to take audio from.")
+        check_audio_available({id(r.doc): r.doc for r in requests}.values(), self.condition)
+        if not self.prefix_cache:
+            return self._loglikelihood_naive(requests, disable_tqdm)
+
+        # (clip key) -> (prompt context) -> [(request index, continuation ids)]
+        by_clip: OrderedDict[Hashable, OrderedDict[str, list]] = OrderedDict()
+        first_doc: dict[Hashable, dict] = {}
+        context_ids: dict[str, list[int]] = {}
+        keys: dict[int, Hashable] = {}  # the letters of one document share its dict
+        for index, request in enumerate(requests):
+            context, continuation = request.args[:2]
+            if id(request.doc) not in keys:
+                keys[id(request.doc)] = condition_key(request.doc, self.spec)
+            key = keys[id(request.doc)]
+            first_doc.setdefault(key, request.doc)
+            _, ctx_ids, cont_ids = self._encode_request(context, continuation)
+            if not cont_ids:
+                raise LALMArgumentError(
+                    f"lalm: continuation {continuation!r} of document {request.doc.get('id')!r} "
+                    "encodes to no tokens."
+                )
+            self._warn_multi_token(continuation, cont_ids)
+            context_ids.setdefault(context, ctx_ids)
+            by_clip.setdefault(key, OrderedDict()).setdefault(context, []).append((index, cont_ids))
+
+        results: list[tuple[float, bool] | None] = [None] * len(requests)
+        bar = tqdm(
+            total=len(requests),
+            disable=disable_tqdm or self.rank != 0,
+            desc="lalm: scoring (one prefix per clip)",
+        )
+        for key, contexts in by_clip.items():
+            prefix = self._prefix(key, first_doc[key])
+            items = list(contexts.items())
+            for start in range(0, len(items), self.batch_size):
+                chunk = items[start : start + self.batch_size]
+                scores = self._score_suffixes(prefix, [(context_ids[c], reqs) for c, reqs in chunk])
+                for index, value in scores:
+                    results[index] = value
+                    self.cache_hook.add_partial("loglikelihood", requests[index].args, value)
+                bar.update(sum(len(reqs) for _, reqs in chunk))
+        bar.close()
+        self._prefix_lru.clear()
+        return results  # type: ignore[return-value]
+
+    def _warn_multi_token(self, continuation: str, ids: list[int]) -> None:
+        if len(ids) > 1 and continuation not in self._warned:
+            self._warned.add(continuation)
+            pieces = self.tokenizer.convert_ids_to_tokens(ids)
+            logger.warning(
+                "lalm: %s", multi_token_message(continuation, pieces, what="continuation")
+            )
+
+    @torch.no_grad()
+    def _prefix(self, key: Hashable, doc: dict[str, Any]) -> ClipPrefix:
+        """Encode (once) the system + audio prefix of ``key``'s clip into a KV cache."""
+        if key in self._prefix_lru:
+            self._prefix_lru.move_to_end(key)
+            return self._prefix_lru[key]
+        before = self._parts[0]
+        plain = self._encode(before)
+        _, waves = self._waves(doc)
+        inputs = self._model_inputs([before], waves)
+        expanded = inputs["input_ids"][0].tolist()
+        audio_end_plain = _after_last(plain, self._audio_ids)
+        audio_end_expanded = _after_last(expanded, self._audio_ids)
+        first = next((i for i, t in enumerate(plain) if t in self._audio_ids), len(plain))
+        if (
+            plain[:first] != expanded[:first]
+            or plain[audio_end_plain:] != expanded[audio_end_expanded:]
+        ):
+            raise LALMArgumentError(
+                "lalm: the processor changed text outside the audio placeholder; "
+                f"plain={plain} expanded={expanded}. Run with prefix_cache=false."
+            )
+        inner = getattr(self.model, "model", None)
+        if inner is not None and hasattr(inner, "rope_deltas"):
+            inner.rope_deltas = None
+        out = self.model(**inputs, use_cache=True)
+        rope_delta = getattr(inner, "rope_deltas", None) if inner is not None else None
+        cache = getattr(out, "cache", None) or out.past_key_values
+        layers = [(layer.keys, layer.values) for layer in cache.layers]
+        prefix = ClipPrefix(
+            key=key,
+            plain_ids=plain,
+            expanded_len=len(expanded),
+            audio_end_plain=audio_end_plain,
+            layers=layers,
+            rope_delta=None if rope_delta is None else rope_delta.detach().clone(),
+        )
+        self._prefix_lru[key] = prefix
+        while len(self._prefix_lru) > 1:
+            self._prefix_lru.popitem(last=False)
+        return prefix
+
+    @torch.no_grad()
+    def _score_suffixes(
+        self, prefix: ClipPrefix, chunk: Sequence[tuple[list[int], list[tuple[int, list[int]]]]]
+    ) -> list[tuple[int, tuple[float, bool]]]:
+        """One forward over the suffixes of several contexts sharing ``prefix``."""
+        shared = min(_common_prefix(prefix.plain_ids, ctx) for ctx, _ in chunk)
+        if shared < prefix.audio_end_plain:
+            raise RuntimeError(
+                "lalm: a prompt does not start with the clip's system + audio prefix "
+                f"(shares {shared} of {len(prefix.plain_ids)} tokens). Run with prefix_cache=false."
+            )
+        shift = prefix.expanded_len - len(prefix.plain_ids)
+        past_len = shared + shift
+        rows: list[list[int]] = []
+        plan: list[tuple[int, list[int], int, int]] = []  # (request, cont ids, row, first pos)
+        for ctx_ids, reqs in chunk:
+            base_row = len(rows)
+            rows.append(ctx_ids[shared:])
+            for index, cont_ids in reqs:
+                if len(cont_ids) == 1:
+                    plan.append((index, cont_ids, base_row, len(ctx_ids) - shared - 1))
+                else:
+                    plan.append((index, cont_ids, len(rows), len(ctx_ids) - shared - 1))
+                    rows.append(ctx_ids[shared:] + cont_ids[:-1])
+        width = max(len(r) for r in rows)
+        pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
+        input_ids = torch.full((len(rows), width), pad, dtype=torch.long)
+        mask = torch.zeros((len(rows), past_len + width), dtype=torch.long)
+        mask[:, :past_len] = 1
+        for r, row in enumerate(rows):
+            input_ids[r, : len(row)] = torch.tensor(row)
+            mask[r, past_len : past_len + len(row)] = 1
+        kwargs: dict[str, Any] = {}
+        if prefix.rope_delta is not None:
+            positions = torch.arange(past_len, past_len + width).view(1, 1, -1)
+            positions = positions + prefix.rope_delta.to(positions.device).view(1, -1, 1)[:, :1]
+            kwargs["position_ids"] = positions.expand(3, len(rows), -1).to(self.device)
+        logits = self.model(
+            input_ids=input_ids.to(self.device),
+            attention_mask=mask.to(self.device),
+            use_cache=True,
+            **{self._cache_arg: self._cache_copy(prefix, past_len, len(rows))},
+            **kwargs,
+        ).logits
+        return [
+            (index, continuation_score(logits[row, first : first + len(cont_ids)], cont_ids))
+            for index, cont_ids, row, first in plan
+        ]
+
+    def _cache_copy(self, prefix: ClipPrefix, length: int, batch: int) -> transformers.DynamicCache:
+        cache = transformers.DynamicCache()
+        for layer, (keys, values) in enumerate(prefix.layers):
+            cache.update(
+                keys[:, :, :length].expand(batch, -1, -1, -1),
+                values[:, :, :length].expand(batch, -1, -1, -1),
+                layer,
+            )
+        return cache
+
+    @torch.no_grad()
+    def _loglikelihood_naive(self, requests: list[Any], disable_tqdm: bool) -> list:
+        """Reference path: one full forward per request, the audio encoded each time."""
+        out = []
+        for request in tqdm(requests, disable=disable_tqdm or self.rank != 0, desc="lalm: naive"):
+            context, continuation = request.args[:2]
+            whole, _, cont_ids = self._encode_request(context, continuation)
+            _, waves = self._waves(request.doc)
+            inputs = self._model_inputs([whole], waves)
+            logits = self.model(**inputs).logits[0]
+            out.append(continuation_score(logits[-len(cont_ids) - 1 : -1], cont_ids))
+        return out
+
+
+def continuation_score(logits: torch.Tensor, cont_ids: Sequence[int]) -> tuple[float, bool]:
+    """``(sum of log p(token), all tokens greedy)`` of a continuation.
+
+    Args:
+        logits: ``(len(cont_ids), vocab)``: row ``i`` is the prediction of ``cont_ids[i]``.
+        cont_ids: The continuation's token ids.
+    """
+    logprobs = F.log_softmax(logits.float(), dim=-1)
+    target = torch.tensor(list(cont_ids), device=logprobs.device)
+    total = logprobs.gather(1, target[:, None]).sum().item()
+    greedy = bool((logprobs.argmax(dim=-1) == target).all().item())
+    return float(total), greedy
+
+
+def _after_last(ids: Sequence[int], wanted: set[int]) -> int:
+    """Index just after the last element of ``ids`` that is in ``wanted`` (0 if none)."""
+    for position in range(len(ids) - 1, -1, -1):
+        if ids[position] in wanted:
+            return position + 1
+    return 0
+
+
+def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n

@@ -1,0 +1,52 @@
+"""Loading a checkpoint's processor, audio-only where its video processor cannot load."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import transformers
+
+from .families import Family, UnknownFamilyError, audio_only_class
+
+__all__ = ["load_processor", "audio_only_processor"]
+
+logger = logging.getLogger(__name__)
+
+
+def load_processor(family: Family, pretrained: str, kwargs: dict[str, Any]) -> Any:
+    """The checkpoint's processor; audio-only when its video processor cannot load."""
+    options = {
+        k: kwargs[k] for k in ("revision", "trust_remote_code", "subfolder") if kwargs.get(k)
+    }
+    try:
+        return transformers.AutoProcessor.from_pretrained(pretrained, **options)
+    except (ImportError, AttributeError, ValueError, OSError) as error:
+        if not family.needs_video_processor:
+            raise
+        logger.warning(
+            "lalm: the full processor of %s could not load (%s: %s); using its audio-only part "
+            "(install torchvision to load the video processor; lalm never uses it).",
+            pretrained,
+            type(error).__name__,
+            error,
+        )
+        return audio_only_processor(pretrained, **options)
+
+
+def audio_only_processor(pretrained: str, **options: Any) -> Any:
+    """The checkpoint's processor class without its image/video processors.
+
+    Qwen Omni processors want a video processor, which needs torchvision; audio
+    evaluation does not use it. See :func:`~lm_eval_rul.models.families.audio_only_class`.
+    """
+    from transformers.utils import cached_file
+
+    config_file = cached_file(pretrained, "processor_config.json", **options)
+    name = json.loads(Path(config_file).read_text()).get("processor_class") if config_file else None
+    base = getattr(transformers, str(name), None)
+    if base is None:
+        raise UnknownFamilyError(f"lalm: no processor class {name!r} in {pretrained}.")
+    return audio_only_class(base).from_pretrained(pretrained, **options)

@@ -1,0 +1,330 @@
+"""Readers for every question format we take, with validation.
+
+Formats (see ``docs/method.md``, "Data"):
+
+* the released RUL-MuChoMusic JSON: ``{id: {question, caption, correct_answer,
+  distractors[4], PI}}`` (a list of such rows with an ``id`` field is accepted too);
+* the released distractor pools: the same layout with 24–71 ``distractors``;
+* the MuChoMusic CSV (``question, dataset, dataset_identifier, correct_answer,
+  distractor_{1,2,3}_answer, ...`` plus a question id);
+* a JSONL / CSV / parquet of ``id, question, correct_answer, distractors[, caption]``.
+
+Readers return :class:`~lm_eval_rul.questions.schema.Question` objects; every malformed
+row is reported in one :class:`~lm_eval_rul.questions.schema.DataValidationError` that
+names the file, the ids and the fix.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import json
+import logging
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from .pools import clean_pools
+from .schema import (
+    DataValidationError,
+    PoolCleaningReport,
+    Question,
+)
+from .sources import MUCHOMUSIC_HF_REPO
+from .validation import rows_to_questions
+
+__all__ = [
+    "MUCHOMUSIC_COLUMNS",
+    "read_rul_json",
+    "read_pools",
+    "read_muchomusic_csv",
+    "read_questions_table",
+    "load_questions",
+    "attach_tracks",
+    "load_questions_without_distractors",
+]
+
+logger = logging.getLogger(__name__)
+
+MUCHOMUSIC_COLUMNS = (
+    "question",
+    "dataset",
+    "dataset_identifier",
+    "correct_answer",
+    "distractor_1_answer",
+    "distractor_2_answer",
+    "distractor_3_answer",
+)
+_ID_COLUMNS = ("id", "question_id", "qid", "")
+
+
+# ----------------------------------------------------------------------------- readers
+
+
+class _KeyedObject(dict):
+    """A JSON object that remembers the keys it held more than once."""
+
+    duplicate_keys: tuple[str, ...] = ()
+
+
+def _keep_duplicate_keys(pairs: list[tuple[str, Any]]) -> _KeyedObject:
+    obj = _KeyedObject()
+    duplicates = [key for key, _ in pairs if sum(1 for k, _ in pairs if k == key) > 1]
+    obj.update(pairs)
+    obj.duplicate_keys = tuple(dict.fromkeys(duplicates))
+    return obj
+
+
+def _read_json_rows(path: Path) -> list[dict[str, Any]]:
+    """Rows of a dict-of-dicts or list-of-dicts JSON file, each with an ``id``."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=_keep_duplicate_keys)
+    except json.JSONDecodeError as err:
+        raise DataValidationError(path, [f"not valid JSON: {err}"]) from None
+    problems = [f"id {k!r}: appears more than once" for k in getattr(raw, "duplicate_keys", ())]
+    if isinstance(raw, dict):
+        items = list(raw.items())
+    elif isinstance(raw, list):
+        items = [(r.get("id") if isinstance(r, dict) else None, r) for r in raw]
+    else:
+        raise DataValidationError(path, ["expected a JSON object keyed by id, or a list of rows"])
+    rows = []
+    for position, (key, value) in enumerate(items):
+        where = f"id {key!r}" if key is not None else f"row {position}"
+        if not isinstance(value, dict):
+            problems.append(f"{where}: expected an object with question fields, got {value!r:.80}")
+            continue
+        problems += [f"{where}: field {k!r} appears more than once" for k in value.duplicate_keys]
+        rows.append({"id": key, **value} if isinstance(raw, dict) else dict(value))
+    if problems:
+        raise DataValidationError(path, problems)
+    return rows
+
+
+def _read_jsonl_rows(path: Path) -> list[dict[str, Any]]:
+    rows = []
+    problems = []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError as err:
+            problems.append(f"line {lineno}: not valid JSON ({err.msg})")
+    if problems:
+        raise DataValidationError(path, problems)
+    return rows
+
+
+def _parse_list_cell(value: Any) -> Any:
+    """CSV/parquet cells holding a list: JSON, a Python literal, or ``a|b|c``."""
+    if not isinstance(value, str):
+        return list(value) if hasattr(value, "__iter__") else value
+    text = value.strip()
+    if text.startswith("["):
+        for parse in (json.loads, ast.literal_eval):
+            try:
+                return list(parse(text))
+            except (ValueError, SyntaxError):
+                continue
+    return [part.strip() for part in text.split("|") if part.strip()]
+
+
+
+def read_rul_json(path: str | os.PathLike[str], *, n_distractors: int | None = 4) -> list[Question]:
+    """Read the released RUL-MuChoMusic JSON (or any file of the same schema).
+
+    Args:
+        path: The JSON file, ``{id: {question, caption, correct_answer, distractors, PI}}``
+            or a list of rows carrying ``id``.
+        n_distractors: Exact number of distractors each row must have (``None``: any).
+
+    Raises:
+        DataValidationError: listing every malformed row by id.
+    """
+    path = Path(path)
+    return rows_to_questions(path, _read_json_rows(path), n_distractors=n_distractors)
+
+
+def read_pools(
+    path: str | os.PathLike[str], *, allow_empty: bool = False
+) -> tuple[list[Question], PoolCleaningReport]:
+    """Read distractor pools (the released ``distractors.json`` format) and clean them.
+
+    Cleaning (:func:`~lm_eval_rul.questions.pools.clean_pools`, without re-tidying the text),
+    counted per id in the returned report: strip whitespace, drop empty candidates, drop
+    candidates equal to the correct answer after :func:`normalize_answer` (10 such pools
+    in the release), drop repeats keeping the first.
+
+    Args:
+        path: The pools file (JSON keyed by id, a JSON list of rows, or JSONL).
+        allow_empty: Keep pools that are (or end up) empty instead of refusing the file
+            (``lm-eval-rul build`` turns them into per-question failure records).
+
+    Raises:
+        DataValidationError: for malformed rows, or (unless ``allow_empty``) a pool left
+            with no candidate.
+    """
+    path = Path(path)
+    rows = _read_json_rows(path) if path.suffix != ".jsonl" else _read_jsonl_rows(path)
+    questions = rows_to_questions(
+        path, rows, n_distractors=None, min_distractors=0 if allow_empty else 1, check_options=False
+    )
+    cleaned, report = clean_pools(questions, tidy=False)
+    empty_pools = [
+        f"id {q.id!r}: no candidate left after cleaning" for q in cleaned if not q.distractors
+    ]
+    if empty_pools and not allow_empty:
+        raise DataValidationError(path, empty_pools)
+    logger.info("Cleaned distractor pools from %s: %s", path, report.summary())
+    return cleaned, report
+
+
+def _muchomusic_track(dataset_identifier: str) -> str:
+    return re.sub(r"\.json$", "", dataset_identifier.strip())
+
+
+def read_muchomusic_csv(path: str | os.PathLike[str]) -> list[Question]:
+    """Read MuChoMusic's ``muchomusic.csv`` (the three original distractors, in order).
+
+    The question id comes from a column named ``id``, ``question_id`` or ``qid`` (or the
+    unnamed index column pandas writes). ``track`` is the ``dataset_identifier`` stem.
+    """
+    path = Path(path)
+    with path.open(newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        header = reader.fieldnames or []
+        missing = [c for c in MUCHOMUSIC_COLUMNS if c not in header]
+        if missing:
+            raise DataValidationError(
+                path,
+                [f"missing column(s) {', '.join(missing)}; found {', '.join(header)}"],
+                hint="Expected MuChoMusic's muchomusic.csv (huggingface.co/datasets/"
+                f"{MUCHOMUSIC_HF_REPO}).",
+            )
+        id_column = next((c for c in _ID_COLUMNS if c in header), None)
+        if id_column is None:
+            raise DataValidationError(
+                path,
+                [f"no question id column (one of id, question_id, qid); found {', '.join(header)}"],
+            )
+        rows = []
+        for row in reader:
+            rows.append(
+                {
+                    "id": row[id_column],
+                    "question": row["question"],
+                    "correct_answer": row["correct_answer"],
+                    "distractors": [row[f"distractor_{i}_answer"] or "" for i in (1, 2, 3)],
+                    "track": _muchomusic_track(row["dataset_identifier"] or ""),
+                    "source": row["dataset"],
+                }
+            )
+    for row in rows:
+        if any(d == "" for d in row["distractors"]):
+            row["distractors"] = [d for d in row["distractors"] if d]  # reported as too few
+    return rows_to_questions(path, rows, n_distractors=3)
+
+
+def read_questions_table(
+    path: str | os.PathLike[str], *, n_distractors: int | None = None
+) -> list[Question]:
+    """Read a JSONL, CSV or parquet of ``id, question, correct_answer, distractors[, caption]``.
+
+    In CSV and parquet, ``distractors`` may be a JSON list, a Python list literal or
+    ``a|b|c``; columns ``distractor_1`` ... are accepted instead.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix == ".jsonl":
+        rows = _read_jsonl_rows(path)
+    elif suffix == ".csv":
+        with path.open(newline="", encoding="utf-8") as handle:
+            rows = list(csv.DictReader(handle))
+    elif suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        rows = pq.read_table(path).to_pylist()
+    else:
+        raise DataValidationError(path, [f"unsupported file type {suffix!r}"])
+    for row in rows:
+        if isinstance(row.get("distractors"), str) and suffix != ".jsonl":
+            row["distractors"] = _parse_list_cell(row["distractors"])
+        if "distractors" not in row:
+            numbered = {
+                int(m.group(1)): k
+                for k in row
+                if (m := re.fullmatch(r"distractor_?(\d+)(?:_answer)?", k))
+            }
+            if numbered:
+                row["distractors"] = [row[numbered[i]] or "" for i in sorted(numbered)]
+    return rows_to_questions(path, rows, n_distractors=n_distractors)
+
+
+def load_questions(
+    path: str | os.PathLike[str], *, n_distractors: int | None = None
+) -> list[Question]:
+    """Read any supported question file, choosing the reader from its content.
+
+    ``.json``: the released RUL / pools layout; ``.csv`` with MuChoMusic's columns:
+    :func:`read_muchomusic_csv`; other ``.csv``, ``.jsonl``, ``.parquet``:
+    :func:`read_questions_table`.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"question file not found: {path}")
+    suffix = path.suffix.lower()
+    if suffix == ".json":
+        return read_rul_json(path, n_distractors=n_distractors)
+    if suffix == ".csv":
+        with path.open(newline="", encoding="utf-8") as handle:
+            header = next(csv.reader(handle), [])
+        if all(c in header for c in MUCHOMUSIC_COLUMNS):
+            return read_muchomusic_csv(path)
+    return read_questions_table(path, n_distractors=n_distractors)
+
+
+def attach_tracks(questions: Sequence[Question], reference: Sequence[Question]) -> list[Question]:
+    """Copy ``track``/``source`` from MuChoMusic rows onto RUL rows with the same id.
+
+    Rows whose id is absent from ``reference`` keep ``track=None``; the caller decides
+    whether that is an error (it is for audio runs that look clips up by track).
+    """
+    by_id = {q.id: q for q in reference}
+    return [
+        replace(q, track=by_id[q.id].track, source=by_id[q.id].source) if q.id in by_id else q
+        for q in questions
+    ]
+
+
+
+def load_questions_without_distractors(path: str | os.PathLike[str]) -> list[Question]:
+    """Questions to generate distractors for: like :func:`load_questions`, but in JSON and
+    JSONL files ``distractors`` may be absent (or empty) on any row.
+
+    Rows that do carry distractors get the usual option checks; ids, fields and
+    duplicates are validated by the same rules as every other reader. CSV and parquet
+    files go through :func:`load_questions` unchanged.
+
+    Raises:
+        DataValidationError: listing every malformed row.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"question file not found: {path}")
+    suffix = path.suffix.lower()
+    if suffix not in (".json", ".jsonl"):
+        return load_questions(path)
+    rows = _read_json_rows(path) if suffix == ".json" else _read_jsonl_rows(path)
+    prepared = []
+    for row in rows:
+        if not isinstance(row, dict):
+            prepared.append({"_bad": row})
+        elif row.get("distractors") is None:
+            prepared.append({**row, "distractors": []})
+        else:
+            prepared.append(row)
+    return rows_to_questions(path, prepared, n_distractors=None, min_distractors=0)

@@ -1,0 +1,94 @@
+"""What a question is: the :class:`Question` record, the pool-cleaning report, the data
+errors and the answer normalisation every reader and scorer shares."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..errors import UserInputError
+
+__all__ = [
+    "Question",
+    "PoolCleaningReport",
+    "DataValidationError",
+    "DataSourceError",
+    "normalize_answer",
+    "MAX_LISTED",
+]
+
+#: How many problems (ids, rows) an error message lists before "... and N more".
+MAX_LISTED = 10
+
+@dataclass(frozen=True)
+class Question:
+    """One multiple-choice music question.
+
+    Attributes:
+        id: Question id as a string (the MuChoMusic question id for RUL rows).
+        question: The question text.
+        correct_answer: The correct option's text.
+        distractors: Wrong options, in their released order (fold k drops index k).
+        caption: The audio caption the question was written from, when known.
+        pi: The Perceptual Index stored with the row (``PI`` in the released JSON).
+        track: Audio clip key: the MuChoMusic ``dataset_identifier`` stem, when known.
+        source: Audio source dataset (``sdd`` or ``musiccaps``), when known.
+    """
+
+    id: str
+    question: str
+    correct_answer: str
+    distractors: tuple[str, ...]
+    caption: str | None = None
+    pi: float | None = None
+    track: str | None = None
+    source: str | None = None
+
+
+@dataclass
+class PoolCleaningReport:
+    """What :func:`read_pools` removed from the distractor pools, with counts per id."""
+
+    n_questions: int = 0
+    n_candidates_in: int = 0
+    n_candidates_out: int = 0
+    equal_to_correct: dict[str, int] = field(default_factory=dict)
+    duplicates: dict[str, int] = field(default_factory=dict)
+    empty: dict[str, int] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        return (
+            f"{self.n_questions} pools, {self.n_candidates_in} candidates in, "
+            f"{self.n_candidates_out} kept; dropped {sum(self.equal_to_correct.values())} equal "
+            f"to the correct answer (in {len(self.equal_to_correct)} pools), "
+            f"{sum(self.duplicates.values())} duplicates, {sum(self.empty.values())} empty"
+        )
+
+
+class DataValidationError(UserInputError, ValueError):
+    """A data file has malformed rows; ``problems`` lists each one with its id."""
+
+    def __init__(self, path: str | os.PathLike[str], problems: Sequence[str], hint: str = ""):
+        self.path = str(path)
+        self.problems = list(problems)
+        shown = "\n".join(f"  - {p}" for p in self.problems[:MAX_LISTED])
+        more = len(self.problems) - MAX_LISTED
+        tail = f"\n  ... and {more} more" if more > 0 else ""
+        hint = f"\n{hint}" if hint else ""
+        super().__init__(f"{len(self.problems)} problem(s) in {self.path}:\n{shown}{tail}{hint}")
+
+
+class DataSourceError(UserInputError, RuntimeError):
+    """A default public dataset could not be fetched (offline, moved, or private)."""
+
+
+def normalize_answer(text: str) -> str:
+    """Case-, space- and trailing-punctuation-insensitive form of an answer.
+
+    >>> normalize_answer("  Electric  Guitar. ")
+    'electric guitar'
+    """
+    text = re.sub(r"\s+", " ", str(text)).strip().lower()
+    return text.rstrip(".!;:,").strip()

@@ -1,0 +1,102 @@
+"""Where the public copies of the benchmarks live, and their download cache.
+
+RUL-MuChoMusic comes from the GitHub release (``RUL-MuchoMusic.json``), falling back to
+the Hugging Face dataset ``yongyizang/RUListening``; MuChoMusic's CSV from the Hugging Face
+dataset ``mulab-mir/muchomusic``. Downloads are cached in ``$LM_EVAL_RUL_CACHE`` (default
+``~/.cache/lm_eval_rul``); the MuChoMusic CSV lives in the Hugging Face cache.
+"""
+
+from __future__ import annotations
+
+import os
+import urllib.request
+from pathlib import Path
+
+from .schema import DataSourceError
+
+__all__ = [
+    "RUL_GITHUB_URL",
+    "RUL_HF_REPO",
+    "MUCHOMUSIC_HF_REPO",
+    "MUCHOMUSIC_CSV_NAME",
+    "cache_dir",
+    "default_rul_path",
+    "default_muchomusic_csv",
+]
+
+RUL_GITHUB_URL = (
+    "https://raw.githubusercontent.com/yongyizang/AreYouReallyListening/main/RUL-MuchoMusic.json"
+)
+RUL_HF_REPO = "yongyizang/RUListening"
+MUCHOMUSIC_HF_REPO = "mulab-mir/muchomusic"
+MUCHOMUSIC_CSV_NAME = "muchomusic.csv"
+
+
+def cache_dir() -> Path:
+    root = os.environ.get("LM_EVAL_RUL_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "lm_eval_rul"
+    )
+    path = Path(root)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _download(url: str, target: Path) -> Path:
+    partial = target.with_suffix(target.suffix + ".part")
+    with urllib.request.urlopen(url, timeout=60) as response:  # noqa: S310 - fixed https URL
+        partial.write_bytes(response.read())
+    partial.replace(target)
+    return target
+
+
+def _hf_rul_file() -> Path:
+    from huggingface_hub import hf_hub_download, list_repo_files
+
+    files = list_repo_files(RUL_HF_REPO, repo_type="dataset")
+    preferred = sorted(
+        (f for f in files if f.lower().endswith((".json", ".jsonl", ".csv", ".parquet"))),
+        key=lambda f: ("rul" not in f.lower(), f.count("/"), f),
+    )
+    if not preferred:
+        raise DataSourceError(f"no question file in {RUL_HF_REPO}: {files}")
+    return Path(hf_hub_download(RUL_HF_REPO, preferred[0], repo_type="dataset"))
+
+
+def default_rul_path() -> Path:
+    """The public RUL-MuChoMusic file, downloaded once and cached.
+
+    Tries ``RUL-MuchoMusic.json`` in the GitHub release, then the Hugging Face dataset
+    ``yongyizang/RUListening``. The cache lives in ``$LM_EVAL_RUL_CACHE`` (default
+    ``~/.cache/lm_eval_rul``).
+    """
+    cached = cache_dir() / "RUL-MuchoMusic.json"
+    if cached.is_file():
+        return cached
+    errors = []
+    try:
+        return _download(RUL_GITHUB_URL, cached)
+    except Exception as err:  # noqa: BLE001 - any network failure falls through to the mirror
+        errors.append(f"{RUL_GITHUB_URL}: {err}")
+    try:
+        return _hf_rul_file()
+    except Exception as err:  # noqa: BLE001
+        errors.append(f"huggingface.co/datasets/{RUL_HF_REPO}: {err}")
+    raise DataSourceError(
+        "Could not download RUL-MuChoMusic:\n  "
+        + "\n  ".join(errors)
+        + '\nPass a local copy with --metadata \'{"data_path": "/path/to/RUL-MuchoMusic.json"}\'.'
+    )
+
+
+def default_muchomusic_csv() -> Path:
+    """MuChoMusic's ``muchomusic.csv`` from the Hugging Face hub (cached by the hub client)."""
+    try:
+        from huggingface_hub import hf_hub_download
+
+        return Path(hf_hub_download(MUCHOMUSIC_HF_REPO, MUCHOMUSIC_CSV_NAME, repo_type="dataset"))
+    except Exception as err:  # noqa: BLE001
+        raise DataSourceError(
+            f"Could not download {MUCHOMUSIC_CSV_NAME} from huggingface.co/datasets/"
+            f"{MUCHOMUSIC_HF_REPO}: {err}\nPass a local copy with --metadata "
+            '\'{"data_path": "/path/to/muchomusic.csv"}\' (or "muchomusic_csv" for RUL tasks).'
+        ) from err

@@ -1,0 +1,125 @@
+"""Rows of a question file turned into validated :class:`Question` records.
+
+Every problem of every row is collected first and raised together in one
+:class:`~lm_eval_rul.questions.schema.DataValidationError` naming the ids, so a file is
+either loaded whole or not at all: no question is silently lost.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from .schema import MAX_LISTED, DataValidationError, Question, normalize_answer
+
+__all__ = ["rows_to_questions"]
+
+logger = logging.getLogger(__name__)
+
+
+def rows_to_questions(
+    path: Path,
+    rows: Iterable[dict[str, Any]],
+    *,
+    n_distractors: int | None,
+    min_distractors: int = 1,
+    check_options: bool = True,
+) -> list[Question]:
+    """Validate rows into questions; every problem is collected, then raised together.
+
+    ``check_options`` rejects empty distractors, a distractor equal to the correct answer
+    and repeated distractors (pools skip it: :func:`read_pools` cleans those instead).
+    """
+    questions: list[Question] = []
+    problems: list[str] = []
+    near_duplicates: list[str] = []
+    seen: set[str] = set()
+    for position, row in enumerate(rows):
+        if "_bad" in row:
+            problems.append(f"row {position}: expected an object, got {row['_bad']!r:.60}")
+            continue
+        qid = row.get("id", row.get("question_id"))
+        if qid is None or str(qid).strip() == "":
+            problems.append(f"row {position}: missing field 'id'")
+            continue
+        qid = str(qid).strip()
+        where = f"id {qid!r}"
+        if qid in seen:
+            problems.append(f"{where}: appears more than once")
+            continue
+        seen.add(qid)
+        missing = [
+            f for f in ("question", "correct_answer", "distractors") if row.get(f) in (None, "")
+        ]
+        if missing:
+            problems.append(f"{where}: missing field(s) {', '.join(repr(m) for m in missing)}")
+            continue
+        distractors = row["distractors"]
+        if not isinstance(distractors, list | tuple) or not all(
+            isinstance(d, str) for d in distractors
+        ):
+            problems.append(f"{where}: 'distractors' must be a list of strings")
+            continue
+        distractors = [d.strip() for d in distractors]
+        if n_distractors is not None and len(distractors) != n_distractors:
+            problems.append(
+                f"{where}: expected {n_distractors} distractors, found {len(distractors)}"
+            )
+            continue
+        if len(distractors) < min_distractors:
+            problems.append(f"{where}: needs at least {min_distractors} distractors")
+            continue
+        correct = str(row["correct_answer"]).strip()
+        if check_options:
+            empty = [i for i, d in enumerate(distractors) if not d]
+            if empty:
+                problems.append(f"{where}: distractor {empty[0] + 1} is empty")
+                continue
+            equal = [d for d in distractors if normalize_answer(d) == normalize_answer(correct)]
+            if equal:
+                problems.append(f"{where}: distractor {equal[0]!r} equals the correct answer")
+                continue
+            if len(set(distractors)) != len(distractors):
+                problems.append(f"{where}: two distractors are the same text")
+                continue
+            if len({normalize_answer(d) for d in distractors}) != len(distractors):
+                near_duplicates.append(qid)
+        pi = row.get("PI", row.get("pi"))
+        try:
+            pi = None if pi in (None, "") else float(pi)
+        except (TypeError, ValueError):
+            problems.append(f"{where}: PI {pi!r} is not a number")
+            continue
+        questions.append(
+            Question(
+                id=qid,
+                question=str(row["question"]).strip(),
+                correct_answer=correct,
+                distractors=tuple(distractors),
+                caption=(str(row["caption"]).strip() or None) if row.get("caption") else None,
+                pi=pi,
+                track=str(row["track"]) if row.get("track") else None,
+                source=str(row["source"]) if row.get("source") else None,
+            )
+        )
+    if problems:
+        raise DataValidationError(
+            path,
+            problems,
+            hint="Fix or remove these rows; nothing was loaded, so no question is silently lost.",
+        )
+    if not questions:
+        raise DataValidationError(path, ["the file holds no questions"])
+    if near_duplicates:
+        # The released RUL-MuChoMusic has three such rows (e.g. 'Tom-Tom' / 'Tom-tom'):
+        # they are distinct options as shown, so they are kept as released.
+        logger.warning(
+            "%s: %d question(s) have distractors differing only in case or spacing, kept as "
+            "released: ids %s",
+            path,
+            len(near_duplicates),
+            ", ".join(near_duplicates[:MAX_LISTED]),
+        )
+    return questions

@@ -1,0 +1,225 @@
+"""Paired comparisons between runs: perception gain, text leakage, PI-accuracy correlation.
+
+Each comparison uses the (question, fold) pairs both runs covered, a paired bootstrap
+interval (resampled by question or track) and the Wilcoxon signed-rank p-value of the
+per-question scores; an interval containing 0 is flagged.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..questions import derive_seed
+from .runs import Run, RunReadError
+from .samples import Sample
+from .settings import ReportSettings, condition_rank, id_sort_key, resample_groups
+from .stats import leakage_ci, paired_difference_ci, pearson, wilcoxon_pvalue
+
+__all__ = ["paired_comparisons", "pi_correlations", "find_backbone"]
+
+
+def _aligned(a: Run, b: Run, benchmark: str) -> tuple[list[Sample], list[Sample], dict[str, Any]]:
+    left = {s.key: s for s in a.samples_of(benchmark)}
+    right = {s.key: s for s in b.samples_of(benchmark)}
+    shared = sorted(left.keys() & right.keys(), key=lambda k: (id_sort_key(k[0]), k[1]))
+    only_a = sorted(left.keys() - right.keys(), key=lambda k: (id_sort_key(k[0]), k[1]))
+    only_b = sorted(right.keys() - left.keys(), key=lambda k: (id_sort_key(k[0]), k[1]))
+    coverage = {
+        "n_shared": len(shared),
+        "n_dropped": len(only_a) + len(only_b),
+        "only_in_a": len(only_a),
+        "only_in_b": len(only_b),
+        "examples_dropped": [list(k) for k in (only_a + only_b)[:5]],
+    }
+    return [left[k] for k in shared], [right[k] for k in shared], coverage
+
+
+def _per_question(samples: Sequence[Sample]) -> dict[str, float]:
+    scores: dict[str, list[float]] = defaultdict(list)
+    for sample in samples:
+        scores[sample.id].append(sample.correct)
+    return {qid: float(np.mean(v)) for qid, v in scores.items()}
+
+
+def _paired_entry(
+    kind: str,
+    a: Run,
+    b: Run,
+    benchmark: str,
+    settings: ReportSettings,
+    notes: list[str],
+) -> dict[str, Any] | None:
+    left, right, coverage = _aligned(a, b, benchmark)
+    if coverage["n_dropped"]:
+        notes.append(
+            f"{benchmark}: {a.label} vs {b.label}: runs covered different questions; compared "
+            f"on the {coverage['n_shared']} shared (question, fold) pairs, dropped "
+            f"{coverage['only_in_a']} only in {a.label} and {coverage['only_in_b']} only in "
+            f"{b.label} (e.g. {coverage['examples_dropped']})"
+        )
+    if not left:
+        notes.append(
+            f"{benchmark}: {a.label} vs {b.label}: no shared (question, fold) pair; skipped"
+        )
+        return None
+    groups = resample_groups(left, settings.by, f"{a.label} on {benchmark}")
+    options = dict(
+        groups=groups,
+        confidence_level=settings.confidence_level,
+        n_resamples=settings.n_resamples,
+        seed=derive_seed("report", settings.seed, kind, benchmark, a.label, b.label),
+        method=settings.method,
+    )
+    x = [s.correct for s in left]
+    y = [s.correct for s in right]
+    difference = paired_difference_ci(x, y, **options)
+    qa, qb = _per_question(left), _per_question(right)
+    ids = sorted(qa, key=id_sort_key)
+    entry: dict[str, Any] = {
+        "kind": kind,
+        "model": a.model,
+        "a": a.label,
+        "b": b.label,
+        "condition_a": a.condition,
+        "condition_b": b.condition,
+        "setting_a": a.setting,
+        "setting_b": b.setting,
+        "acc_a": float(np.mean(x)),
+        "acc_b": float(np.mean(y)),
+        "difference": difference.to_dict(),
+        "wilcoxon_p": wilcoxon_pvalue([qa[i] for i in ids], [qb[i] for i in ids]),
+        "n_questions": len(ids),
+        "coverage": coverage,
+    }
+    if kind == "leakage":
+        leakage = leakage_ci(x, y, **options)
+        entry["leakage"] = leakage.to_dict()
+        entry["flagged"] = leakage.contains_zero
+    else:
+        entry["flagged"] = difference.contains_zero
+    return entry
+
+
+def find_backbone(runs: Sequence[Run], name: str | None, notes: list[str]) -> Run | None:
+    text_runs = [r for r in runs if r.is_text]
+    if name is None:
+        if len({r.pretrained for r in text_runs}) == 1:
+            notes.append(
+                f"text leakage: no --text-backbone given; using the only text-only model, "
+                f"{text_runs[0].model}"
+            )
+            return text_runs[0]
+        if text_runs:
+            notes.append(
+                "text leakage: several text-only models and no --text-backbone; pass "
+                f"--text-backbone NAME (one of {sorted({r.model for r in text_runs})})"
+            )
+        return None
+    for run in text_runs:
+        if name in (run.model, run.pretrained):
+            return run
+    raise RunReadError(
+        f"--text-backbone {name!r} matches no text-only run; text-only models found: "
+        f"{sorted({r.model for r in text_runs}) or 'none'}"
+    )
+
+
+def paired_comparisons(
+    runs: Sequence[Run], benchmark: str, backbone: Run | None, settings, notes
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    audio: dict[str, list[Run]] = defaultdict(list)
+    for run in runs:  # already sorted by condition, then audio settings
+        if not run.is_text and run.tasks_of(benchmark):
+            audio[run.pretrained].append(run)
+    gains, leakage = [], []
+    for model_runs in audio.values():
+        # every original-audio run (several only when their audio settings differ) against
+        # every other condition of the same model
+        originals = [r for r in model_runs if r.condition == "original"]
+        for original in originals:
+            for other in (r for r in model_runs if r.condition != "original"):
+                entry = _paired_entry(
+                    "perception_gain", original, other, benchmark, settings, notes
+                )
+                if entry:
+                    gains.append(entry)
+        for none in (r for r in model_runs if r.condition == "none"):
+            if backbone is not None and backbone.tasks_of(benchmark):
+                entry = _paired_entry("leakage", none, backbone, benchmark, settings, notes)
+                if entry:
+                    leakage.append(entry)
+    return gains, leakage
+
+
+def _pi_source(
+    runs: Sequence[Run], benchmark: str, settings: ReportSettings
+) -> tuple[str | None, dict[str, float]]:
+    base = benchmark.removesuffix("_gen")
+    for label in (benchmark, base):
+        if label in settings.pi_files:
+            pi_file = settings.pi_files[label]
+            return f"--pi {label}={pi_file.path}", pi_file.pi
+    stored: dict[str, float] = {}
+    for run in runs:
+        for sample in run.samples_of(benchmark):
+            if sample.source_pi is not None:
+                stored.setdefault(sample.id, sample.source_pi)
+    if stored:
+        return "source_pi stored in the dataset", stored
+    return None, {}
+
+
+def pi_correlations(
+    runs: Sequence[Run], benchmark: str, settings: ReportSettings, notes: list[str]
+) -> tuple[list[dict[str, Any]], dict[str, tuple[list[float], list[float]]]]:
+    source, pi = _pi_source(runs, benchmark, settings)
+    if not pi:
+        notes.append(
+            f"{benchmark}: no PI for the PI-accuracy correlation: pass "
+            f"--pi {benchmark.removesuffix('_gen')}=PI.jsonl (from lm-eval-rul pi)"
+        )
+        return [], {}
+    groups: dict[str, list[Run]] = defaultdict(list)
+    for run in runs:
+        if run.tasks_of(benchmark):
+            groups["text-only" if run.is_text else f"audio ({run.setting})"].append(run)
+    entries, scatter = [], {}
+    for name in sorted(groups, key=lambda g: condition_rank(groups[g][0].condition)):
+        members = groups[name]
+        per_run = [_per_question(r.samples_of(benchmark)) for r in members]
+        shared = set(pi).intersection(*per_run)
+        union = set().union(*per_run)
+        ids = sorted(shared, key=id_sort_key)
+        dropped = len(union - shared)
+        if dropped:
+            notes.append(
+                f"{benchmark}: PI-accuracy ({name}): {dropped} of {len(union)} questions dropped "
+                "(not covered by every run of the group or without a PI)"
+            )
+        if len(ids) < 3:
+            notes.append(f"{benchmark}: PI-accuracy ({name}): only {len(ids)} questions; skipped")
+            continue
+        x = [pi[i] for i in ids]
+        y = [float(np.mean([scores[i] for scores in per_run])) for i in ids]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            correlation = pearson(x, y, confidence_level=settings.confidence_level)
+        notes.extend(f"{benchmark}: PI-accuracy ({name}): {w.message}" for w in caught)
+        entries.append(
+            {
+                "group": name,
+                "runs": [r.label for r in members],
+                "pi_source": source,
+                "n_dropped": dropped,
+                **correlation.to_dict(),
+            }
+        )
+        scatter[name] = (x, y)
+    return entries, scatter
+
+

@@ -1,0 +1,143 @@
+"""``report.md``: the report's tables as markdown, written for people."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .settings import BENCHMARK_NAMES
+
+__all__ = ["render_markdown"]
+
+
+def _pct(value: float | None) -> str:
+    return (
+        "–" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.3f}"
+    )
+
+
+def _ci(interval: dict[str, Any]) -> str:
+    return f"{interval['estimate']:.3f} [{interval['low']:.3f}, {interval['high']:.3f}]"
+
+
+def _signed_ci(interval: dict[str, Any]) -> str:
+    return f"{interval['estimate']:+.3f} [{interval['low']:+.3f}, {interval['high']:+.3f}]"
+
+
+def _p(value: float) -> str:
+    if value is None or math.isnan(value):
+        return "–"
+    return f"{value:.2g}" if value >= 1e-4 else "<1e-4"
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    """``report.md``: settings, one section per benchmark (tables + figures), notes."""
+    settings = report["settings"]
+    level = f"{settings['confidence_level']:.0%}"
+    lines = [
+        "# lm-eval-rul report",
+        "",
+        f"{len(report['runs'])} runs; {level} bootstrap intervals resampled by "
+        f"{settings['resampled_by']} ({settings['n_resamples']} resamples, "
+        f"{settings['bootstrap_method']}, seed {settings['seed']}). Every number is in "
+        "`report.json`.",
+        "",
+    ]
+    for data in report["benchmarks"].values():
+        folds = [f for f in data["folds"] if f != "-1"]
+        fold_cols = [f"fold {f}" for f in folds]
+        lines += [f"## {data['name']}", "", f"Chance: {data['chance']:.3f}.", ""]
+        header = ["model", "audio", *fold_cols, f"mean acc [{level} CI]", "n q"]
+        header += ["majority vote"] if folds else []
+        header += ["mean PI", "parse fail"]
+        lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        for row in data["rows"]:
+            cells = [row["model"], row["setting"]]
+            cells += [_pct(row["folds"].get(f, {}).get("acc")) for f in folds]
+            cells += [_ci(row["accuracy"]), str(row["n_questions"])]
+            cells += [_pct(row["majority_vote"])] if folds else []
+            cells += [_pct(row["mean_pi"]), _pct(row["parse_failure_rate"])]
+            lines.append("| " + " | ".join(cells) + " |")
+        lines.append("")
+        if data["perception_gain"]:
+            lines += [
+                "Perception gain (paired on shared questions; ⚠ = interval contains 0):",
+                "",
+                "| model | comparison | acc a | acc b | difference [CI] | Wilcoxon p | n q "
+                "| flag |",
+                "|---|---|---|---|---|---|---|---|",
+            ]
+            for e in data["perception_gain"]:
+                lines.append(
+                    f"| {e['model']} | {e['setting_a']} − {e['setting_b']} | "
+                    f"{e['acc_a']:.3f} | {e['acc_b']:.3f} | {_signed_ci(e['difference'])} | "
+                    f"{_p(e['wilcoxon_p'])} | {e['n_questions']} | "
+                    f"{'⚠ not distinguishable from 0' if e['flagged'] else ''} |"
+                )
+            lines.append("")
+        if data["leakage"]:
+            lines += [
+                "Text leakage `max(0, no-audio − text backbone)`:",
+                "",
+                "| model | text backbone | no-audio | backbone | leakage [CI] | "
+                "difference [CI] | Wilcoxon p | flag |",
+                "|---|---|---|---|---|---|---|---|",
+            ]
+            for e in data["leakage"]:
+                lines.append(
+                    f"| {e['model']} | {e['b']} | {e['acc_a']:.3f} | {e['acc_b']:.3f} | "
+                    f"{_ci(e['leakage'])} | {_signed_ci(e['difference'])} | "
+                    f"{_p(e['wilcoxon_p'])} | {'⚠ interval contains 0' if e['flagged'] else ''} |"
+                )
+            lines.append("")
+        if data["correlations"]:
+            lines += [
+                "Per-question PI vs accuracy (Pearson):",
+                "",
+                f"| runs | r [{level} CI] | p | n q | PI from |",
+                "|---|---|---|---|---|",
+            ]
+            for c in data["correlations"]:
+                interval = (
+                    "–" if math.isnan(c["r"]) else f"{c['r']:.3f} [{c['low']:.3f}, {c['high']:.3f}]"
+                )
+                lines.append(
+                    f"| {c['group']} | {interval} | {_p(c['pvalue'])} | {c['n']} | "
+                    f"{c['pi_source']} |"
+                )
+            lines.append("")
+        for key, caption in (
+            ("accuracy", "accuracy"),
+            ("conditions", "audio conditions"),
+            ("pi_vs_accuracy", "PI vs accuracy"),
+        ):
+            if key in data.get("figures", {}):
+                lines.append(f"![{data['name']}: {caption}]({data['figures'][key]})")
+        lines.append("")
+    distributions = report["pi_distributions"]
+    if distributions["summary"]:
+        lines += [
+            "## Perceptual Index distributions",
+            "",
+            f"From {distributions['source']}.",
+            "",
+            "| benchmark | n q | mean PI | median | chance PI (1 − 1/n options) | "
+            "share above chance |",
+            "|---|---|---|---|---|---|",
+        ]
+        for label, s in distributions["summary"].items():
+            lines.append(
+                f"| {BENCHMARK_NAMES.get(label, label)} | {s['n']} | {s['mean']:.3f} | "
+                f"{s['median']:.3f} | {_pct(s['mean_chance'])} | "
+                f"{_pct(s['share_above_chance'])} |"
+            )
+        lines.append("")
+        if "figure" in distributions:
+            lines += [f"![PI histograms]({distributions['figure']})", ""]
+    if report["notes"]:
+        lines += ["## Notes", ""] + [f"- {note}" for note in report["notes"]] + [""]
+    lines += ["## Runs", "", "| run | harness model | results files |", "|---|---|---|"]
+    for run in report["runs"]:
+        files = ", ".join(f"`{p}`" for p in run["results_files"])
+        lines.append(f"| {run['label']} | {run['model_type']} `{run['pretrained']}` | {files} |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,351 @@
+"""Read the harness's own output folders (``--output_path ... --log_samples``).
+
+lm-eval writes, per run, ``<output_path>/<model_name_sanitized>/results_<time>.json``
+and one ``samples_<task>_<time>.jsonl`` per task beside it. This module turns such
+folders into :class:`Run` objects: which model, which audio condition
+(``config.audio_condition`` that ``lalm`` writes, else ``model_args`` ``audio=``;
+``lalm`` defaults to ``original``; text-only models are ``"text"``), and per task the
+harness's printed metrics plus per-question :class:`Sample` records keyed by (question id, fold).
+
+Several results files of the same model, condition and audio settings (``audio_seed``,
+``audio_noise_seconds``, ``audio_noise_std``, ``audio_max_seconds`` that ``lalm`` writes
+into the results' ``config``), e.g. one run per benchmark, are merged into one
+:class:`Run`; when two of them hold the same task, the newest wins and the other is
+listed in :attr:`Run.notes`. Runs of one model and condition whose audio settings differ
+stay apart, and their labels name the settings that differ (``noise, seed=1``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .samples import RunReadError, Sample, read_samples
+
+__all__ = [
+    "TaskResult",
+    "Run",
+    "RunReadError",
+    "AUDIO_SETTINGS",
+    "TEXT_CONDITION",
+    "benchmark_of",
+    "find_results_files",
+    "read_results_file",
+    "load_runs",
+]
+
+#: The condition of runs by text-only models (no audio input at all).
+TEXT_CONDITION = "text"
+#: Model types that take audio; their default condition is ``original``.
+AUDIO_MODEL_TYPES = ("lalm",)
+_FOLD_SUFFIX = re.compile(r"_fold(\d+)$")
+#: Audio settings that tell runs of one model and condition apart: the results ``config``
+#: key ``lalm`` writes -> (the ``model_args`` name users type, its type).
+AUDIO_SETTINGS: dict[str, tuple[str, type]] = {
+    "audio_seed": ("seed", int),
+    "audio_noise_seconds": ("noise_seconds", float),
+    "audio_noise_std": ("noise_std", float),
+    "audio_max_seconds": ("max_audio_seconds", float),
+}
+
+
+@dataclass
+class TaskResult:
+    """One task of one run: what the harness printed and what it logged."""
+
+    task: str
+    benchmark: str
+    fold: int | None
+    output_type: str
+    metrics: dict[str, float]
+    n: int
+    samples: list[Sample]
+    samples_file: Path
+    results_file: Path
+
+    @property
+    def is_generation(self) -> bool:
+        return self.output_type == "generate_until"
+
+
+@dataclass
+class Run:
+    """All tasks of one model under one audio condition.
+
+    Attributes:
+        model: Short model name (the basename of a local ``pretrained`` path, or the hub id).
+        pretrained: ``pretrained`` as given to the harness.
+        model_type: The harness model (``hf``, ``lalm``, ...).
+        condition: ``text`` for text-only models, else the ``audio=`` condition.
+        model_args: The harness's ``model_args``.
+        tasks: Task name -> :class:`TaskResult`.
+        results_files: Every results JSON merged into this run.
+        group_metrics: Group name (e.g. ``rul_muchomusic``) -> the harness's group metrics
+            (``acc``, ``majority_acc`` added by ``lm-eval-rul run``, ...).
+        notes: Things a reader should know (superseded duplicate tasks).
+        audio_settings: ``model_args`` name -> value of each of :data:`AUDIO_SETTINGS`
+            (None where the results file does not record it, e.g. text-only models).
+        variant: The audio settings that differ from another run of the same model and
+            condition (``"seed=1, noise_std=0.5"``), set by :func:`load_runs`; ``""`` when
+            no other run shares the model and condition.
+    """
+
+    model: str
+    pretrained: str
+    model_type: str
+    condition: str
+    model_args: dict[str, Any]
+    tasks: dict[str, TaskResult] = field(default_factory=dict)
+    results_files: list[Path] = field(default_factory=list)
+    group_metrics: dict[str, dict[str, float]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    audio_settings: dict[str, Any] = field(default_factory=dict)
+    variant: str = ""
+
+    @property
+    def setting(self) -> str:
+        """The condition, with the differing audio settings if any (``noise, seed=1``)."""
+        return f"{self.condition}, {self.variant}" if self.variant else self.condition
+
+    @property
+    def label(self) -> str:
+        return f"{self.model} [{self.setting}]"
+
+    @property
+    def merge_key(self) -> tuple[Any, ...]:
+        """Results files with equal keys are parts of one run (:func:`load_runs`)."""
+        settings = tuple(sorted(self.audio_settings.items()))
+        return (self.pretrained, self.model_type, self.condition, settings)
+
+    @property
+    def is_text(self) -> bool:
+        return self.condition == TEXT_CONDITION
+
+    def benchmarks(self) -> list[str]:
+        return sorted({t.benchmark for t in self.tasks.values()})
+
+    def tasks_of(self, benchmark: str) -> list[TaskResult]:
+        """The tasks of ``benchmark``, by fold."""
+        found = [t for t in self.tasks.values() if t.benchmark == benchmark]
+        return sorted(found, key=lambda t: (t.fold if t.fold is not None else -1, t.task))
+
+    def samples_of(self, benchmark: str) -> list[Sample]:
+        return [s for t in self.tasks_of(benchmark) for s in t.samples]
+
+
+def benchmark_of(task: str) -> tuple[str, int | None]:
+    """``("rul_muchomusic", 2)`` for ``rul_muchomusic_fold2``; ``(task, None)`` otherwise."""
+    match = _FOLD_SUFFIX.search(task)
+    if match:
+        return task[: match.start()], int(match.group(1))
+    return task, None
+
+
+def find_results_files(run_dir: str | Path) -> list[Path]:
+    """Every ``results_*.json`` under ``run_dir`` (or ``run_dir`` itself if it is one).
+
+    Raises:
+        RunReadError: The folder does not exist or holds no results file.
+    """
+    path = Path(run_dir)
+    if path.is_file():
+        return [path]
+    if not path.is_dir():
+        raise RunReadError(f"run folder {str(path)!r} does not exist")
+    found = sorted(path.rglob("results_*.json"))
+    if not found:
+        raise RunReadError(
+            f"no results_*.json under {str(path)!r}: give the folder passed to the harness "
+            "as --output_path (e.g. lm-eval-rul run ... --output_path DIR --log_samples)"
+        )
+    return found
+
+
+def _model_args(config: dict[str, Any]) -> dict[str, Any]:
+    args = config.get("model_args") or {}
+    if isinstance(args, dict):
+        return dict(args)
+    parsed: dict[str, Any] = {}
+    for part in str(args).split(","):
+        if "=" in part:
+            key, value = part.split("=", 1)
+            parsed[key.strip()] = value.strip()
+    return parsed
+
+
+def _short_name(pretrained: str) -> str:
+    if pretrained.startswith(("/", ".", "~")) or Path(pretrained).exists():
+        return Path(pretrained.rstrip("/")).name or pretrained
+    return pretrained
+
+
+def _condition(model_type: str, args: dict[str, Any], config: dict[str, Any]) -> str:
+    """``audio_condition`` written by ``lalm``, else ``audio=`` of ``model_args``."""
+    recorded = config.get("audio_condition")
+    if recorded not in (None, ""):
+        return str(recorded)
+    if "audio" in args:
+        # lm-eval parses the string ``none`` in model_args to None
+        return "none" if args["audio"] in (None, "", "None") else str(args["audio"])
+    return "original" if model_type in AUDIO_MODEL_TYPES else TEXT_CONDITION
+
+
+def _audio_settings(args: dict[str, Any], config: dict[str, Any], where: Path) -> dict[str, Any]:
+    """The :data:`AUDIO_SETTINGS` of a run: from ``config`` (``lalm``), else ``model_args``."""
+    settings: dict[str, Any] = {}
+    for key, (name, kind) in AUDIO_SETTINGS.items():
+        value = config[key] if key in config else args.get(name)
+        if value in (None, "", "None"):
+            settings[name] = None  # not recorded (text-only models) or the model's default
+            continue
+        try:
+            number = kind(float(value))
+        except (TypeError, ValueError):
+            raise RunReadError(
+                f"{where}: {key if key in config else name}={value!r} is not a number; "
+                "fix the results file's config or rerun"
+            ) from None
+        settings[name] = number
+    return settings
+
+
+def _group_names(results: dict[str, Any]) -> set[str]:
+    groups = {name for name, subtasks in (results.get("group_subtasks") or {}).items() if subtasks}
+    return groups | set(results.get("groups") or {})
+
+
+def _metrics(row: dict[str, Any]) -> dict[str, float]:
+    """``{"acc": 0.5, ...}`` from a results row (``"acc,none"`` keys; stderrs left out)."""
+    return {
+        key.split(",")[0]: float(value)
+        for key, value in row.items()
+        if "," in key and "_stderr" not in key and isinstance(value, int | float)
+    }
+
+
+def read_results_file(path: str | Path) -> Run:
+    """One harness results JSON and its logged samples, as a :class:`Run`.
+
+    Raises:
+        RunReadError: The file is not a harness results file, or a task's
+            ``samples_<task>_<time>.jsonl`` is missing (rerun with ``--log_samples``).
+    """
+    path = Path(path)
+    try:
+        results = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as error:
+        raise RunReadError(f"{path}: cannot read it as JSON ({error})") from None
+    if not isinstance(results, dict) or "results" not in results or "config" not in results:
+        raise RunReadError(f"{path}: not an lm-eval results file (no 'results'/'config' keys)")
+    config = results["config"]
+    if not isinstance(config, dict) or not isinstance(results["results"], dict):
+        raise RunReadError(f"{path}: 'config' and 'results' must be JSON objects")
+    args = _model_args(config)
+    model_type = str(config.get("model") or "unknown")
+    pretrained = str(args.get("pretrained") or results.get("model_name") or model_type)
+    run = Run(
+        model=_short_name(pretrained),
+        pretrained=pretrained,
+        model_type=model_type,
+        condition=_condition(model_type, args, config),
+        model_args=args,
+        results_files=[path],
+        audio_settings=_audio_settings(args, config, path),
+    )
+    stamp = path.stem[len("results_") :] if path.stem.startswith("results_") else None
+    groups = _group_names(results)
+    for group in groups:
+        row = (results.get("groups") or {}).get(group) or results["results"].get(group) or {}
+        run.group_metrics[group] = _metrics(row)
+    for task in (name for name in results["results"] if name not in groups):
+        metrics = _metrics(results["results"][task])
+        output_type = str(results.get("configs", {}).get(task, {}).get("output_type", ""))
+        samples_file = path.parent / f"samples_{task}_{stamp}.jsonl"
+        if stamp is None or not samples_file.is_file():
+            raise RunReadError(
+                f"{path}: task {task!r} has no logged samples (looked for {samples_file.name} "
+                f"in {path.parent}); the report needs per-question results: rerun with "
+                "--log_samples"
+            )
+        benchmark, fold = benchmark_of(task)
+        samples = read_samples(samples_file)
+        run.tasks[task] = TaskResult(
+            task=task,
+            benchmark=benchmark,
+            fold=fold,
+            output_type=output_type,
+            metrics=metrics,
+            n=len(samples),
+            samples=samples,
+            samples_file=samples_file,
+            results_file=path,
+        )
+    if not run.tasks:
+        raise RunReadError(f"{path}: the results file lists no task")
+    return run
+
+
+def load_runs(run_dirs: Iterable[str | Path]) -> list[Run]:
+    """Read every results file under ``run_dirs``; merge those of one model and setting.
+
+    Args:
+        run_dirs: Harness ``--output_path`` folders (or their model subfolders, or results
+            JSON files).
+
+    Returns:
+        Runs in order of first appearance. Files merge when model, condition and audio
+        settings (:data:`AUDIO_SETTINGS`) agree. When two files give the same task for the
+        same run, the newer file (by name, which holds the harness's timestamp) wins and the
+        choice is recorded in the run's ``notes``. Runs of one model and condition with
+        different audio settings get a :attr:`Run.variant` naming the settings that differ.
+    """
+    merged: dict[tuple[Any, ...], Run] = {}
+    files = [f for d in run_dirs for f in find_results_files(d)]
+    for file in sorted(dict.fromkeys(files), key=lambda p: p.name):
+        run = read_results_file(file)
+        key = run.merge_key
+        if key not in merged:
+            merged[key] = run
+            continue
+        target = merged[key]
+        target.results_files.append(file)
+        for name, task in run.tasks.items():
+            if name in target.tasks:
+                target.notes.append(
+                    f"{target.label}: task {name} appears in {target.tasks[name].results_file} "
+                    f"and {file}; using the newer {file.name}"
+                )
+            target.tasks[name] = task
+        target.group_metrics.update(run.group_metrics)
+    runs = list(merged.values())
+    _name_variants(runs)
+    return runs
+
+
+def _name_variants(runs: list[Run]) -> None:
+    """Set :attr:`Run.variant` where runs of one model and condition differ in audio settings."""
+    siblings: dict[tuple[str, str, str], list[Run]] = {}
+    for run in runs:
+        siblings.setdefault((run.pretrained, run.model_type, run.condition), []).append(run)
+    for group in siblings.values():
+        if len(group) < 2:
+            continue
+        differing = [
+            name
+            for name, _ in AUDIO_SETTINGS.values()
+            if len({repr(run.audio_settings.get(name)) for run in group}) > 1
+        ]
+        for run in group:
+            run.variant = ", ".join(
+                f"{name}={_setting_text(run.audio_settings.get(name))}" for name in differing
+            )
+
+
+def _setting_text(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)

@@ -1,0 +1,191 @@
+"""The harness's per-sample logs (``samples_<task>_*.jsonl``) read as per-question records.
+
+Each logged sample of this plugin's multiple-choice tasks becomes a :class:`Sample`: the
+question, the fold, whether it was right and which option text the model chose
+(:func:`sample_answer`: the highest letter log-likelihood, or the letter parsed from a
+generation). :func:`majority_from_samples` turns the four folds' samples into the
+majority-vote accuracy that ``lm-eval-rul run`` adds to the fold groups.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import UserInputError
+from ..mcqa.parsing import parse_answer
+from ..mcqa.voting import majority_from_answers
+
+__all__ = [
+    "RunReadError",
+    "Sample",
+    "read_samples",
+    "sample_answer",
+    "majority_from_samples",
+]
+
+
+class RunReadError(UserInputError, ValueError):
+    """A run folder or file that cannot be read as harness output."""
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One logged (question, fold) of one task.
+
+    Attributes:
+        id: Question id.
+        fold: Fold (-1 for the single-fold ``muchomusic``).
+        correct: The sample's ``acc`` (1.0 or 0.0).
+        correct_answer: Text of the correct option.
+        answer: Text of the option the model chose (None: unparsed or not logged).
+        n_options: Options shown (chance is ``1 / n_options``).
+        pi: The sample's ``perceptual_index`` metric (multiple choice only).
+        source_pi: The PI stored in the dataset (``source_pi`` of the doc), if any.
+        track: The question's audio track, if the doc has one.
+        parse_failure: The sample's ``parse_failure`` (generation tasks only).
+    """
+
+    id: str
+    fold: int
+    correct: float
+    correct_answer: str | None
+    answer: str | None
+    n_options: int
+    pi: float | None = None
+    source_pi: float | None = None
+    track: str | None = None
+    parse_failure: float | None = None
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.id, self.fold)
+
+
+
+def sample_answer(sample: Mapping[str, Any]) -> str | None:
+    """The option text a logged harness sample (``--log_samples``) chose.
+
+    Generation samples (one generated string) are read with
+    :func:`lm_eval_rul.mcqa.parsing.parse_answer`; multiple-choice samples (one
+    log-likelihood per letter) choose the highest one. ``None`` when unparsed.
+    """
+    doc = sample["doc"]
+    options, letters = list(doc["options"]), list(doc["letters"])
+    responses = sample["filtered_resps"]
+    if len(responses) == 1 and isinstance(responses[0], str):
+        letter = parse_answer(responses[0], options, letters).letter
+        return None if letter is None else options[letters.index(letter)]
+    if len(responses) != len(options):
+        raise ValueError(
+            f"sample of item {doc.get('id')!r}: {len(responses)} responses for "
+            f"{len(options)} options; expected one generation or one log-likelihood per option"
+        )
+    logliks = [float(r[0] if isinstance(r, (list, tuple)) else r) for r in responses]
+    return options[int(np.argmax(logliks))]
+
+
+def majority_from_samples(fold_samples: Iterable[Sequence[Mapping[str, Any]]]) -> dict[str, Any]:
+    """Majority-vote accuracy over folds from the harness's logged samples.
+
+    Args:
+        fold_samples: For each fold task, its logged samples (``results["samples"][task]``
+            or the rows of its ``samples_*.jsonl`` file).
+
+    Returns:
+        ``{"majority_acc": float, "n_items": int, "n_folds": int}``
+        (:func:`~lm_eval_rul.mcqa.voting.majority_from_answers`); items missing from some
+        folds vote with the folds they have.
+    """
+    triples: list[tuple[str, str | None, str]] = []
+    n_folds = 0
+    for samples in fold_samples:
+        n_folds += 1
+        for sample in samples:
+            doc = sample["doc"]
+            triples.append((str(doc["id"]), sample_answer(sample), str(doc["correct_answer"])))
+    vote = majority_from_answers(triples)
+    return {"majority_acc": vote["majority_acc"], "n_items": vote["n_items"], "n_folds": n_folds}
+
+
+def _float_or_none(value: Any) -> float | None:
+    if value is None or value == "":
+        return None
+    result = float(value)
+    return None if math.isnan(result) else result
+
+
+def _answer(row: dict[str, Any], where: str) -> str | None:
+    """The option text the sample chose (None: an unparsed generation)."""
+    try:
+        return sample_answer(row)
+    except (KeyError, TypeError, ValueError, IndexError) as error:
+        raise RunReadError(
+            f"{where}: cannot read the chosen option of item {row['doc'].get('id')!r} "
+            f"({type(error).__name__}: {error}); the report reads samples logged by this "
+            "plugin's tasks, whose documents carry 'options' and 'letters'"
+        ) from None
+
+
+
+def _sample(row: dict[str, Any], where: str) -> Sample:
+    doc = row.get("doc") or {}
+    missing = [k for k in ("id", "options") if k not in doc]
+    if missing or "acc" not in row:
+        raise RunReadError(
+            f"{where}: logged sample doc_id={row.get('doc_id')} lacks "
+            f"{missing + ([] if 'acc' in row else ['acc'])}; the report reads the documents of "
+            "this plugin's tasks (muchomusic, rul_muchomusic, their _gen variants)"
+        )
+    try:
+        options = list(doc["options"])
+        gold = doc.get("gold")
+        correct_answer = doc.get("correct_answer")
+        if correct_answer is None and gold is not None and 0 <= int(gold) < len(options):
+            correct_answer = options[int(gold)]
+        track = doc.get("track")
+        sample = Sample(
+            id=str(doc["id"]),
+            fold=int(doc["fold"]) if doc.get("fold") is not None else -1,
+            correct=float(row["acc"]),
+            correct_answer=correct_answer,
+            answer=_answer(row, where),
+            n_options=len(options),
+            pi=_float_or_none(row.get("perceptual_index")),
+            source_pi=_float_or_none(doc.get("source_pi")),
+            track=None if track in (None, "") else str(track),
+            parse_failure=_float_or_none(row.get("parse_failure")),
+        )
+    except RunReadError:
+        raise
+    except (TypeError, ValueError) as error:
+        raise RunReadError(
+            f"{where}: logged sample of item {doc.get('id')!r} has a malformed value "
+            f"({type(error).__name__}: {error}); was the file edited? rerun with --log_samples"
+        ) from None
+    if not 0.0 <= sample.correct <= 1.0 or not options:
+        raise RunReadError(
+            f"{where}: logged sample of item {sample.id!r} has acc={row['acc']!r} and "
+            f"{len(options)} options; expected acc in [0, 1] and at least one option"
+        )
+    return sample
+
+
+def read_samples(path: Path) -> list[Sample]:
+    samples = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise RunReadError(f"{path}:{number}: not JSON ({error.msg})") from None
+            samples.append(_sample(row, f"{path}:{number}"))
+    return samples

@@ -1,0 +1,116 @@
+"""Options of a report and the small rules shared by its tables: names, order, grouping."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import UserInputError
+from .pi_files import PIFile
+from .runs import TEXT_CONDITION, Run, RunReadError
+from .samples import Sample
+from .stats import CI_METHODS, DEFAULT_N_RESAMPLES
+
+__all__ = [
+    "CONDITION_ORDER",
+    "BENCHMARK_NAMES",
+    "ReportSettings",
+    "ReportSettingsError",
+    "condition_rank",
+    "sort_runs",
+    "resample_groups",
+    "id_sort_key",
+    "mean_or_none",
+]
+
+#: Conditions in display order; others follow alphabetically.
+CONDITION_ORDER = (TEXT_CONDITION, "original", "noise", "silence", "random", "none")
+BENCHMARK_NAMES = {
+    "muchomusic": "MuChoMusic",
+    "rul_muchomusic": "RUL-MuChoMusic",
+    "muchomusic_gen": "MuChoMusic (generation)",
+    "rul_muchomusic_gen": "RUL-MuChoMusic (generation)",
+}
+
+
+class ReportSettingsError(UserInputError, ValueError):
+    """An option of the report that cannot be used (confidence level, resamples, ...)."""
+
+
+
+@dataclass
+class ReportSettings:
+    """Options of a report.
+
+    Attributes:
+        confidence_level: Coverage of every interval.
+        n_resamples: Bootstrap resamples.
+        seed: Base seed; each interval's generator is derived from it and the comparison.
+        by: ``"question"`` or ``"track"``: the unit the bootstrap resamples.
+        method: scipy bootstrap method (``percentile``, ``basic``, ``BCa``).
+        text_backbone: Model name (or ``pretrained``) of the text run used for leakage.
+        pi_files: Label -> :class:`~lm_eval_rul.report.pi_files.PIFile` (from ``--pi``); a
+            label equal to a benchmark name supplies that benchmark's PI for the correlations.
+
+    Raises:
+        ReportSettingsError: An option out of range; the message names it and the fix.
+    """
+
+    confidence_level: float = 0.95
+    n_resamples: int = DEFAULT_N_RESAMPLES
+    seed: int = 0
+    by: str = "question"
+    method: str = "percentile"
+    text_backbone: str | None = None
+    pi_files: dict[str, PIFile] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.by not in ("question", "track"):
+            raise ReportSettingsError(f"by must be 'question' or 'track', got {self.by!r}")
+        if not 0.0 < self.confidence_level < 1.0:
+            raise ReportSettingsError(
+                f"--confidence {self.confidence_level!r} is not a level in (0, 1); e.g. 0.95"
+            )
+        if int(self.n_resamples) < 1:
+            raise ReportSettingsError(
+                f"--n-resamples {self.n_resamples!r} must be a positive number; e.g. 9999"
+            )
+        if self.method not in CI_METHODS:
+            raise ReportSettingsError(f"--method {self.method!r} is not one of {CI_METHODS}")
+
+
+def condition_rank(condition: str) -> tuple[int, str]:
+    if condition in CONDITION_ORDER:
+        return CONDITION_ORDER.index(condition), condition
+    return len(CONDITION_ORDER), condition
+
+
+def sort_runs(runs: Sequence[Run]) -> list[Run]:
+    return sorted(
+        runs, key=lambda r: (not r.is_text, r.model, condition_rank(r.condition), r.variant)
+    )
+
+
+def resample_groups(samples: Sequence[Sample], by: str, where: str) -> list[str]:
+    if by == "question":
+        return [s.id for s in samples]
+    missing = sorted({s.id for s in samples if s.track is None}, key=id_sort_key)
+    if missing:
+        raise RunReadError(
+            f"--by track: {where} has no track for {len(missing)} question(s) (e.g. ids "
+            f"{missing[:5]}); rerun with --metadata muchomusic_csv=PATH so the documents "
+            "carry their track, or resample by question (leave out --by)"
+        )
+    return [str(s.track) for s in samples]
+
+
+def id_sort_key(qid: str) -> tuple[int, int | str]:
+    return (0, int(qid)) if qid.isdigit() else (1, qid)
+
+
+def mean_or_none(values: Sequence[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return float(np.mean(present)) if present else None
+

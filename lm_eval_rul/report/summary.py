@@ -1,0 +1,253 @@
+"""The report's numbers: one JSON-ready dict per set of runs (:func:`build_report`)."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..mcqa.voting import majority_from_answers
+from ..questions import derive_seed
+from .comparisons import find_backbone, paired_comparisons, pi_correlations
+from .runs import Run, RunReadError
+from .samples import Sample
+from .settings import (
+    BENCHMARK_NAMES,
+    ReportSettings,
+    mean_or_none,
+    resample_groups,
+    sort_runs,
+)
+from .stats import accuracy_ci
+
+__all__ = ["build_report"]
+
+
+def _majority(samples: Sequence[Sample]) -> float | None:
+    """Majority vote over folds (:func:`lm_eval_rul.mcqa.voting.majority_from_answers`, the
+    same count as the harness's ``majority_acc``); None with a single fold."""
+    vote = majority_from_answers((s.id, s.answer, s.correct_answer) for s in samples)
+    return vote["majority_acc"] if vote["max_folds"] >= 2 else None
+
+
+
+def _table_row(run: Run, benchmark: str, settings: ReportSettings) -> dict[str, Any]:
+    tasks = run.tasks_of(benchmark)
+    samples = [s for t in tasks for s in t.samples]
+    if not samples:
+        raise RunReadError(f"{run.label}: benchmark {benchmark} has no logged samples")
+    is_generation = any(t.is_generation for t in tasks)
+    folds: dict[str, dict[str, Any]] = {}
+    notes: list[str] = []
+    for task in tasks:
+        from_samples = float(np.mean([s.correct for s in task.samples]))
+        printed = task.metrics.get("acc")
+        if printed is not None and not math.isclose(printed, from_samples, abs_tol=1e-9):
+            notes.append(
+                f"{run.label}: {task.task} acc printed {printed:.6f} but samples give "
+                f"{from_samples:.6f} (the logged samples may come from another run)"
+            )
+        folds[str(task.fold if task.fold is not None else -1)] = {
+            "task": task.task,
+            "acc": printed if printed is not None else from_samples,
+            "n": task.n,
+        }
+    groups = resample_groups(samples, settings.by, f"{run.label} on {benchmark}")
+    accuracy = accuracy_ci(
+        [s.correct for s in samples],
+        groups=groups,
+        confidence_level=settings.confidence_level,
+        n_resamples=settings.n_resamples,
+        seed=derive_seed("report", settings.seed, "accuracy", benchmark, run.label),
+        method=settings.method,
+    )
+    majority = _majority(samples)
+    printed_majority = run.group_metrics.get(benchmark, {}).get("majority_acc")
+    if (
+        majority is not None
+        and printed_majority is not None
+        and not math.isclose(majority, printed_majority, abs_tol=1e-9)
+    ):
+        notes.append(
+            f"{run.label}: {benchmark} majority_acc printed {printed_majority:.6f} but the "
+            f"logged samples give {majority:.6f}"
+        )
+    return {
+        "run": run.label,
+        "model": run.model,
+        "pretrained": run.pretrained,
+        "model_type": run.model_type,
+        "condition": run.condition,
+        "setting": run.setting,
+        "audio_settings": dict(run.audio_settings),
+        "folds": folds,
+        "accuracy": accuracy.to_dict(),
+        "n_questions": len({s.id for s in samples}),
+        "n_samples": len(samples),
+        "majority_vote": majority,
+        "chance": float(np.mean([1.0 / s.n_options for s in samples])),
+        "mean_pi": mean_or_none([s.pi for s in samples]),
+        "parse_failure_rate": (
+            mean_or_none([s.parse_failure for s in samples]) if is_generation else None
+        ),
+        "output_type": "generate_until" if is_generation else "multiple_choice",
+        "notes": notes,
+    }
+
+
+
+def _coverage_note(runs: Sequence[Run], benchmark: str, notes: list[str]) -> None:
+    keys = [{s.key for s in r.samples_of(benchmark)} for r in runs if r.tasks_of(benchmark)]
+    if len(keys) < 2:
+        return
+    union, shared = set().union(*keys), set.intersection(*keys)
+    if union != shared:
+        notes.append(
+            f"{benchmark}: runs disagree on which questions they covered ({len(shared)} "
+            f"(question, fold) pairs in all runs, {len(union)} in any): each table row uses its "
+            "own questions (the numbers the harness printed); paired comparisons use the "
+            "intersection"
+        )
+
+
+def build_report(runs: Sequence[Run], settings: ReportSettings | None = None) -> dict[str, Any]:
+    """Every number of the report as a JSON-ready dict (no files written).
+
+    Args:
+        runs: From :func:`lm_eval_rul.report.runs.load_runs`.
+        settings: Statistics options (defaults: 95%, 9,999 resamples, seed 0, by question).
+
+    Raises:
+        RunReadError: ``--by track`` without tracks, or an unknown ``text_backbone``.
+    """
+    settings = settings or ReportSettings()
+    if not runs:
+        raise RunReadError("no runs to report on")
+    runs = sort_runs(runs)
+    notes = [note for run in runs for note in run.notes]
+    needs_backbone = settings.text_backbone is not None or any(r.condition == "none" for r in runs)
+    backbone = find_backbone(runs, settings.text_backbone, notes) if needs_backbone else None
+    benchmarks: dict[str, Any] = {}
+    for benchmark in sorted({b for r in runs for b in r.benchmarks()}):
+        members = [r for r in runs if r.tasks_of(benchmark)]
+        _coverage_note(members, benchmark, notes)
+        rows = [_table_row(r, benchmark, settings) for r in members]
+        for row in rows:
+            notes.extend(row.pop("notes"))
+        gains, leakage = paired_comparisons(members, benchmark, backbone, settings, notes)
+        correlations, scatter = pi_correlations(members, benchmark, settings, notes)
+        benchmarks[benchmark] = {
+            "name": BENCHMARK_NAMES.get(benchmark, benchmark),
+            "chance": float(np.mean([row["chance"] for row in rows])),
+            "folds": sorted({f for row in rows for f in row["folds"]}, key=int),
+            "rows": rows,
+            "perception_gain": gains,
+            "leakage": leakage,
+            "correlations": correlations,
+            "_scatter": scatter,
+        }
+    return {
+        "settings": {
+            "confidence_level": settings.confidence_level,
+            "n_resamples": settings.n_resamples,
+            "seed": settings.seed,
+            "resampled_by": settings.by,
+            "bootstrap_method": settings.method,
+            "text_backbone": backbone.label if backbone else None,
+            "pi_files": {k: v.path for k, v in settings.pi_files.items()},
+        },
+        "runs": [
+            {
+                "label": r.label,
+                "model": r.model,
+                "pretrained": r.pretrained,
+                "model_type": r.model_type,
+                "condition": r.condition,
+                "setting": r.setting,
+                "audio_settings": dict(r.audio_settings),
+                "model_args": {k: str(v) for k, v in r.model_args.items()},
+                "tasks": sorted(r.tasks),
+                "results_files": [str(p) for p in r.results_files],
+            }
+            for r in runs
+        ],
+        "benchmarks": benchmarks,
+        "pi_distributions": pi_distributions(runs, settings, notes),
+        "notes": notes,
+    }
+
+
+def _sample_chance(runs: Sequence[Run], benchmarks: Sequence[str]) -> dict[str, float]:
+    """Question id -> ``1 - 1/n_options`` from the documents the runs logged."""
+    per_question: dict[str, list[float]] = defaultdict(list)
+    for run in runs:
+        for benchmark in benchmarks:
+            for sample in run.samples_of(benchmark):
+                per_question[sample.id].append(1.0 - 1.0 / sample.n_options)
+    return {qid: float(np.mean(v)) for qid, v in per_question.items()}
+
+
+def pi_distributions(
+    runs: Sequence[Run], settings: ReportSettings, notes: list[str]
+) -> dict[str, Any]:
+    """Per-question PI of each benchmark: the ``--pi`` files, else a text run's own PI.
+
+    Each question's PI is compared with its own chance level ``1 - 1/n_options`` (the
+    ``chance`` of a ``lm-eval-rul pi`` row, else the options of the documents the runs
+    logged for a ``--pi`` label named after a benchmark).
+    """
+    values: dict[str, dict[str, float]] = {}
+    chances: dict[str, dict[str, float]] = {}
+    source = None
+    if settings.pi_files:
+        source = "--pi files"
+        for label, pi_file in settings.pi_files.items():
+            values[label] = dict(pi_file.pi)
+            from_docs = _sample_chance(runs, [label, f"{label}_gen"])
+            chances[label] = {
+                qid: pi_file.chance.get(qid, from_docs.get(qid, math.nan)) for qid in pi_file.pi
+            }
+    else:
+        for run in (r for r in runs if r.is_text):
+            for benchmark in run.benchmarks():
+                per_question: dict[str, list[float]] = defaultdict(list)
+                chance: dict[str, list[float]] = defaultdict(list)
+                for sample in run.samples_of(benchmark):
+                    if sample.pi is not None:
+                        per_question[sample.id].append(sample.pi)
+                        chance[sample.id].append(1.0 - 1.0 / sample.n_options)
+                label = BENCHMARK_NAMES.get(benchmark, benchmark)
+                if per_question and label not in values:
+                    values[label] = {q: float(np.mean(v)) for q, v in per_question.items()}
+                    chances[label] = {q: float(np.mean(v)) for q, v in chance.items()}
+                    source = f"perceptual_index logged by {run.label}"
+    summary = {}
+    for label, pi in values.items():
+        known = [qid for qid in pi if not math.isnan(chances[label][qid])]
+        if len(known) < len(pi):
+            notes.append(
+                f"PI distribution {label}: {len(pi) - len(known)} of {len(pi)} questions have "
+                "no chance level (their PI row has no 'chance' and no run logged their "
+                "options); 'share above chance' counts the other questions only. Recompute the "
+                "PI file with lm-eval-rul pi, or name it after its benchmark (--pi "
+                "rul_muchomusic=FILE)"
+            )
+        summary[label] = {
+            "n": len(pi),
+            "mean": float(np.mean(list(pi.values()))),
+            "median": float(np.median(list(pi.values()))),
+            "share_above_chance": (
+                float(np.mean([pi[q] > chances[label][q] for q in known])) if known else None
+            ),
+            "mean_chance": float(np.mean([chances[label][q] for q in known])) if known else None,
+            "n_without_chance": len(pi) - len(known),
+        }
+    return {
+        "source": source,
+        "values": {label: list(pi.values()) for label, pi in values.items()},
+        "summary": summary,
+    }
+

@@ -1,0 +1,125 @@
+"""Write a report: ``report.json`` (every number), ``report.md`` and the PNG figures."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import plots
+from .markdown import render_markdown
+from .runs import TEXT_CONDITION
+from .settings import BENCHMARK_NAMES, condition_rank
+
+__all__ = ["write_report"]
+
+
+def draw_figures(report: dict[str, Any], out: Path) -> None:
+    level = report["settings"]["confidence_level"]
+    figures_dir = out / "figures"
+    for benchmark, data in report["benchmarks"].items():
+        figures: dict[str, str] = {}
+        rows = data["rows"]
+        path = plots.accuracy_bars(
+            figures_dir / f"accuracy_{benchmark}.png",
+            [r["run"] for r in rows],
+            [r["accuracy"]["estimate"] for r in rows],
+            [r["accuracy"]["low"] for r in rows],
+            [r["accuracy"]["high"] for r in rows],
+            chance=data["chance"],
+            title=f"{data['name']}: accuracy",
+            confidence_level=level,
+        )
+        figures["accuracy"] = str(path.relative_to(out))
+        audio_rows = [r for r in rows if r["condition"] != TEXT_CONDITION]
+        if audio_rows:
+            models = list(dict.fromkeys(r["model"] for r in audio_rows))
+            ranks = {
+                r["setting"]: (condition_rank(r["condition"]), r["setting"]) for r in audio_rows
+            }
+            conditions = sorted(ranks, key=ranks.__getitem__)
+            values = {
+                (r["model"], r["setting"]): (
+                    r["accuracy"]["estimate"],
+                    r["accuracy"]["low"],
+                    r["accuracy"]["high"],
+                )
+                for r in audio_rows
+            }
+            path = plots.condition_bars(
+                figures_dir / f"conditions_{benchmark}.png",
+                models,
+                conditions,
+                values,
+                chance=data["chance"],
+                title=f"{data['name']}: audio conditions per model",
+                confidence_level=level,
+            )
+            figures["conditions"] = str(path.relative_to(out))
+        scatter = data.pop("_scatter")
+        if scatter:
+            annotations = {c["group"]: f"(r = {c['r']:.2f})" for c in data["correlations"]}
+            path = plots.pi_accuracy_scatter(
+                figures_dir / f"pi_vs_accuracy_{benchmark}.png",
+                scatter,
+                title=f"{data['name']}: per-question PI vs accuracy",
+                annotations=annotations,
+            )
+            figures["pi_vs_accuracy"] = str(path.relative_to(out))
+        data["figures"] = figures
+    distributions = report["pi_distributions"]
+    if distributions["values"]:
+        path = plots.pi_histograms(
+            figures_dir / "pi_histogram.png",
+            {BENCHMARK_NAMES.get(k, k): v for k, v in distributions["values"].items()},
+            title=f"Perceptual Index ({distributions['source']})",
+        )
+        distributions["figure"] = str(path.relative_to(out))
+
+
+def write_report(report: dict[str, Any], out: str | Path) -> dict[str, Path]:
+    """Draw the figures, then write ``report.json`` and ``report.md`` into ``out``.
+
+    Args:
+        report: From :func:`build_report` (its figure paths are filled in here).
+        out: Report folder (created).
+
+    Returns:
+        ``{"json": ..., "markdown": ...}`` paths.
+    """
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    draw_figures(report, out)
+    for data in report["benchmarks"].values():
+        data.pop("_scatter", None)
+    json_path = out / "report.json"
+    json_path.write_text(
+        json.dumps(_finite(report), indent=1, allow_nan=False, default=_json_default) + "\n"
+    )
+    md_path = out / "report.md"
+    md_path.write_text(render_markdown(report))
+    return {"json": json_path, "markdown": md_path}
+
+
+def _finite(value: Any) -> Any:
+    """The report with NaN/inf (undefined statistics) as None, so ``report.json`` is JSON."""
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    if isinstance(value, float | np.floating) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, Path):
+        return str(value)
+    raise TypeError(f"cannot write {type(value).__name__} to report.json")
+
+
