@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -68,7 +69,9 @@ def audio_duration(path: str | Path) -> float:
         try:
             import librosa
 
-            return float(librosa.get_duration(path=str(path)))
+            with warnings.catch_warnings():  # librosa warns that it falls back to audioread
+                warnings.simplefilter("ignore")
+                return float(librosa.get_duration(path=str(path)))
         except Exception:
             raise RuntimeError(str(first).splitlines()[0] if str(first) else "unreadable") from None
 
