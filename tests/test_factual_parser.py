@@ -67,6 +67,7 @@ def test_rule2_no_inference_from_associations(tree):
         ("A harpsichord instead of a piano.", ("harpsichord",)),
         ("There is less piano than violin.", ("violin",)),
         ("There is more than one violin.", ("violin",)),  # a count, not a comparison
+        ("Louder than I expected, with a piano.", ("piano",)),
     ],
 )
 def test_rule3_comparatives(answer, expected):
@@ -148,6 +149,8 @@ def test_rule8_no_mood_without_explicit_mention():
         ("There is no doubt the cello leads.", ("cello",)),
         ("Not only piano but also violin.", ("piano", "violin")),
         ("A piano. No violin. A cello.", ("piano", "cello")),
+        ("Played without pause, the piece features a piano.", ("piano",)),  # comma ends scope
+        ("I don't hear a harpsichord.", ()),
     ],
 )
 def test_negation(answer, expected):

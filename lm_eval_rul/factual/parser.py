@@ -23,7 +23,7 @@ reads):
 
 Negation: a mention is dropped when, in its clause, "no", "not", "without", "never",
 "nor", "neither", "lacks", "absence of", "n't", "except"... precede it by at most three
-words (not "not only", "no doubt", ...), or when "is absent", "is missing", "is not
+words and no comma (not "not only", "no doubt", ...), or when "is absent", "is missing", "is not
 present/heard/used"... follows it. A negation carries along a list joined by "or"/"nor"
 ("no drums, bass or guitar"), not along one joined by "and" only. Clauses end at
 ``. ; : ! ?``, a line break, "but", "however", "although", "though", "whereas",
@@ -168,11 +168,12 @@ class _Clauses:
 
 
 def _last_cue(pattern: re.Pattern[str], prefix: str, gap: int) -> re.Match[str] | None:
-    """The last cue of ``pattern`` in ``prefix`` if at most ``gap`` words follow it."""
+    """The last cue of ``pattern`` in ``prefix`` if at most ``gap`` words and no comma follow it."""
     cues = list(pattern.finditer(prefix))
-    if cues and len(_WORD.findall(prefix[cues[-1].end() :])) <= gap:
-        return cues[-1]
-    return None
+    if not cues:
+        return None
+    rest = prefix[cues[-1].end() :]
+    return cues[-1] if "," not in rest and len(_WORD.findall(rest)) <= gap else None
 
 
 def _chains(text: str, matches: Sequence[Match]) -> list[list[int]]:
