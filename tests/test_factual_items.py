@@ -183,3 +183,12 @@ def test_prepare_task_names_missing_files_before_any_model(metadata, tmp_path):
 def test_prepare_task_bad_metadata(metadata, change, message):
     with pytest.raises(FactualInputError, match=message):
         prepare_task("mood", {**metadata, **change})
+
+
+def test_item_to_doc_is_plain_json():
+    import json
+
+    item = Item("1727", "instrument", "musicnet", Path("/m/1727.wav"), ("piano", "cello"), 447.0)
+    doc = json.loads(json.dumps(item.to_doc()))
+    assert doc["audio"] == "/m/1727.wav" and doc["gold"] == ["piano", "cello"]
+    assert doc["duration"] == 447.0 and doc["checksum"] is None

@@ -211,3 +211,21 @@ def test_lexicon_canonical_is_exact():
     assert composers.canonical("  Beethoven. ") == "Beethoven"
     assert composers.canonical("Beethoven and Mozart") is None
     assert composers.canonical("Hildegard") is None
+
+
+# --- every alias reads as its own label ------------------------------------------------
+
+
+@pytest.mark.parametrize("task", ["instrument", "composer", "timesig", "mood", "regional", "genre"])
+def test_every_alias_reads_as_its_label(task, tree):
+    lexicon = lexicon_for(task, tree)
+    for alias in lexicon.aliases:
+        text = f"{alias.text} music" if alias.needs_context else alias.text
+        assert parse_labels(text, lexicon).labels == (alias.label,), alias
+
+
+def test_an_alias_mapping_to_two_labels_is_refused():
+    from lm_eval_rul.factual.lexicon import Alias, Lexicon
+
+    with pytest.raises(ValueError, match="maps to both"):
+        Lexicon("mood", (Alias("blue", "sad"), Alias("blue", "mellow")), ("sad", "mellow"))

@@ -81,6 +81,8 @@ def _stamp(path: Path | None) -> tuple[str, float] | None:
     )
 
 
+# Readers are cached per (path, modification time): the open and list variants of a task,
+# and the two MusicNet tasks, read their tables once per process.
 @functools.lru_cache(maxsize=4)
 def _musicnet(root: tuple[str, float], meta: tuple[str, float] | None) -> dict[str, TaskItems]:
     return read_musicnet(root[0], metadata_csv=meta[0] if meta else None)
@@ -113,14 +115,24 @@ def read_task_items(task: str, metadata: Mapping[str, Any]) -> tuple[TaskItems, 
     if dataset == "ocremix":
         found = _ocremix(_stamp(paths["ocremix_tags"]), _stamp(paths["ocremix_audio_dir"]))
         return found[task], None
-    tree = read_genre_tree(paths["fma_metadata_dir"] / "genres.csv")
-    items = read_fma(
-        paths["fma_metadata_dir"],
-        paths["fma_audio_dir"],
-        subset=metadata.get("fma_subset"),
-        tree=tree,
+    meta = paths["fma_metadata_dir"]
+    return _fma(
+        _stamp(meta / "tracks.csv"),
+        _stamp(meta / "genres.csv"),
+        _stamp(paths["fma_audio_dir"]),
+        metadata.get("fma_subset"),
     )
-    return items, tree
+
+
+@functools.lru_cache(maxsize=4)
+def _fma(
+    tracks: tuple[str, float],
+    genres: tuple[str, float],
+    audio: tuple[str, float],
+    subset: str | None,
+) -> tuple[TaskItems, GenreTree]:
+    tree = read_genre_tree(genres[0])
+    return read_fma(Path(tracks[0]).parent, audio[0], subset=subset, tree=tree), tree
 
 
 def _flag(metadata: Mapping[str, Any], key: str, default: bool) -> bool:
