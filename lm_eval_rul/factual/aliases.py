@@ -16,7 +16,8 @@ Our decisions (documented in ``docs/factual.md``):
 * Aliases are names of the same thing, never associations (rule 2): "fiddle" is a
   violin, but "string quartet" is not violin + viola + cello, "baroque" is not Bach and
   "waltz" is not 3/4.
-* Plain "bass" stays its own label: it is not credited as MusicNet's contrabass.
+* Plain "bass" stays its own label: it is not credited as MusicNet's contrabass; "voice"
+  is not read as vocals (a "four-voice fugue" has none).
 * Closed-list tasks (mood, regional style) map near-synonyms onto the list
   ("Egyptian" -> middle-eastern, "melancholic" -> sad): the label matching of the paper.
 """
