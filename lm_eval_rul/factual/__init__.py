@@ -1,0 +1,89 @@
+"""Factual music comprehension (issue 10): is what an audio LM says it hears right?
+
+Six tasks (instrument and composer on MusicNet, genre on FMA, regional style, mood
+and time signature on OverClocked ReMix), each asked with an open prompt and a list
+prompt; answers are parsed into canonical labels and scored with set precision,
+recall and F1, with the real recording and with an unrelated one. This package is
+the model-free core: data, prompts, parsing, chunking, metrics and baselines. Method
+and decisions: ``docs/factual.md``.
+
+Modules and their public names:
+
+* :mod:`.labels`: ``TASKS``, ``TaskInfo``, ``task_info``, ``MUSICNET_PROGRAMS``,
+  ``MUSICNET_COMPOSERS``, ``OCREMIX_MOODS``, ``OCREMIX_REGIONAL``, ``OCREMIX_TIMESIGS``,
+  ``timesig_label``, ``display_name``
+* :mod:`.aliases`: the alias tables (``INSTRUMENT_ALIASES``, ``COMPOSER_ALIASES``, ...)
+* :mod:`.genres`: ``GenreTree``, ``read_genre_tree``, ``GenreTableError``
+* :mod:`.lexicon`: ``Lexicon``, ``lexicon_for``, ``normalize_text``
+* :mod:`.parser`: ``PARSER_VERSION``, ``parse_labels``, ``ParseResult``, ``Mention``
+* :mod:`.prompts`: ``TEMPLATES``, ``PROMPT_VARIANTS``, ``prompt``, ``candidate_labels``,
+  ``parser_prompt``, ``read_parser_reply``
+* :mod:`.items`: ``Item``, ``TaskItems``, ``sample_items``, ``assign_random_clips``,
+  ``RandomClips``
+* :mod:`.musicnet`, :mod:`.fma`, :mod:`.ocremix`: ``read_musicnet``, ``read_fma``,
+  ``read_ocremix`` (and their table readers)
+* :mod:`.audio_files`: ``check_audio_files``, ``CheckedItems``
+* :mod:`.errors`: ``FactualInputError``, ``AudioFilesError``
+* :mod:`.sources`: ``prepare_task``, ``PreparedTask``, ``read_task_items``
+* :mod:`.chunks`: ``chunk_windows``, ``split_waveform``, ``aggregate_labels``,
+  ``effective_chunk_seconds``
+* :mod:`.metrics`: ``precision_recall_f1``, ``item_scores``, ``micro_scores``,
+  ``per_label_scores``, ``macro_f1``, ``set_metrics``, ``genre_metrics``, ``SetMetrics``
+* :mod:`.baselines`: ``majority_baseline``, ``frequency_baseline``,
+  ``expected_item_scores``, ``label_frequencies``
+* :mod:`.compare`: ``compare_conditions``, ``ConditionComparison``
+
+Nothing is read at import time.
+"""
+
+from __future__ import annotations
+
+from .baselines import frequency_baseline, majority_baseline
+from .chunks import aggregate_labels, chunk_windows, effective_chunk_seconds, split_waveform
+from .compare import ConditionComparison, compare_conditions
+from .errors import AudioFilesError, FactualInputError
+from .genres import GenreTree, read_genre_tree
+from .items import Item, RandomClips, TaskItems, assign_random_clips, sample_items
+from .labels import TASKS, task_info
+from .lexicon import lexicon_for
+from .metrics import SetMetrics, genre_metrics, precision_recall_f1, set_metrics
+from .parser import PARSER_VERSION, ParseResult, parse_labels
+from .prompts import PROMPT_VARIANTS, TEMPLATES, parser_prompt, prompt, read_parser_reply
+from .sources import PreparedTask, prepare_task
+
+__all__ = [
+    "TASKS",
+    "task_info",
+    "GenreTree",
+    "read_genre_tree",
+    "lexicon_for",
+    "PARSER_VERSION",
+    "ParseResult",
+    "parse_labels",
+    "PROMPT_VARIANTS",
+    "TEMPLATES",
+    "prompt",
+    "parser_prompt",
+    "read_parser_reply",
+    "Item",
+    "TaskItems",
+    "RandomClips",
+    "sample_items",
+    "assign_random_clips",
+    "FactualInputError",
+    "AudioFilesError",
+    "PreparedTask",
+    "prepare_task",
+    "chunk_windows",
+    "split_waveform",
+    "aggregate_labels",
+    "effective_chunk_seconds",
+    "SetMetrics",
+    "precision_recall_f1",
+    "set_metrics",
+    "genre_metrics",
+    "majority_baseline",
+    "frequency_baseline",
+    "ConditionComparison",
+    "compare_conditions",
+]

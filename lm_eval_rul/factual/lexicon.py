@@ -1,0 +1,274 @@
+"""Compiled lexicons: find every alias of a task's vocabulary in a normalised text.
+
+:func:`lexicon_for` builds the :class:`Lexicon` of a task from the tables of
+:mod:`lm_eval_rul.factual.aliases` (and, for genre, from the FMA titles of a
+:class:`~lm_eval_rul.factual.genres.GenreTree`). :meth:`Lexicon.find` returns the
+matches of one normalised text, longest alias first, on word boundaries;
+:func:`normalize_text` is the normalisation both sides use (lower case, accents
+stripped, typographic quotes and dashes made ASCII, runs of whitespace collapsed).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from .aliases import (
+    COMPOSER_ALIASES,
+    GENRE_EXTRA_ALIASES,
+    GENRE_NEEDS_CONTEXT,
+    INSTRUMENT_ALIASES,
+    MOOD_ALIASES,
+    REGIONAL_ALIASES,
+    TIMESIG_ALIASES,
+)
+from .genres import GenreTree
+from .labels import task_info
+
+__all__ = ["Alias", "Match", "Lexicon", "lexicon_for", "normalize_text"]
+
+_TRANSLATE = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u2010": "-",
+        "\u2011": "-",
+        "\u2012": "-",
+        "\u2013": "-",
+        "\u2014": " - ",
+        "\u00a0": " ",
+    }
+)
+_NUMBERS = {
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "fifteen": 15,
+}
+_DENOMINATORS = {"two": 2, "four": 4, "eight": 8, "sixteen": 16}
+_NUM_WORD = "|".join(_NUMBERS)
+_DEN_WORD = "|".join(_DENOMINATORS)
+#: ``7/8``, ``7 / 8`` (numerator >= 2, a note-value denominator; not ``3/4 of``) and
+#: spelled-out ``seven-eight`` / ``seven eight time``.
+_TIMESIG_PATTERN = re.compile(
+    r"(?<![\d/.])(?P<n>[2-9]|1[0-9])\s*/\s*(?P<d>1|2|4|8|16|32)(?![\d/])(?!\s*of\b)"
+    rf"|\b(?P<nw>{_NUM_WORD})"
+    rf"(?:-(?P<dw>{_DEN_WORD})|\s+(?P<dw2>{_DEN_WORD})(?=\s+(?:time|meter|metre)\b))\b"
+)
+
+
+def normalize_text(text: str) -> str:
+    """Lower case, no accents, ASCII quotes and dashes, single spaces.
+
+    Examples
+    --------
+    >>> normalize_text("Dvořák’s  Fauré–like")
+    "dvorak's faure-like"
+    """
+    text = unicodedata.normalize("NFKD", str(text).translate(_TRANSLATE))
+    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    return re.sub(r"\s+", " ", text.lower()).strip()
+
+
+def _alias_regex(alias: str, plural: bool) -> str:
+    """Regex of one normalised alias: spaces/hyphens match any run of them; dots optional."""
+    parts = re.split(r"(\.\s*|[\s\-]+)", alias)
+    out = []
+    for part in parts:
+        if not part:
+            continue
+        if part.startswith("."):
+            out.append(r"\.?[\s\-]*")
+        elif not part.strip(" -"):
+            out.append(r"[\s\-]+")
+        else:
+            out.append(re.escape(part))
+    body = "".join(out)
+    return body + r"(?:e?s)?" if plural else body
+
+
+@dataclass(frozen=True)
+class Alias:
+    """One surface form: normalised ``text``, its canonical ``label``, and whether it
+    counts only before a genre noun (``needs_context``)."""
+
+    text: str
+    label: str
+    needs_context: bool = False
+
+
+@dataclass(frozen=True)
+class Match:
+    """A lexicon hit in a normalised text: ``text[start:end]`` reads ``label``."""
+
+    start: int
+    end: int
+    label: str
+    surface: str
+    needs_context: bool = False
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """The surface forms of one task and how the parser treats them.
+
+    Attributes:
+        task: Task key.
+        aliases: Every surface form.
+        labels: Canonical labels in vocabulary order.
+        plurals: Also read ``alias + s/es`` (instruments).
+        hedge_nouns: A mention followed by "feel", "vibe", "influences", "rhythm"... is
+            an association, not a mention (genre, regional style).
+        hedge_before: A mention after "influenced by", "reminiscent of", "in the style
+            of"... is an association (genre, regional style, composer).
+        timesig_pattern: Also read numeric and spelled-out time signatures.
+    """
+
+    task: str
+    aliases: tuple[Alias, ...]
+    labels: tuple[str, ...]
+    plurals: bool = False
+    hedge_nouns: bool = False
+    hedge_before: bool = False
+    timesig_pattern: bool = False
+    _compiled: list = field(default_factory=list, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        seen: dict[str, str] = {}
+        for alias in self.aliases:
+            if seen.get(alias.text, alias.label) != alias.label:
+                raise ValueError(
+                    f"{self.task} lexicon: alias {alias.text!r} maps to both "
+                    f"{seen[alias.text]!r} and {alias.label!r}"
+                )
+            seen[alias.text] = alias.label
+
+    @property
+    def _pattern(self) -> tuple[re.Pattern[str], tuple[Alias, ...]]:
+        if not self._compiled:
+            ordered = tuple(sorted(self.aliases, key=lambda a: (-len(a.text), a.text)))
+            groups = "|".join(f"({_alias_regex(a.text, self.plurals)})" for a in ordered)
+            pattern = re.compile(rf"(?<![a-z0-9])(?:{groups})(?![a-z0-9])")
+            self._compiled.append((pattern, ordered))
+        return self._compiled[0]
+
+    def find(self, text: str) -> list[Match]:
+        """Non-overlapping matches in normalised ``text``, left to right, longest first."""
+        pattern, ordered = self._pattern
+        found = [
+            Match(m.start(), m.end(), ordered[m.lastindex - 1].label, m.group(), a.needs_context)
+            for m in pattern.finditer(text)
+            for a in (ordered[m.lastindex - 1],)
+        ]
+        if self.timesig_pattern:
+            for m in _TIMESIG_PATTERN.finditer(text):
+                if m.group("n"):
+                    label = f"{int(m.group('n'))}/{int(m.group('d'))}"
+                else:
+                    den = m.group("dw") or m.group("dw2")
+                    label = f"{_NUMBERS[m.group('nw')]}/{_DENOMINATORS[den]}"
+                found.append(Match(m.start(), m.end(), label, m.group()))
+            found = _drop_overlaps(found)
+        return found
+
+    def canonical(self, term: str) -> str | None:
+        """The label whose alias is exactly ``term`` (after normalisation), else None.
+
+        Examples
+        --------
+        >>> lexicon_for("composer").canonical("J.S. Bach")
+        'Bach'
+        """
+        norm = normalize_text(term).strip(" .,;:")
+        matches = self.find(norm)
+        if len(matches) == 1 and matches[0].start == 0 and matches[0].end == len(norm):
+            return matches[0].label
+        return None
+
+
+def _drop_overlaps(matches: list[Match]) -> list[Match]:
+    """Keep the earliest (then longest) of overlapping matches."""
+    out: list[Match] = []
+    for m in sorted(matches, key=lambda m: (m.start, -(m.end - m.start))):
+        if not out or m.start >= out[-1].end:
+            out.append(m)
+    return out
+
+
+def _aliases(table: Mapping[str, tuple[str, ...]]) -> tuple[Alias, ...]:
+    return tuple(Alias(normalize_text(a), label) for label, forms in table.items() for a in forms)
+
+
+def _genre_aliases(tree: GenreTree) -> tuple[Alias, ...]:
+    out: dict[str, Alias] = {}
+    for title in tree.all_titles:
+        if "/" in title or " - " in title:
+            continue  # every alias of a compound title is listed explicitly
+        text = normalize_text(title)
+        out[text] = Alias(text, title, needs_context=title in GENRE_NEEDS_CONTEXT)
+    for title, forms in GENRE_EXTRA_ALIASES.items():
+        if title not in tree.titles.values():
+            continue
+        for form in forms:
+            text = normalize_text(form)
+            out.setdefault(text, Alias(text, title))
+    return tuple(out.values())
+
+
+@functools.lru_cache(maxsize=8)
+def _fixed_lexicon(task: str) -> Lexicon:
+    info = task_info(task)
+    if task == "instrument":
+        return Lexicon(task, _aliases(INSTRUMENT_ALIASES), tuple(INSTRUMENT_ALIASES), plurals=True)
+    if task == "composer":
+        return Lexicon(task, _aliases(COMPOSER_ALIASES), tuple(COMPOSER_ALIASES), hedge_before=True)
+    if task == "timesig":
+        labels = tuple(dict.fromkeys((*info.candidates, *TIMESIG_ALIASES)))
+        return Lexicon(task, _aliases(TIMESIG_ALIASES), labels, timesig_pattern=True)
+    if task == "mood":
+        return Lexicon(task, _aliases(MOOD_ALIASES), info.candidates)
+    if task == "regional":
+        return Lexicon(
+            task,
+            _aliases(REGIONAL_ALIASES),
+            info.candidates,
+            hedge_nouns=True,
+            hedge_before=True,
+        )
+    raise ValueError(f"the {task} lexicon needs the FMA genre tree: lexicon_for('genre', tree)")
+
+
+def lexicon_for(task: str, genre_tree: GenreTree | None = None) -> Lexicon:
+    """The :class:`Lexicon` of ``task``; genre needs the FMA ``genre_tree`` (titles at run time).
+
+    Examples
+    --------
+    >>> [m.label for m in lexicon_for("instrument").find("two violins and a french horn")]
+    ['violin', 'horn']
+    """
+    task_info(task)
+    if task != "genre":
+        return _fixed_lexicon(task)
+    if genre_tree is None:
+        raise ValueError("the genre lexicon needs the FMA genre tree: lexicon_for('genre', tree)")
+    return _genre_lexicon(genre_tree)
+
+
+@functools.lru_cache(maxsize=4)
+def _genre_lexicon(tree: GenreTree) -> Lexicon:
+    return Lexicon(
+        "genre", _genre_aliases(tree), tree.all_titles, hedge_nouns=True, hedge_before=True
+    )

@@ -1,0 +1,207 @@
+"""From ``--metadata`` to checked items: the one call the harness tasks make.
+
+:func:`prepare_task` reads the task's dataset from the paths in the harness's
+``--metadata`` JSON, draws the seeded sample, chooses every item's ``random`` clip
+over the whole task, and checks the audio files the run will read (the sample's, and
+with ``condition="random"`` their partners') before any model loads.
+
+Metadata keys (all paths may use ``~``):
+
+* MusicNet: ``musicnet_dir`` (the extracted archive), ``musicnet_metadata`` (default:
+  ``musicnet_metadata.csv`` in or beside it);
+* FMA: ``fma_metadata_dir`` (``tracks.csv``, ``genres.csv``), ``fma_audio_dir``
+  (``fma_small/``...), ``fma_subset`` (default: from the audio folder's name);
+* OverClocked ReMix: ``ocremix_tags`` (the tag table), ``ocremix_audio_dir``;
+* ``sample_size`` (default: every item), ``seed`` (default 0), ``verify_checksums``
+  (default true), ``on_audio_problem`` (``raise``, the default, or ``skip``).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .audio_files import check_audio_files
+from .errors import FactualInputError
+from .fma import read_fma
+from .genres import GenreTree, read_genre_tree
+from .items import Item, RandomClips, TaskItems, assign_random_clips, sample_items
+from .labels import task_info
+from .musicnet import read_musicnet
+from .ocremix import read_ocremix
+
+__all__ = ["METADATA_KEYS", "PreparedTask", "read_task_items", "prepare_task"]
+
+#: Dataset -> the ``--metadata`` keys that locate it (required first).
+METADATA_KEYS: dict[str, tuple[str, ...]] = {
+    "musicnet": ("musicnet_dir", "musicnet_metadata"),
+    "fma": ("fma_metadata_dir", "fma_audio_dir", "fma_subset"),
+    "ocremix": ("ocremix_tags", "ocremix_audio_dir"),
+}
+_REQUIRED = {"musicnet": 1, "fma": 2, "ocremix": 2}
+
+
+@dataclass(frozen=True)
+class PreparedTask:
+    """What a factual task needs to build its documents.
+
+    Attributes:
+        task: Task key.
+        items: The checked sample, in id order (``duration`` from the file headers).
+        counts: The reader's counts plus ``sampled``, ``audio_problems`` and
+            ``random_no_disjoint`` (items without a clip free of their gold labels).
+        random: The ``random`` clip of every item of the task.
+        partners: ``{item id: the Item whose clip plays}`` for the sample, checked too
+            when the condition is ``random``.
+        genre_tree: FMA's genre tree (genre only).
+    """
+
+    task: str
+    items: tuple[Item, ...]
+    counts: dict[str, int]
+    random: RandomClips
+    partners: dict[str, Item]
+    genre_tree: GenreTree | None = None
+
+
+def _path(metadata: Mapping[str, Any], key: str) -> Path | None:
+    value = metadata.get(key)
+    return Path(os.path.expanduser(str(value))) if value else None
+
+
+def _stamp(path: Path | None) -> tuple[str, float] | None:
+    return (
+        None
+        if path is None
+        else (str(path.resolve()), path.stat().st_mtime if path.exists() else 0.0)
+    )
+
+
+# Readers are cached per (path, modification time): the open and list variants of a task,
+# and the two MusicNet tasks, read their tables once per process.
+@functools.lru_cache(maxsize=4)
+def _musicnet(root: tuple[str, float], meta: tuple[str, float] | None) -> dict[str, TaskItems]:
+    return read_musicnet(root[0], metadata_csv=meta[0] if meta else None)
+
+
+@functools.lru_cache(maxsize=4)
+def _ocremix(tags: tuple[str, float], audio: tuple[str, float]) -> dict[str, TaskItems]:
+    return read_ocremix(tags[0], audio[0])
+
+
+def read_task_items(task: str, metadata: Mapping[str, Any]) -> tuple[TaskItems, GenreTree | None]:
+    """Every item of ``task`` from the dataset ``metadata`` locates (and FMA's tree).
+
+    Raises:
+        FactualInputError: A required key is missing (the message lists the keys).
+    """
+    dataset = task_info(task).dataset
+    keys = METADATA_KEYS[dataset]
+    missing = [k for k in keys[: _REQUIRED[dataset]] if not metadata.get(k)]
+    if missing:
+        raise FactualInputError(
+            f"the {task} task reads {dataset}; give --metadata "
+            + ", ".join(f'"{k}": PATH' for k in missing)
+            + f" (optional: {', '.join(keys[_REQUIRED[dataset] :]) or 'none'})"
+        )
+    paths = {k: _path(metadata, k) for k in keys if k != "fma_subset"}
+    if dataset == "musicnet":
+        found = _musicnet(_stamp(paths["musicnet_dir"]), _stamp(paths["musicnet_metadata"]))
+        return found[task], None
+    if dataset == "ocremix":
+        found = _ocremix(_stamp(paths["ocremix_tags"]), _stamp(paths["ocremix_audio_dir"]))
+        return found[task], None
+    meta = paths["fma_metadata_dir"]
+    return _fma(
+        _stamp(meta / "tracks.csv"),
+        _stamp(meta / "genres.csv"),
+        _stamp(paths["fma_audio_dir"]),
+        metadata.get("fma_subset"),
+    )
+
+
+@functools.lru_cache(maxsize=4)
+def _fma(
+    tracks: tuple[str, float],
+    genres: tuple[str, float],
+    audio: tuple[str, float],
+    subset: str | None,
+) -> tuple[TaskItems, GenreTree]:
+    tree = read_genre_tree(genres[0])
+    return read_fma(Path(tracks[0]).parent, audio[0], subset=subset, tree=tree), tree
+
+
+def _flag(metadata: Mapping[str, Any], key: str, default: bool) -> bool:
+    value = metadata.get(key, default)
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text not in ("true", "false", "1", "0", "yes", "no"):
+        raise FactualInputError(f"--metadata {key} must be true or false, got {value!r}")
+    return text in ("true", "1", "yes")
+
+
+def _int(metadata: Mapping[str, Any], key: str, default: int | None) -> int | None:
+    value = metadata.get(key, default)
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise FactualInputError(f"--metadata {key} must be an integer, got {value!r}") from None
+
+
+def prepare_task(
+    task: str, metadata: Mapping[str, Any], *, condition: str = "original"
+) -> PreparedTask:
+    """Items, sample, random clips and checked audio of ``task`` (module docstring).
+
+    Args:
+        task: Task key.
+        metadata: The harness's ``--metadata`` (extra keys are ignored).
+        condition: The ``lalm`` audio condition; ``random`` also checks the partners'
+            files, ``none``/``noise``/``silence`` check none.
+
+    Raises:
+        FactualInputError: Missing keys or tables; ``AudioFilesError`` (a subclass)
+            naming every missing, unreadable or mismatching file of the run.
+    """
+    on_problem = str(metadata.get("on_audio_problem", "raise"))
+    if on_problem not in ("raise", "skip"):
+        raise FactualInputError(
+            f"--metadata on_audio_problem must be raise or skip, got {on_problem!r}"
+        )
+    task_items, tree = read_task_items(task, metadata)
+    seed = _int(metadata, "seed", 0)
+    if not task_items.items:
+        raise FactualInputError(f"the {task} task found no items ({task_items.counts})")
+    overlap = (lambda item: tree.to_roots(item.gold)) if tree is not None else None
+    random = assign_random_clips(task_items.items, seed=seed, overlap_labels=overlap)
+    sample = sample_items(task_items.items, _int(metadata, "sample_size", None), seed=seed)
+    by_id = {item.id: item for item in task_items.items}
+    to_check = list(sample) if condition in ("original", "random") else []
+    if condition == "random":
+        to_check += [by_id[random.partner[it.id]] for it in sample]
+    checked = check_audio_files(
+        list({it.id: it for it in to_check}.values()),
+        dataset=f"{task_info(task).dataset} ({task})",
+        verify_checksums=_flag(metadata, "verify_checksums", True),
+        on_problem=on_problem,
+    )
+    ok = {it.id: it for it in checked.items}
+    if to_check:
+        sample = [ok[it.id] for it in sample if it.id in ok]
+        if condition == "random":
+            sample = [it for it in sample if random.partner[it.id] in ok]
+    partners = {it.id: ok.get(random.partner[it.id], by_id[random.partner[it.id]]) for it in sample}
+    counts = {
+        **task_items.counts,
+        "sampled": len(sample),
+        "audio_problems": checked.n_problems,
+        "random_no_disjoint": len(random.no_disjoint),
+    }
+    return PreparedTask(task, tuple(sample), counts, random, partners, tree)
