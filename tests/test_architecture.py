@@ -17,10 +17,11 @@ ALLOWED: dict[str, set[str]] = {
     "audio": {"questions"},
     "mcqa": {"questions", "audio"},
     "models": {"questions", "audio", "mcqa"},
+    "factual": {"questions", "audio"},
     "build": {"questions", "mcqa"},
-    "report": {"questions", "mcqa"},
-    "cli": {"questions", "audio", "mcqa", "models", "build", "report"},
-    "testing": {"questions", "audio", "mcqa", "models"},
+    "report": {"questions", "mcqa", "factual"},
+    "cli": {"questions", "audio", "mcqa", "models", "build", "report", "factual"},
+    "testing": {"questions", "audio", "mcqa", "models", "factual"},
 }
 TOP_LEVEL = {"errors", "registration"}
 MAX_LINES = 420

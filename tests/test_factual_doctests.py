@@ -16,7 +16,6 @@ MODULES = [
     "chunks",
     "metrics",
     "baselines",
-    "compare",
     "prompts",
 ]
 

@@ -1,4 +1,4 @@
-"""Factual music comprehension (issue 10): is what an audio LM says it hears right?
+"""Factual music comprehension: is what an audio LM says it hears right?
 
 Six tasks (instrument and composer on MusicNet, genre on FMA, regional style, mood
 and time signature on OverClocked ReMix), each asked with an open prompt and a list
@@ -31,7 +31,6 @@ Modules and their public names:
   ``per_label_scores``, ``macro_f1``, ``set_metrics``, ``genre_metrics``, ``SetMetrics``
 * :mod:`.baselines`: ``majority_baseline``, ``frequency_baseline``,
   ``expected_item_scores``, ``label_frequencies``
-* :mod:`.compare`: ``compare_conditions``, ``ConditionComparison``
 
 Nothing is read at import time.
 """
@@ -40,7 +39,6 @@ from __future__ import annotations
 
 from .baselines import frequency_baseline, majority_baseline
 from .chunks import aggregate_labels, chunk_windows, effective_chunk_seconds, split_waveform
-from .compare import ConditionComparison, compare_conditions
 from .errors import AudioFilesError, FactualInputError
 from .genres import GenreTree, read_genre_tree
 from .items import Item, RandomClips, TaskItems, assign_random_clips, sample_items
@@ -84,6 +82,4 @@ __all__ = [
     "genre_metrics",
     "majority_baseline",
     "frequency_baseline",
-    "ConditionComparison",
-    "compare_conditions",
 ]

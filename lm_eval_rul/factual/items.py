@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..seeding import derive_seed, item_rng
+from ..questions import derive_seed, item_rng
 from .errors import FactualInputError
 
 __all__ = [

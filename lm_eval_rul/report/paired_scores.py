@@ -2,8 +2,8 @@
 
 The per-item F1 of two runs of one model (``audio=original`` and ``audio=random``) is
 paired by item id; the report gives the mean difference with a paired bootstrap
-interval resampled by item (:func:`lm_eval_rul.stats.paired_difference_ci`) and the
-two-sided Wilcoxon signed-rank p-value (:func:`lm_eval_rul.stats.wilcoxon_pvalue`).
+interval resampled by item (:func:`~lm_eval_rul.report.stats.paired_difference_ci`) and the
+two-sided Wilcoxon signed-rank p-value (:func:`~lm_eval_rul.report.stats.wilcoxon_pvalue`).
 "Statistically indistinguishable" (the paper's finding for time signature) reads as an
 interval containing zero.
 """
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..stats import DEFAULT_N_RESAMPLES, Interval, paired_difference_ci, wilcoxon_pvalue
+from .stats import DEFAULT_N_RESAMPLES, Interval, paired_difference_ci, wilcoxon_pvalue
 
 __all__ = ["ConditionComparison", "pair_by_id", "compare_conditions"]
 
