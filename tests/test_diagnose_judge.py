@@ -5,9 +5,6 @@ flags, parse and call failures counted, never guessed."""
 from __future__ import annotations
 
 import json
-import threading
-from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -20,6 +17,7 @@ from lm_eval_rul.diagnose.judge import (
     verdict_counts,
 )
 from lm_eval_rul.pi import create_lm
+from lm_eval_rul.testing.chat import ChatServer
 
 
 @pytest.mark.parametrize(
@@ -54,55 +52,8 @@ def test_judge_prompt_shows_question_options_and_the_format():
     assert "VERDICT: answerable or VERDICT: unanswerable" in text
 
 
-class ChatServer:
-    """An OpenAI chat-completions server answering with ``reply(user message)``; a reply
-    that is an int is sent as that HTTP error status."""
-
-    def __init__(self, reply: Callable[[str], str | int]):
-        self.requests: list[dict] = []
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                """Keep the test output quiet (the base class writes every request)."""
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.requests.append(body)
-                answer = reply(body["messages"][-1]["content"])
-                if isinstance(answer, int):
-                    self.send_response(answer)
-                    self.end_headers()
-                    self.wfile.write(b'{"error": "scripted failure"}')
-                    return
-                message = {"role": "assistant", "content": answer}
-                payload = {
-                    "id": "x",
-                    "object": "chat.completion",
-                    "model": body["model"],
-                    "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-                }
-                data = json.dumps(payload).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1/chat/completions"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
-def scripted(user: str) -> str | int:
+def scripted(body: dict) -> str | int:
+    user = body["messages"][-1]["content"]
     if "description" in user:
         return "VERDICT: unanswerable\nREASON: it refers to a description."
     if "Which instrument" in user:
