@@ -80,19 +80,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def _execute(args: argparse.Namespace) -> None:
     from ..diagnose import DiagnoseConfig, run_diagnose, write_outputs
     from ..diagnose.encoders import DEFAULT_CLAP, DEFAULT_T5
-    from ..diagnose.inputs import DiagnoseInputError
     from ..diagnose.similarity import DEFAULT_NEAR
 
     near = dict(DEFAULT_NEAR)
-    for space, value in (("t5", args.near_t5), ("clap", args.near_clap)):
-        if value is not None:
-            if not -1.0 <= value <= 1.0:
-                raise DiagnoseInputError(f"--near_{space} {value}: a cosine is in [-1, 1]")
-            near[space] = value
-    if args.batch_size < 1:
-        raise DiagnoseInputError(f"--batch_size {args.batch_size}: must be at least 1")
-    if args.judge_limit is not None and args.judge_limit < 1:
-        raise DiagnoseInputError(f"--judge_limit {args.judge_limit}: must be at least 1")
+    given = {"t5": args.near_t5, "clap": args.near_clap}
+    near.update({space: value for space, value in given.items() if value is not None})
     config = DiagnoseConfig(
         datasets=args.datasets,
         t5=args.t5 if args.t5 is not None else DEFAULT_T5,

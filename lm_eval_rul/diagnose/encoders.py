@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +84,7 @@ def checkpoint_identity(checkpoint: str) -> str:
     return f"{path.resolve()}#{digest.hexdigest()[:16]}"
 
 
-class TextEncoder:
+class TextEncoder(ABC):
     """One embedding space: a checkpoint, its tokenizer and a pooling rule.
 
     Args:
@@ -125,8 +126,9 @@ class TextEncoder:
 
     # -- loading -------------------------------------------------------------------------
 
-    def _load_model(self, checkpoint: str) -> Any:  # pragma: no cover - overridden
-        raise NotImplementedError
+    @abstractmethod
+    def _load_model(self, checkpoint: str) -> Any:
+        """The transformers model of this space, loaded from ``checkpoint``."""
 
     def _model_limit(self, model: Any, tokenizer: Any) -> int:
         return 512
@@ -170,8 +172,9 @@ class TextEncoder:
 
     # -- encoding ------------------------------------------------------------------------
 
-    def _pool(self, batch: Any) -> Any:  # pragma: no cover - overridden
-        raise NotImplementedError
+    @abstractmethod
+    def _pool(self, batch: Any) -> Any:
+        """One embedding per row of a tokenized ``batch`` (a torch tensor)."""
 
     def encode_batch(self, texts: list[str]) -> np.ndarray:
         """Embeddings of ``texts`` (one row each, float32) from one forward pass."""
@@ -180,8 +183,12 @@ class TextEncoder:
         if not texts:
             raise ValueError("encode_batch needs at least one text")
         self.load()
-        untruncated = self._tokenizer(list(texts), padding=False, truncation=False)["input_ids"]
-        self.n_truncated += sum(len(ids) > self._limit for ids in untruncated)
+        # Only texts long enough to possibly exceed the limit are tokenized twice (a token
+        # covers at least one byte, bar a few specials and word-start markers).
+        long = [t for t in texts if 2 * len(t.encode("utf-8")) + 8 >= self._limit]
+        if long:
+            lengths = self._tokenizer(long, padding=False, truncation=False)["input_ids"]
+            self.n_truncated += sum(len(ids) > self._limit for ids in lengths)
         batch = self._tokenizer(
             list(texts),
             padding=True,

@@ -1,6 +1,7 @@
 """``diagnose``'s figures (matplotlib, Agg): one function per PNG, plain numbers in.
 
-Nothing here reads data or computes findings; see :mod:`.pipeline`.
+Same conventions as the report's figures (:mod:`lm_eval_rul.plots`). Nothing here reads
+data or computes findings; see :mod:`.pipeline`.
 """
 
 from __future__ import annotations
@@ -10,27 +11,10 @@ from pathlib import Path
 
 import numpy as np
 
+# The report's figure helpers: Agg backend, tight layout, one DPI for every PNG.
+from ..plots import _pyplot, _save
+
 __all__ = ["similarity_histograms", "similarity_scatter", "audit_bars"]
-
-_DPI = 120
-
-
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _save(fig, path: str | Path) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.tight_layout()
-    fig.savefig(path, dpi=_DPI)
-    _pyplot().close(fig)
-    return path
 
 
 def similarity_histograms(

@@ -99,11 +99,15 @@ def _duplicates_section(summary: dict[str, Any], n_rows: int) -> list[str]:
         lines.append(f"**{d['name']}**: {len(rows)} duplicate distractor(s).")
         if rows:
             lines += ["", "| id | distractor | repeats | kind |", "|---|---|---|---|"]
-            for r in rows[:n_rows]:
+            # Copies of the correct answer first: they make a question unanswerable.
+            ordered = sorted(rows, key=lambda r: r["duplicate_of"] != "correct_answer")
+            for r in ordered[:n_rows]:
                 lines.append(
                     f"| {r['id']} | {_cell(r['text'], 40)} | {r['duplicate_of']} | "
                     f"{r['duplicate_kind']} |"
                 )
+            if len(rows) > n_rows:
+                lines.append(f"\n… {len(rows) - n_rows} more in `diagnose.json`.")
         by = {}
         for r in rows:
             if r["duplicate_of"] == "correct_answer":
@@ -153,9 +157,14 @@ def _audit_section(
     for rule in RULES:
         lines += [f"**`{rule.name}`**: {rule.matches}. Why: {rule.why}.", ""]
         for d in summary["datasets"]:
-            for qid in d["audit"][rule.name]["ids"][:n_examples]:
-                finding = by_key[(d["name"], qid)]
-                hit = next(f for f in finding["flags"] if f["rule"] == rule.name)
+            hits = {
+                qid: [f for f in by_key[(d["name"], qid)]["flags"] if f["rule"] == rule.name]
+                for qid in d["audit"][rule.name]["ids"]
+            }
+            # Hits on the question or its answer first: distractor-only hits are milder.
+            ranked = sorted(hits, key=lambda i: hits[i][0]["field"].startswith("distractors"))
+            for qid in ranked[:n_examples]:
+                finding, hit = by_key[(d["name"], qid)], hits[qid][0]
                 lines.append(
                     f"- {d['name']} {qid}: Q “{_cell(finding['question'], 90)}” "
                     f"A “{_cell(finding['correct_answer'], 50)}” — “{_cell(hit['match'], 40)}” "
@@ -297,7 +306,10 @@ def write_outputs(diagnosis: Diagnosis, out_dir: str | Path, *, n_examples: int 
             figure_names.append("similarity_scatter")
     paths["audit"] = figures.audit_bars(
         out / "figures" / "audit.png",
-        {n: {r: len(ids) for r, ids in diagnosis.flagged[n].items()} for n in names},
+        {
+            d["name"]: {r.name: d["audit"][r.name]["questions"] for r in RULES}
+            for d in diagnosis.summary["datasets"]
+        },  # fmt: skip
         rules=[r.name for r in RULES],
     )
     figure_names.append("audit")

@@ -14,10 +14,11 @@ from typing import Any
 
 import numpy as np
 
+from ..data import Question
 from .audit import RULES, Flag, audit_question
 from .cache import EmbeddingCache, Embeddings, default_cache_path, embed_texts
 from .encoders import DEFAULT_CLAP, DEFAULT_T5, SPACES, make_encoder
-from .inputs import DatasetInput, load_dataset_inputs
+from .inputs import DatasetInput, DiagnoseInputError, load_dataset_inputs
 from .judge import AnswerabilityJudge, JudgeVerdict, verdict_counts
 from .similarity import (
     DEFAULT_NEAR,
@@ -75,6 +76,17 @@ class DiagnoseConfig:
     judge_retries: int = 2
     progress: bool = True
 
+    def __post_init__(self) -> None:
+        for space, value in self.near.items():
+            if not -1.0 <= value <= 1.0:
+                raise DiagnoseInputError(f"--near_{space} {value}: a cosine is in [-1, 1]")
+        for name in ("batch_size", "judge_limit", "max_length"):
+            value = getattr(self, name)
+            if value is not None and value < (2 if name == "max_length" else 1):
+                raise DiagnoseInputError(f"--{name} {value}: must be a positive number")
+        if self.judge_retries < 0:
+            raise DiagnoseInputError(f"--judge_retries {self.judge_retries}: must be >= 0")
+
     def spaces(self) -> dict[str, str]:
         """Space -> checkpoint of the spaces this run computes."""
         if not self.similarity:
@@ -91,13 +103,11 @@ class Diagnosis:
         summary: Every aggregate number (written as ``diagnose.json``).
         findings: One dict per (dataset, question) (written as ``findings.jsonl``).
         similarities: ``(dataset, space) -> all distractor similarities``, for figures.
-        flagged: ``dataset -> {rule: flagged question ids}``.
     """
 
     summary: dict[str, Any]
     findings: list[dict[str, Any]]
     similarities: dict[tuple[str, str], np.ndarray]
-    flagged: dict[str, dict[str, list[str]]]
 
 
 def _embed_all(
@@ -168,7 +178,7 @@ def _judge(
 
 def _question_finding(
     d: DatasetInput,
-    q,
+    q: Question,
     flags: list[Flag],
     embeddings: dict[str, Embeddings],
     near: dict[str, float],
@@ -211,20 +221,24 @@ def _question_finding(
 
 
 def _audit_summary(flagged: dict[str, list[str]], findings: list[dict]) -> dict[str, Any]:
-    out = {}
-    for rule in RULES:
-        hits = [f for finding in findings for f in finding["flags"] if f["rule"] == rule.name]
-        by_field = {"question": set(), "correct_answer": set(), "distractors": set()}
-        for finding in findings:
-            for f in finding["flags"]:
-                if f["rule"] == rule.name:
-                    by_field[f["field"].split("[")[0]].add(finding["id"])
-        out[rule.name] = {
-            "questions": len(flagged[rule.name]),
-            "flags": len(hits),
-            "by_field": {k: len(v) for k, v in by_field.items()},
-            "ids": flagged[rule.name],
+    """Per rule: flagged questions, flags, questions per field (question / answer /
+    distractors), ids; plus the questions any rule flagged."""
+    n_flags = dict.fromkeys(flagged, 0)
+    by_field = {rule: {"question": set(), "correct_answer": set(), "distractors": set()}
+                for rule in flagged}  # fmt: skip
+    for finding in findings:
+        for f in finding["flags"]:
+            n_flags[f["rule"]] += 1
+            by_field[f["rule"]][f["field"].split("[")[0]].add(finding["id"])
+    out: dict[str, Any] = {
+        rule: {
+            "questions": len(ids),
+            "flags": n_flags[rule],
+            "by_field": {field: len(v) for field, v in by_field[rule].items()},
+            "ids": ids,
         }
+        for rule, ids in flagged.items()
+    }
     any_rule = sorted({i for ids in flagged.values() for i in ids}, key=_id_order)
     out["any_rule"] = {"questions": len(any_rule), "ids": any_rule}
     return out
@@ -258,9 +272,6 @@ def run_diagnose(config: DiagnoseConfig, *, judge_lm: Any = None) -> Diagnosis:
         judge_lm: A ready harness LM for the judge (default: created from
             ``config.judge``/``config.judge_args`` when ``config.judge`` is set).
     """
-    for space in config.spaces():
-        if not -1.0 <= config.near[space] <= 1.0:
-            raise ValueError(f"near threshold of {space} must be in [-1, 1]")
     datasets = load_dataset_inputs(config.datasets)
     embeddings, embedding_info = _embed_all(datasets, config)
     verdicts = _judge(datasets, config, judge_lm)
@@ -268,7 +279,6 @@ def run_diagnose(config: DiagnoseConfig, *, judge_lm: Any = None) -> Diagnosis:
 
     findings: list[dict[str, Any]] = []
     similarities: dict[tuple[str, str], np.ndarray] = {}
-    flagged: dict[str, dict[str, list[str]]] = {}
     dataset_summaries = []
     for d in datasets:
         per_space: dict[str, list[np.ndarray]] = {s: [] for s in embeddings}
@@ -286,7 +296,6 @@ def run_diagnose(config: DiagnoseConfig, *, judge_lm: Any = None) -> Diagnosis:
             own.append(finding)
         findings += own
         rules_hit = {rule: sorted(ids, key=_id_order) for rule, ids in rules_hit.items()}
-        flagged[d.name] = rules_hit
         for space, arrays in per_space.items():
             similarities[(d.name, space)] = np.concatenate(arrays) if arrays else np.zeros(0)
         summary = _dataset_summary(d, own, per_space, similarities, near)
@@ -302,7 +311,7 @@ def run_diagnose(config: DiagnoseConfig, *, judge_lm: Any = None) -> Diagnosis:
         "rules": [{"name": r.name, "matches": r.matches, "why": r.why} for r in RULES],
         "judge": {"model": config.judge, "model_args": config.judge_args} if verdicts else None,
     }
-    return Diagnosis(result, findings, similarities, flagged)
+    return Diagnosis(result, findings, similarities)
 
 
 def _dataset_summary(
@@ -316,7 +325,7 @@ def _dataset_summary(
         {"id": f["id"], "index": i, "correct_answer": f["correct_answer"], **option}
         for f in findings
         for i, option in enumerate(f["distractors"])
-        if option["near_identical"] and per_space
+        if option["near_identical"]
     ]
     duplicates = [
         {"id": f["id"], "index": i, "correct_answer": f["correct_answer"], **option}
