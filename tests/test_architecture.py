@@ -18,9 +18,10 @@ ALLOWED: dict[str, set[str]] = {
     "mcqa": {"questions", "audio"},
     "models": {"questions", "audio", "mcqa"},
     "factual": {"questions", "audio"},
+    "diagnose": {"questions", "report"},
     "build": {"questions", "mcqa"},
     "report": {"questions", "mcqa", "factual"},
-    "cli": {"questions", "audio", "mcqa", "models", "build", "report", "factual"},
+    "cli": {"questions", "audio", "mcqa", "models", "build", "report", "factual", "diagnose"},
     "testing": {"questions", "audio", "mcqa", "models", "factual"},
 }
 TOP_LEVEL = {"errors", "registration", "cache"}

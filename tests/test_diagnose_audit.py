@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from lm_eval_rul.data import Question
 from lm_eval_rul.diagnose.audit import RULE_NAMES, RULES, audit_question, audit_questions
+from lm_eval_rul.questions import Question
 
 
 def q(question: str, correct: str, *distractors: str, qid: str = "1") -> Question:

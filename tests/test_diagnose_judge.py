@@ -8,7 +8,6 @@ import json
 
 import pytest
 
-from lm_eval_rul.data import Question
 from lm_eval_rul.diagnose import DiagnoseConfig, run_diagnose
 from lm_eval_rul.diagnose.judge import (
     AnswerabilityJudge,
@@ -16,7 +15,8 @@ from lm_eval_rul.diagnose.judge import (
     parse_verdict,
     verdict_counts,
 )
-from lm_eval_rul.pi import create_lm
+from lm_eval_rul.questions import Question
+from lm_eval_rul.registration import create_lm
 from lm_eval_rul.testing.chat import ChatServer
 
 

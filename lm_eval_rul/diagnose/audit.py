@@ -42,7 +42,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..data import Question
+from ..questions import Question
 
 __all__ = ["Flag", "AuditRule", "RULES", "RULE_NAMES", "audit_question", "audit_questions"]
 

@@ -1,6 +1,6 @@
 """``diagnose``'s figures (matplotlib, Agg): one function per PNG, plain numbers in.
 
-Same conventions as the report's figures (:mod:`lm_eval_rul.plots`). Nothing here reads
+Same conventions as the report's figures (:mod:`lm_eval_rul.report.plots`). Nothing here reads
 data or computes findings; see :mod:`.pipeline`.
 """
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 # The report's figure helpers: Agg backend, tight layout, one DPI for every PNG.
-from ..plots import _pyplot, _save
+from ..report.plots import _pyplot, _save
 
 __all__ = ["similarity_histograms", "similarity_scatter", "audit_bars"]
 

@@ -1,7 +1,7 @@
 """The datasets ``diagnose`` reads: any question file, or a distractor-pools file.
 
 A ``DATASET`` argument is ``[NAME=]PATH``. The file is read with
-:func:`~lm_eval_rul.data.load_questions` (released RUL JSON, MuChoMusic CSV, JSONL /
+:func:`~lm_eval_rul.questions.load_questions` (released RUL JSON, MuChoMusic CSV, JSONL /
 CSV / parquet tables). Diagnosing means *reporting* bad options, not refusing them: a
 JSON or JSONL file that fails only the option checks (a distractor equal to the correct
 answer, repeated distractors: the released pools list their own correct answer in 10
@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..data import DataValidationError, Question, load_questions
 from ..errors import UserInputError
+from ..questions import DataValidationError, Question, load_questions, read_as_released
 
 __all__ = [
     "DiagnoseInputError",
@@ -87,17 +87,6 @@ def parse_dataset_spec(spec: str) -> tuple[str, Path]:
     return name.strip(), Path(path)
 
 
-def _read_unchecked(path: Path) -> list[Question]:
-    """Rows validated like every reader's, without the option checks and cleaning."""
-    # The readers' own row parsing and validation: one schema, one place.
-    from ..data import _read_json_rows, _read_jsonl_rows, _rows_to_questions
-
-    rows = _read_jsonl_rows(path) if path.suffix.lower() == ".jsonl" else _read_json_rows(path)
-    return _rows_to_questions(
-        path, rows, n_distractors=None, min_distractors=0, check_options=False
-    )
-
-
 def _kind(questions: Sequence[Question]) -> str:
     counts = {len(q.distractors) for q in questions}
     if len(counts) > 1 or max(counts, default=0) > MAX_OPTIONS_DISTRACTORS:
@@ -113,7 +102,7 @@ def _load_one(name: str, path: Path) -> DatasetInput:
         if path.suffix.lower() not in (".json", ".jsonl"):
             raise
         try:
-            questions = _read_unchecked(path)
+            questions = read_as_released(path)
         except (DataValidationError, UnicodeDecodeError):
             raise strict_error from None
         problems = strict_error.problems

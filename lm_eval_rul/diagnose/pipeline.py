@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..data import Question
+from ..questions import Question
 from .audit import RULES, Flag, audit_question
 from .cache import EmbeddingCache, Embeddings, default_cache_path, embed_texts
 from .encoders import DEFAULT_CLAP, DEFAULT_T5, SPACES, make_encoder
@@ -163,7 +163,7 @@ def _judge(
     if judge_lm is None and not config.judge:
         return {}
     if judge_lm is None:
-        from ..pi import create_lm
+        from ..registration import create_lm
 
         judge_lm = create_lm(config.judge, config.judge_args)
     judge = AnswerabilityJudge(

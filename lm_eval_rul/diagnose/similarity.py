@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..data import normalize_answer
+from ..questions import normalize_answer
 
 __all__ = [
     "DEFAULT_NEAR",

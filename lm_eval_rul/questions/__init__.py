@@ -9,7 +9,8 @@ Public names:
   :class:`DataValidationError`, :class:`DataSourceError` (:mod:`.schema`);
 * :func:`load_questions`, :func:`read_rul_json`, :func:`read_pools`,
   :func:`read_muchomusic_csv`, :func:`read_questions_table`, :func:`attach_tracks`,
-  :func:`load_questions_without_distractors`, :data:`MUCHOMUSIC_COLUMNS` (:mod:`.readers`);
+  :func:`load_questions_without_distractors`, :func:`read_as_released`,
+  :data:`MUCHOMUSIC_COLUMNS` (:mod:`.readers`);
 * :func:`clean_candidate`, :func:`clean_pool`, :func:`clean_pools`, :class:`CleanedPool`
   (:mod:`.pools`);
 * :func:`default_rul_path`, :func:`default_muchomusic_csv`, :func:`cache_dir`,
@@ -24,6 +25,7 @@ from .readers import (
     attach_tracks,
     load_questions,
     load_questions_without_distractors,
+    read_as_released,
     read_muchomusic_csv,
     read_pools,
     read_questions_table,
@@ -61,6 +63,7 @@ __all__ = [
     "read_questions_table",
     "attach_tracks",
     "load_questions_without_distractors",
+    "read_as_released",
     "CleanedPool",
     "clean_candidate",
     "clean_pool",

@@ -45,6 +45,7 @@ __all__ = [
     "load_questions",
     "attach_tracks",
     "load_questions_without_distractors",
+    "read_as_released",
 ]
 
 logger = logging.getLogger(__name__)
@@ -328,3 +329,21 @@ def load_questions_without_distractors(path: str | os.PathLike[str]) -> list[Que
         else:
             prepared.append(row)
     return rows_to_questions(path, prepared, n_distractors=None, min_distractors=0)
+
+
+def read_as_released(path: str | os.PathLike[str]) -> list[Question]:
+    """A JSON / JSONL question or pools file exactly as released: ids, fields and
+    duplicates are validated like every reader's, but options are neither checked nor
+    cleaned (a distractor equal to the answer, repeats and empty candidates stay), so a
+    diagnosis can report them.
+
+    Raises:
+        DataValidationError: listing every malformed row.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"question file not found: {path}")
+    rows = _read_jsonl_rows(path) if path.suffix.lower() == ".jsonl" else _read_json_rows(path)
+    return rows_to_questions(
+        path, rows, n_distractors=None, min_distractors=0, check_options=False
+    )
