@@ -21,6 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..questions import cache_dir
+
 __all__ = ["EmbeddingCache", "EmbeddingStats", "Embeddings", "default_cache_path", "embed_texts"]
 
 _SQL_CHUNK = 500
@@ -28,10 +30,7 @@ _SQL_CHUNK = 500
 
 def default_cache_path() -> Path:
     """``$LM_EVAL_RUL_CACHE/embeddings.sqlite`` (default ``~/.cache/lm_eval_rul/...``)."""
-    root = os.environ.get("LM_EVAL_RUL_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "lm_eval_rul"
-    )
-    return Path(root) / "embeddings.sqlite"
+    return cache_dir() / "embeddings.sqlite"
 
 
 def _text_key(text: str) -> str:
