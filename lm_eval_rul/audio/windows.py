@@ -82,7 +82,7 @@ def cut_window(wave: np.ndarray, sampling_rate: int, window: tuple[float, float]
     >>> wave = np.arange(10, dtype=np.float32)
     >>> cut_window(wave, 2, (1.0, 3.0)).tolist()
     [2.0, 3.0, 4.0, 5.0]
-    >>> cut_window(wave, 2, (4.0, 6.0)).tolist()  # starts after the end: the last 2 s
+    >>> cut_window(wave, 2, (5.0, 7.0)).tolist()  # starts at the 5 s end: the last 2 s
     [6.0, 7.0, 8.0, 9.0]
     """
     length = wave.shape[0]
