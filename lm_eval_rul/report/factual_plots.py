@@ -37,7 +37,7 @@ def factual_f1_bars(
     if not tasks or not conditions:
         raise ValueError("factual_f1_bars needs at least one task and one condition")
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(max(6.0, 0.55 * len(tasks) * len(conditions) + 3.0), 4.2))
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.35 * len(tasks) * len(conditions) + 3.0), 4.2))
     width = 0.8 / len(conditions)
     x = np.arange(len(tasks))
     for index, condition in enumerate(conditions):
