@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from matplotlib.image import imread
 
+from lm_eval_rul.factual.baselines import frequency_baseline, majority_baseline
 from lm_eval_rul.factual.chunks import chunk_windows
 from lm_eval_rul.factual.lexicon import lexicon_for
 from lm_eval_rul.factual.parser import parse_labels
@@ -113,12 +114,15 @@ def test_report_shows_correct_vs_random_with_baselines(runs):
     report = json.loads((runs["report"] / "report.json").read_text())
     tasks = report["factual"]["tasks"]
     assert list(tasks) == TASKS
+    _, samples = read_output(runs["original"])
     for name, data in tasks.items():
         assert {row["condition"] for row in data["rows"]} == {"original", "random"}
         (comparison,) = data["comparisons"]
         assert comparison["setting_b"] == "random" and comparison["n"] == data["n_items"]
-        majority = data["baselines"]["node"]["majority"]
-        assert 0.0 < data["baselines"]["node"]["frequency"]["f1"] <= majority["f1"] + 0.2, name
+        golds = list({s["doc"]["id"]: s["doc"]["gold"] for s in samples[name]}.values())
+        baselines = data["baselines"]["node"]
+        assert baselines["majority"]["f1"] == pytest.approx(majority_baseline(golds).f1)
+        assert baselines["frequency"]["f1"] == pytest.approx(frequency_baseline(golds).f1)
     text = (runs["report"] / "report.md").read_text()
     assert (
         "## Factual music comprehension" in text and "| qwen2_audio | original − random |" in text
