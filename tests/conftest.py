@@ -32,3 +32,11 @@ def data_dir(tmp_path_factory) -> Path:
     write_pools_json(root / "pools.json", n=8)
     write_muchomusic_csv(root / "muchomusic.csv", n=8)
     return root
+
+
+@pytest.fixture(scope="session")
+def factual_metadata(tmp_path_factory) -> dict[str, str]:
+    """MusicNet, FMA and OverClocked ReMix fixtures in their public layouts (``--metadata``)."""
+    from lm_eval_rul.testing.factual import write_factual_datasets
+
+    return write_factual_datasets(tmp_path_factory.mktemp("factual_data"))

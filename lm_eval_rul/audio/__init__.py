@@ -14,6 +14,8 @@ Public names:
   :func:`condition_key`, :func:`condition_audio`, :func:`noise_waveform`,
   :func:`random_clip`, :func:`register_clip_pool`, :func:`check_audio_available`
   (:mod:`.conditions`);
+* :data:`WINDOW_FIELD`, :func:`doc_window`, :func:`cut_window` (:mod:`.windows`: a
+  document that asks about one stretch of its clip);
 * :class:`AudioError`, :class:`MissingAudioError`, :class:`AudioDecodeError`,
   :class:`UnknownConditionError` (:mod:`.errors`).
 """
@@ -37,6 +39,7 @@ from .errors import (
     UnknownConditionError,
 )
 from .layouts import AUDIO_EXTENSIONS, attach_audio, track_identities
+from .windows import WINDOW_FIELD, cut_window, doc_window
 
 __all__ = [
     "AUDIO_CONDITIONS",
@@ -60,4 +63,7 @@ __all__ = [
     "random_clip",
     "register_clip_pool",
     "check_audio_available",
+    "WINDOW_FIELD",
+    "doc_window",
+    "cut_window",
 ]

@@ -4,9 +4,11 @@
 its key, and :func:`condition_key` the same key without reading any audio (to group
 requests by clip). ``noise`` is reproducible from (seed, item id); ``random`` draws
 another clip of the same benchmark from its full clip list (registered by
-:func:`~lm_eval_rul.audio.layouts.attach_audio`), never the item's own track.
-Documents without audio fields (text-only runs) still work with ``noise``,
-``silence`` and ``none``.
+:func:`~lm_eval_rul.audio.layouts.attach_audio`), never the item's own track, unless
+the document names its random clip itself (``audio_random_ref``, chosen by the task).
+A document with an ``audio_window`` hears only that stretch of the clip
+(:mod:`.windows`). Documents without audio fields (text-only runs) still work with
+``noise``, ``silence`` and ``none``.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import numpy as np
 from ..questions import item_rng
 from .decoding import CLIP_CACHE, load_clip
 from .errors import AUDIO_CONDITIONS, AudioError, MissingAudioError, UnknownConditionError
+from .windows import check_window_fits, cut_window, doc_window
 
 __all__ = [
     "AUDIO_CONDITIONS",
@@ -143,10 +146,12 @@ def _warn_unknown_tracks(pool_id: str, pool: Sequence[tuple[str, str]]) -> None:
 def random_clip(doc: Mapping[str, Any], seed: int) -> str:
     """The clip reference the ``random`` condition plays for ``doc``.
 
-    Another clip of the same benchmark, never the item's own clip nor (when any other
-    exists) a clip of the item's own track; drawn with a seed from (seed, item id).
-    Reads no audio.
+    The document's own ``audio_random_ref`` when the task chose one; else another clip
+    of the same benchmark, never the item's own clip nor (when any other exists) a clip
+    of the item's own track, drawn with a seed from (seed, item id). Reads no audio.
     """
+    if doc.get("audio_random_ref"):
+        return str(doc["audio_random_ref"])
     pool_id = doc.get("audio_pool")
     if not pool_id:
         raise MissingAudioError(
@@ -178,7 +183,8 @@ def condition_key(doc: Mapping[str, Any], spec: AudioSpec) -> Hashable:
     """The key of the waveform the model hears for ``doc``, without reading any audio.
 
     The same clip (``original``/``random``) gives the same key for every question and
-    fold using it; noise is keyed by (seed, item id, length, std, rate); silence has one
+    fold using it, followed by the window's start and end when the document has an
+    ``audio_window``; noise is keyed by (seed, item id, length, std, rate); silence has one
     key per length and rate; ``none`` is ``("none",)``. :func:`condition_audio` returns
     this same key with the waveform, so grouping by it never diverges from what is heard.
 
@@ -189,6 +195,7 @@ def condition_key(doc: Mapping[str, Any], spec: AudioSpec) -> Hashable:
 
     Raises:
         MissingAudioError: ``original``/``random`` and the document has no clip.
+        AudioError: The document's window is longer than ``spec.max_seconds``.
     """
     sr, cond = int(spec.sampling_rate), spec.condition
     if cond == "none":
@@ -204,7 +211,11 @@ def condition_key(doc: Mapping[str, Any], spec: AudioSpec) -> Hashable:
             check_audio_available([doc], "original")
     else:  # random
         ref = random_clip(doc, spec.seed)
-    return ("clip", ref, sr, spec.max_seconds)
+    window = doc_window(doc)
+    if window is None:
+        return ("clip", ref, sr, spec.max_seconds)
+    check_window_fits(doc, window, spec.max_seconds)
+    return ("clip", ref, sr, spec.max_seconds, *window)
 
 
 def condition_audio(doc: Mapping[str, Any], spec: AudioSpec) -> tuple[Hashable, np.ndarray | None]:
@@ -231,8 +242,12 @@ def condition_audio(doc: Mapping[str, Any], spec: AudioSpec) -> tuple[Hashable, 
         return key, cached
     if kind == "noise":
         return key, noise_waveform(spec, str(doc.get("id")))
-    _, ref, sr, max_seconds = key
-    return key, load_clip(ref, sampling_rate=sr, max_seconds=max_seconds)
+    _, ref, sr, max_seconds, *window = key
+    if not window:
+        return key, load_clip(ref, sampling_rate=sr, max_seconds=max_seconds)
+    # the whole clip is decoded once (and cached); each window is a view of it
+    whole = load_clip(ref, sampling_rate=sr, max_seconds=None)
+    return key, cut_window(whole, sr, (window[0], window[1]))
 
 
 def check_audio_available(docs: Iterable[Mapping[str, Any]], condition: str = "original") -> None:

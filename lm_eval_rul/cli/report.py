@@ -121,7 +121,10 @@ def _execute(args: argparse.Namespace) -> None:
     runs = load_runs(args.run_dirs)
     report = build_report(runs, settings)
     paths = write_report(report, args.out)
-    print(f"{len(runs)} runs, {len(report['benchmarks'])} benchmarks")
+    print(
+        f"{len(runs)} runs, {len(report['benchmarks'])} benchmarks, "
+        f"{len(report['factual']['tasks'])} factual tasks"
+    )
     for note in report["notes"]:
         print(f"note: {note}")
     print(f"wrote {paths['markdown']} and {paths['json']}")

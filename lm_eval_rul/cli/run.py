@@ -31,11 +31,18 @@ _AUDIO_MODELS: tuple[str, ...] = ("lalm",)
 @contextlib.contextmanager
 def run_hooks(args: argparse.Namespace) -> Iterator[None]:
     """Wrap one ``run``: audio checked before the model, majority vote added after."""
-    if getattr(args, "model", None) in _AUDIO_MODELS:
-        check_audio_before_model(args)
+    from . import _factual_run
+
     tasks = getattr(args, "tasks", None) or ""
     names = tasks if isinstance(tasks, str) else ",".join(map(str, tasks))
-    if not any(group in names for group in MAJORITY_GROUPS):
+    factual = _factual_run.uses_factual_tasks(names)
+    if getattr(args, "model", None) in _AUDIO_MODELS:
+        if factual:
+            _factual_run.set_chunk_seconds(args)
+            _factual_run.check_audio(args)
+        check_audio_before_model(args)
+    majority = any(group in names for group in MAJORITY_GROUPS)
+    if not majority and not factual:
         yield
         return
     import lm_eval
@@ -44,10 +51,13 @@ def run_hooks(args: argparse.Namespace) -> Iterator[None]:
 
     def simple_evaluate(*a: Any, **kw: Any) -> dict[str, Any] | None:
         wanted = bool(kw.get("log_samples"))
-        kw["log_samples"] = True
+        kw["log_samples"] = wanted or majority
         results = original(*a, **kw)
         if results is not None:
-            add_majority_acc(results)
+            if majority:
+                add_majority_acc(results)
+            if factual and wanted:
+                _factual_run.add_item_predictions(results)
             if not wanted:
                 results.pop("samples", None)
         return results

@@ -3,9 +3,10 @@
 Six tasks (instrument and composer on MusicNet, genre on FMA, regional style, mood
 and time signature on OverClocked ReMix), each asked with an open prompt and a list
 prompt; answers are parsed into canonical labels and scored with set precision,
-recall and F1, with the real recording and with an unrelated one. This package is
-the model-free core: data, prompts, parsing, chunking, metrics and baselines. Method
-and decisions: ``docs/factual.md``.
+recall and F1, with the real recording and with an unrelated one. The model-free core
+(data, prompts, parsing, chunking, metrics and baselines) and the harness task functions
+(``tasks/factual/utils.py`` re-exports :mod:`.tasks`). Method and decisions:
+``docs/factual.md``.
 
 Modules and their public names:
 
@@ -31,6 +32,12 @@ Modules and their public names:
   ``per_label_scores``, ``macro_f1``, ``set_metrics``, ``genre_metrics``, ``SetMetrics``
 * :mod:`.baselines`: ``majority_baseline``, ``frequency_baseline``,
   ``expected_item_scores``, ``label_frequencies``
+* :mod:`.documents`: ``make_documents``, ``run_options``, ``RunOptions`` (one harness
+  document per window of a recording)
+* :mod:`.records`: ``item_predictions``, ``item_figures``, ``set_figures``,
+  ``figure_names``, ``ItemPrediction`` (chunk records -> item predictions -> figures)
+* :mod:`.tasks`: ``load_factual``, ``process_results``, ``AGGREGATIONS_BY_METRIC``,
+  ``add_item_predictions``, ``check_tasks_audio`` (the harness glue)
 
 Nothing is read at import time.
 """

@@ -6,7 +6,8 @@ imports :mod:`.lalm` lazily (torch and transformers load only when a model is bu
 Modules: :mod:`.lalm` (the model class and :func:`~.lalm.check_model_args`),
 :mod:`.families` (the one per-family table), :mod:`.args` (``model_args`` checks),
 :mod:`.prefix_scoring` (letter scoring with a per-clip prefix cache),
-:mod:`.generation` (``generate_until`` with audio), :mod:`.processors`.
+:mod:`.generation` (``generate_until`` with audio), :mod:`.processors`, :mod:`.limits`
+(the longest audio a checkpoint hears, read before its weights load).
 
 Public names: :class:`LALM` (imported on first access).
 """

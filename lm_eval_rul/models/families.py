@@ -19,6 +19,7 @@ __all__ = [
     "Family",
     "FAMILIES",
     "family_for",
+    "family_max_seconds",
     "UnknownFamilyError",
 ]
 
@@ -165,6 +166,18 @@ def resolve_attr(obj: Any, dotted: str) -> Any:
         if obj is None:
             return None
     return obj
+
+
+def family_max_seconds(family: Family, processor: Any) -> float | None:
+    """The longest audio ``family`` takes, read from its loaded ``processor`` where it says.
+
+    Returns:
+        Seconds, or None for a family without a limit.
+    """
+    limit = family.max_seconds
+    if isinstance(limit, str):
+        limit = resolve_attr(processor, limit)
+    return None if limit is None else float(limit)
 
 
 def audio_only_class(base: type) -> type:

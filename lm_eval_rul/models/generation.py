@@ -1,7 +1,12 @@
-"""Generation with audio for the ``_gen`` tasks: batched, greedy unless the task says so."""
+"""Generation with audio for the ``_gen`` tasks: batched, greedy unless the task says so.
+
+When the documents are windows of longer recordings (``audio_window``: one document per
+window of an item), the progress bar also counts the items whose windows are all done.
+"""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import torch
@@ -14,7 +19,7 @@ from lm_eval.models.utils import (
 from lm_eval.models.utils_hf import stop_sequences_criteria
 from tqdm import tqdm
 
-from ..audio import check_audio_available, condition_audio
+from ..audio import WINDOW_FIELD, check_audio_available, condition_audio
 
 __all__ = ["AudioGenerationMixin"]
 
@@ -40,6 +45,7 @@ class AudioGenerationMixin:
         )
         results: dict[int, str] = {}
         bar = tqdm(total=len(requests), disable=disable_tqdm or self.rank != 0, desc="lalm: gen")
+        items = _ItemProgress([r.doc for r in requests], bar)
         eos = self.tok_decode(self.eot_token_id, skip_special_tokens=False)
         for chunk in collator.get_batched(n=self.batch_size, batch_fn=None):
             indices, contexts, all_kwargs, chunk_docs = zip(*chunk, strict=True)
@@ -75,5 +81,31 @@ class AudioGenerationMixin:
                 results[index] = text
                 self.cache_hook.add_partial("generate_until", (context, all_kwargs[0]), text)
                 bar.update(1)
+                items.done(requests[index].doc)
         bar.close()
         return [results[i] for i in range(len(requests))]
+
+
+class _ItemProgress:
+    """Counts items (benchmark, id) whose window documents are all generated, on the bar."""
+
+    def __init__(self, docs: list[Any], bar: tqdm) -> None:
+        self.bar = bar
+        self.windowed = any(d is not None and d.get(WINDOW_FIELD) is not None for d in docs)
+        self.left = Counter(self._key(d) for d in docs)
+        self.total, self.finished = len(self.left), 0
+        if self.windowed:
+            bar.set_postfix_str(f"items 0/{self.total}", refresh=False)
+
+    @staticmethod
+    def _key(doc: Any) -> tuple[str, str]:
+        doc = doc or {}
+        return str(doc.get("benchmark", "")), str(doc.get("id"))
+
+    def done(self, doc: Any) -> None:
+        key = self._key(doc)
+        self.left[key] -= 1
+        if self.left[key] == 0:
+            self.finished += 1
+            if self.windowed:
+                self.bar.set_postfix_str(f"items {self.finished}/{self.total}", refresh=False)

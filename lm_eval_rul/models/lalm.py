@@ -29,7 +29,7 @@ from lm_eval.models.huggingface import HFLM
 
 from ..audio import AudioSpec, condition_audio
 from .args import LALMArgumentError, audio_condition, validate_model_args
-from .families import Family, family_for, resolve_attr
+from .families import Family, family_for, family_max_seconds, resolve_attr
 from .generation import AudioGenerationMixin
 from .prefix_scoring import ClipPrefix, PrefixScoringMixin
 from .processors import load_processor
@@ -198,10 +198,7 @@ class LALM(PrefixScoringMixin, AudioGenerationMixin, HFLM):
     def _max_seconds(self, override: float | None) -> float | None:
         if override is not None:
             return float(override)
-        limit = self.family.max_seconds
-        if isinstance(limit, str):
-            limit = resolve_attr(self.processor, limit)
-        return None if limit is None else float(limit)
+        return family_max_seconds(self.family, self.processor)
 
     @property
     def placeholder(self) -> str:

@@ -28,7 +28,9 @@ Definitions (see ``docs/method.md``, "Statistics"):
 Modules: :mod:`.samples` and :mod:`.runs` (reading harness output folders),
 :mod:`.pi_files` (``--pi`` files), :mod:`.stats` (intervals and tests on scipy),
 :mod:`.settings`, :mod:`.summary`, :mod:`.comparisons` (the numbers), :mod:`.plots`,
-:mod:`.markdown` and :mod:`.writing` (the files).
+:mod:`.markdown` and :mod:`.writing` (the files); the factual section: :mod:`.factual_runs`
+(logged windows), :mod:`.factual` (per task: figures, baselines, correct vs random with
+:mod:`.paired_scores`), :mod:`.factual_markdown`, :mod:`.factual_plots`.
 
 Public names: :func:`load_runs`, :func:`read_results_file`, :class:`Run`,
 :class:`TaskResult`, :class:`Sample`, :class:`RunReadError`, :data:`TEXT_CONDITION`,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .factual_markdown import render_factual
 from .settings import BENCHMARK_NAMES
 
 __all__ = ["render_markdown"]
@@ -114,6 +115,7 @@ def render_markdown(report: dict[str, Any]) -> str:
             if key in data.get("figures", {}):
                 lines.append(f"![{data['name']}: {caption}]({data['figures'][key]})")
         lines.append("")
+    lines += render_factual(report.get("factual") or {}, settings["confidence_level"])
     distributions = report["pi_distributions"]
     if distributions["summary"]:
         lines += [

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .samples import RunReadError, Sample, read_samples
+from .factual_runs import FactualWindow, factual_window, is_factual_row
+from .samples import RunReadError, Sample, read_rows, sample_from_row
 
 __all__ = [
     "TaskResult",
@@ -55,7 +56,11 @@ AUDIO_SETTINGS: dict[str, tuple[str, type]] = {
 
 @dataclass
 class TaskResult:
-    """One task of one run: what the harness printed and what it logged."""
+    """One task of one run: what the harness printed and what it logged.
+
+    A factual task (:mod:`.factual_runs`) logs windows, not questions: its ``samples``
+    are empty and ``windows`` holds them.
+    """
 
     task: str
     benchmark: str
@@ -66,10 +71,15 @@ class TaskResult:
     samples: list[Sample]
     samples_file: Path
     results_file: Path
+    windows: list[FactualWindow] = field(default_factory=list)
 
     @property
     def is_generation(self) -> bool:
         return self.output_type == "generate_until"
+
+    @property
+    def is_factual(self) -> bool:
+        return bool(self.windows)
 
 
 @dataclass
@@ -126,7 +136,12 @@ class Run:
         return self.condition == TEXT_CONDITION
 
     def benchmarks(self) -> list[str]:
-        return sorted({t.benchmark for t in self.tasks.values()})
+        """The multiple-choice benchmarks of the run (factual tasks: :meth:`factual_tasks`)."""
+        return sorted({t.benchmark for t in self.tasks.values() if not t.is_factual})
+
+    def factual_tasks(self) -> list[TaskResult]:
+        """The run's factual tasks, by name."""
+        return sorted((t for t in self.tasks.values() if t.is_factual), key=lambda t: t.task)
 
     def tasks_of(self, benchmark: str) -> list[TaskResult]:
         """The tasks of ``benchmark``, by fold."""
@@ -272,17 +287,21 @@ def read_results_file(path: str | Path) -> Run:
                 "--log_samples"
             )
         benchmark, fold = benchmark_of(task)
-        samples = read_samples(samples_file)
+        rows = read_rows(samples_file)
+        factual = bool(rows) and is_factual_row(rows[0][1])
+        windows = [factual_window(row, where) for where, row in rows] if factual else []
+        samples = [] if factual else [sample_from_row(row, where) for where, row in rows]
         run.tasks[task] = TaskResult(
             task=task,
             benchmark=benchmark,
             fold=fold,
             output_type=output_type,
             metrics=metrics,
-            n=len(samples),
+            n=len(windows or samples),
             samples=samples,
             samples_file=samples_file,
             results_file=path,
+            windows=windows,
         )
     if not run.tasks:
         raise RunReadError(f"{path}: the results file lists no task")

@@ -26,6 +26,8 @@ __all__ = [
     "RunReadError",
     "Sample",
     "read_samples",
+    "read_rows",
+    "sample_from_row",
     "sample_answer",
     "majority_from_samples",
 ]
@@ -134,7 +136,8 @@ def _answer(row: dict[str, Any], where: str) -> str | None:
 
 
 
-def _sample(row: dict[str, Any], where: str) -> Sample:
+def sample_from_row(row: dict[str, Any], where: str) -> Sample:
+    """The :class:`Sample` of one logged multiple-choice sample (``where`` names it in errors)."""
     doc = row.get("doc") or {}
     missing = [k for k in ("id", "options") if k not in doc]
     if missing or "acc" not in row:
@@ -177,15 +180,23 @@ def _sample(row: dict[str, Any], where: str) -> Sample:
     return sample
 
 
-def read_samples(path: Path) -> list[Sample]:
-    samples = []
+def read_rows(path: Path) -> list[tuple[str, dict[str, Any]]]:
+    """``(where, row)`` of every logged sample of a ``samples_*.jsonl`` (where = file:line).
+
+    Raises:
+        RunReadError: A line is not JSON.
+    """
+    rows = []
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
             try:
-                row = json.loads(line)
+                rows.append((f"{path}:{number}", json.loads(line)))
             except json.JSONDecodeError as error:
                 raise RunReadError(f"{path}:{number}: not JSON ({error.msg})") from None
-            samples.append(_sample(row, f"{path}:{number}"))
-    return samples
+    return rows
+
+
+def read_samples(path: Path) -> list[Sample]:
+    return [sample_from_row(row, where) for where, row in read_rows(path)]

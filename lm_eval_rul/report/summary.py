@@ -12,6 +12,7 @@ import numpy as np
 from ..mcqa.voting import majority_from_answers
 from ..questions import derive_seed
 from .comparisons import find_backbone, paired_comparisons, pi_correlations
+from .factual import factual_report
 from .runs import Run, RunReadError
 from .samples import Sample
 from .settings import (
@@ -175,6 +176,7 @@ def build_report(runs: Sequence[Run], settings: ReportSettings | None = None) ->
             for r in runs
         ],
         "benchmarks": benchmarks,
+        "factual": factual_report(runs, settings, notes),
         "pi_distributions": pi_distributions(runs, settings, notes),
         "notes": notes,
     }

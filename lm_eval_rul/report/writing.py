@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from . import plots
+from .factual_plots import factual_f1_bars
 from .markdown import render_markdown
 from .runs import TEXT_CONDITION
 from .settings import BENCHMARK_NAMES, condition_rank
@@ -70,6 +71,7 @@ def draw_figures(report: dict[str, Any], out: Path) -> None:
             )
             figures["pi_vs_accuracy"] = str(path.relative_to(out))
         data["figures"] = figures
+    draw_factual_figures(report.get("factual") or {}, out, level)
     distributions = report["pi_distributions"]
     if distributions["values"]:
         path = plots.pi_histograms(
@@ -78,6 +80,37 @@ def draw_figures(report: dict[str, Any], out: Path) -> None:
             title=f"Perceptual Index ({distributions['source']})",
         )
         distributions["figure"] = str(path.relative_to(out))
+
+
+def draw_factual_figures(factual: dict[str, Any], out: Path, level: float) -> None:
+    """One figure per model: mean F1 per factual task and condition, with the baselines."""
+    tasks = factual.get("tasks") or {}
+    models = list(dict.fromkeys(row["model"] for data in tasks.values() for row in data["rows"]))
+    for model in models:
+        labels, values, baselines, ranks = [], {}, {}, {}
+        for data in tasks.values():
+            rows = [row for row in data["rows"] if row["model"] == model]
+            if not rows:
+                continue
+            label = f"{data['task']} ({data['variant']})"
+            labels.append(label)
+            node = data["baselines"]["node"]
+            baselines[label] = (node["majority"]["f1"], node["frequency"]["f1"])
+            for row in rows:
+                ranks[row["setting"]] = (condition_rank(row["condition"]), row["setting"])
+                ci = row["f1_interval"]
+                values[(label, row["setting"])] = (ci["estimate"], ci["low"], ci["high"])
+        name = "".join(c if c.isalnum() or c in "-." else "_" for c in model)
+        path = factual_f1_bars(
+            out / "figures" / f"factual_f1_{name}.png",
+            labels,
+            sorted(ranks, key=ranks.__getitem__),
+            values,
+            baselines,
+            title=f"{model}: factual tasks, mean F1 per audio condition",
+            confidence_level=level,
+        )
+        factual["figures"][model] = str(path.relative_to(out))
 
 
 def write_report(report: dict[str, Any], out: str | Path) -> dict[str, Path]:

@@ -32,6 +32,7 @@ __all__ = [
     "write_musicnet",
     "write_fma",
     "write_ocremix",
+    "write_factual_datasets",
 ]
 
 #: Sampling rate of the fixture audio (low, to keep files small).
@@ -378,3 +379,19 @@ def write_ocremix(directory: str | Path) -> OcremixFixture:
             )
             _clip(audio / unquote(name), index, seconds)
     return OcremixFixture(tags, audio)
+
+
+def write_factual_datasets(directory: str | Path) -> dict[str, str]:
+    """All three fixture datasets under ``directory``; returns the ``--metadata`` locating them."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    musicnet, fma = write_musicnet(directory), write_fma(directory)
+    ocremix = write_ocremix(directory)
+    return {
+        "musicnet_dir": str(musicnet.root),
+        "musicnet_metadata": str(musicnet.metadata),
+        "fma_metadata_dir": str(fma.metadata_dir),
+        "fma_audio_dir": str(fma.audio_dir),
+        "ocremix_tags": str(ocremix.tags),
+        "ocremix_audio_dir": str(ocremix.audio_dir),
+    }

@@ -1,0 +1,131 @@
+"""What ``lm-eval-rul run`` adds to a run of the factual tasks.
+
+* Before the model loads: every requested factual task reads its tables and checks its
+  audio files, and one error names every problem of every task (the harness would stop
+  at the first task).
+* Before anything loads (``--model lalm``): the window length. Without
+  ``--metadata chunk_seconds`` the factual tasks cut recordings into windows of at most
+  ``min(60, the model's limit)`` seconds (Qwen2-Audio: 30), read from the checkpoint's
+  processor without loading its weights; a ``chunk_seconds`` longer than the limit stops
+  the run at once (the model would not hear the end of each window).
+* After ``simple_evaluate``: each logged window gets its item's aggregated prediction
+  (:func:`~lm_eval_rul.factual.tasks.add_item_predictions`), so the sample log holds the
+  raw answer, the window's labels and the item's prediction.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+from typing import Any
+
+__all__ = [
+    "FACTUAL_PREFIX",
+    "uses_factual_tasks",
+    "set_chunk_seconds",
+    "check_audio",
+    "add_item_predictions",
+]
+
+logger = logging.getLogger(__name__)
+
+#: Every factual task and group name starts with it.
+FACTUAL_PREFIX = "factual"
+
+
+def uses_factual_tasks(names: str) -> bool:
+    """Whether the comma-separated ``--tasks`` names a factual task or group."""
+    return any(name.strip().startswith(FACTUAL_PREFIX) for name in names.split(","))
+
+
+def _metadata(args: argparse.Namespace) -> dict[str, Any]:
+    value = getattr(args, "metadata", None) or {}
+    return dict(json.loads(value) if isinstance(value, str) else value)
+
+
+def set_chunk_seconds(args: argparse.Namespace) -> None:
+    """Set (or check) ``--metadata chunk_seconds`` from the ``lalm`` model's audio limit.
+
+    Raises:
+        FactualInputError: ``chunk_seconds`` was given and exceeds the model's limit.
+    """
+    from lm_eval.config.evaluate_config import EvaluatorConfig
+
+    from ..factual.chunks import DEFAULT_CHUNK_SECONDS
+    from ..factual.errors import FactualInputError
+    from ..models.lalm import check_model_args
+    from ..models.limits import audio_limit_seconds
+
+    cfg = EvaluatorConfig.from_cli(argparse.Namespace(**vars(args)))
+    model_args = check_model_args(cfg.model_args or {})
+    if not model_args.get("pretrained"):
+        return  # the model's own check says what is missing
+    try:
+        limit = audio_limit_seconds(model_args)
+    except (OSError, ValueError) as error:  # the model load will say what is wrong
+        logger.warning("factual tasks: cannot read the model's audio limit (%s)", error)
+        return
+    metadata = _metadata(args)
+    given = metadata.get("chunk_seconds")
+    if given not in (None, ""):
+        if limit is not None and float(given) > limit:
+            raise FactualInputError(
+                f"--metadata chunk_seconds={given} is longer than the {limit:g} s of audio the "
+                f"model hears: each window's end would be cut off unheard. Give at most "
+                f"chunk_seconds={limit:g}, or leave it out (lm-eval-rul run then uses "
+                f"min({DEFAULT_CHUNK_SECONDS:g}, {limit:g}))."
+            )
+        return
+    seconds = DEFAULT_CHUNK_SECONDS if limit is None else min(DEFAULT_CHUNK_SECONDS, limit)
+    args.metadata = {**metadata, "chunk_seconds": seconds}
+    logger.info(
+        "factual tasks: windows of at most %g s (the model hears %s)",
+        seconds,
+        "any length" if limit is None else f"{limit:g} s",
+    )
+
+
+def _factual_tasks(index: dict[str, Any], names: list[str]) -> list[str]:
+    """The factual task keys (``mood``...) of the requested task and group names."""
+    found: list[str] = []
+    for name in names:
+        entry = index.get(name)
+        cfg = (entry.cfg if entry is not None else None) or {}
+        if entry is not None and entry.kind.name == "GROUP":
+            children = cfg.get("task") or []
+            found += _factual_tasks(
+                index, [c if isinstance(c, str) else c.get("task") for c in children]
+            )
+        elif (cfg.get("dataset_kwargs") or {}).get("factual_task"):
+            found.append(str(cfg["dataset_kwargs"]["factual_task"]))
+    return found
+
+
+def check_audio(args: argparse.Namespace) -> None:
+    """Check the audio of every requested factual task before the model loads.
+
+    Raises:
+        FactualInputError: Naming every missing, unreadable or mismatching file.
+    """
+    from lm_eval.config.evaluate_config import EvaluatorConfig
+    from lm_eval.tasks import TaskManager
+
+    from ..factual.tasks import check_tasks_audio
+
+    cfg = EvaluatorConfig.from_cli(argparse.Namespace(**vars(args)))
+    manager = TaskManager(include_path=cfg.include_path, include_defaults=False)
+    requested = cfg.tasks.split(",") if isinstance(cfg.tasks, str) else list(cfg.tasks or [])
+    tasks = _factual_tasks(manager.task_index, [str(t).strip() for t in requested])
+    if tasks:
+        check_tasks_audio(tasks, cfg.metadata or {})
+
+
+def add_item_predictions(results: dict[str, Any]) -> None:
+    """Add each item's aggregated prediction to the logged factual samples (in place)."""
+    from ..factual.tasks import add_item_predictions as add
+
+    samples = results.get("samples")
+    if samples:
+        count = add(samples)
+        logger.info("factual tasks: aggregated predictions of %d items added to the samples", count)

@@ -1,0 +1,88 @@
+"""The logged windows of a factual task (``samples_factual_*.jsonl``), read for the report.
+
+Each logged sample of a factual task is one window of one item: its document, the
+model's raw answer, and the chunk record (:mod:`lm_eval_rul.factual.records`) that
+``process_results`` made of it (the value of every metric, e.g. ``row["f1"]``). The
+report rebuilds each item's aggregated prediction from the records with
+:func:`~lm_eval_rul.factual.records.item_predictions`, as the harness's aggregation did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..factual.records import figure_names
+from ..factual.tasks import is_factual_doc
+from .samples import RunReadError
+
+__all__ = ["FactualWindow", "is_factual_row", "factual_window"]
+
+
+@dataclass(frozen=True)
+class FactualWindow:
+    """One logged window of one item.
+
+    Attributes:
+        id: Item id.
+        task: Factual task key (``instrument``...).
+        variant: Prompt variant (``open``, ``list``...).
+        chunk: Window index.
+        record: The chunk record (``labels``, ``gold``, ``n_chunks``, ``rule``...).
+        response: The model's raw answer.
+        condition: Audio condition the document was made for.
+        random_disjoint: Whether the item's random clip shares none of its gold labels.
+    """
+
+    id: str
+    task: str
+    variant: str
+    chunk: int
+    record: Mapping[str, Any] = field(repr=False)
+    response: str
+    condition: str
+    random_disjoint: bool | None
+
+
+def is_factual_row(row: Mapping[str, Any]) -> bool:
+    """Whether a logged sample is a window of a factual task."""
+    return is_factual_doc(row.get("doc") or {})
+
+
+def _response(row: Mapping[str, Any]) -> str:
+    responses = row.get("filtered_resps") or row.get("resps") or [""]
+    first = responses[0]
+    while isinstance(first, list | tuple) and first:
+        first = first[0]
+    return str(first)
+
+
+def factual_window(row: Mapping[str, Any], where: str) -> FactualWindow:
+    """A :class:`FactualWindow` from one logged sample.
+
+    Raises:
+        RunReadError: The sample lacks its chunk record or a document field.
+    """
+    doc = row["doc"]
+    task = str(doc.get("factual_task"))
+    try:
+        record = row[figure_names(task)[0]]
+        window = FactualWindow(
+            id=str(doc["id"]),
+            task=task,
+            variant=str(doc.get("variant", "")),
+            chunk=int(doc["chunk"]),
+            record=record,
+            response=_response(row),
+            condition=str(doc.get("condition", "")),
+            random_disjoint=doc.get("random_disjoint"),
+        )
+        for key in ("id", "labels", "gold", "n_chunks", "rule", "chunk"):
+            record[key]
+    except (KeyError, TypeError, ValueError) as error:
+        raise RunReadError(
+            f"{where}: logged factual window of item {doc.get('id')!r} lacks its chunk record "
+            f"({type(error).__name__}: {error}); was the file edited? rerun with --log_samples"
+        ) from None
+    return window
