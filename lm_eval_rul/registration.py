@@ -8,7 +8,10 @@ from typing import Any
 __all__ = ["tasks_dir", "register_models", "create_lm", "MODELS"]
 
 #: Model name -> lazy import target, registered without importing torch-heavy code.
-MODELS: dict[str, str] = {"lalm": "lm_eval_rul.models.lalm:LALM"}
+MODELS: dict[str, str] = {
+    "lalm": "lm_eval_rul.models.lalm:LALM",
+    "lalm-api": "lm_eval_rul.models.api:LALMAPI",
+}
 
 
 def tasks_dir() -> Path:
