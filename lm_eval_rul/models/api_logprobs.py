@@ -38,7 +38,7 @@ _PROMPT_PATH_REFUSALS = (
     "unrecognized request argument",
     "unknown name",
     "extra inputs are not permitted",
-    "prefix caching with prompt logprobs",
+    "prompt logprobs",  # vLLM: "Prefix caching with prompt logprobs not yet supported"
 )
 
 

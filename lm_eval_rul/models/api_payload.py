@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
+import struct
 from collections import OrderedDict
 from collections.abc import Hashable, Mapping
 from typing import Any
@@ -50,7 +51,24 @@ def wav_bytes(wave: np.ndarray, sampling_rate: int, subtype: str = "PCM_16") -> 
     buffer = io.BytesIO()
     samples = np.asarray(wave, dtype=np.float32)
     sf.write(buffer, samples, int(sampling_rate), subtype=subtype, format="WAV")
-    return buffer.getvalue()
+    return _without_chunk(buffer.getvalue(), b"PEAK")
+
+
+def _without_chunk(wav: bytes, chunk_id: bytes) -> bytes:
+    """``wav`` without its ``chunk_id`` chunks.
+
+    libsndfile adds a ``PEAK`` chunk, holding the time of writing, to float WAV files;
+    without it the same samples always give the same bytes (and cache digest).
+    """
+    chunks, position = [], 12  # after "RIFF", the size and "WAVE"
+    while position + 8 <= len(wav):
+        size = struct.unpack("<I", wav[position + 4 : position + 8])[0]
+        end = position + 8 + size + (size & 1)
+        if wav[position : position + 4] != chunk_id:
+            chunks.append(wav[position:end])
+        position = end
+    body = b"WAVE" + b"".join(chunks)
+    return b"RIFF" + struct.pack("<I", len(body)) + body
 
 
 def input_audio_part(wav: bytes) -> dict[str, Any]:

@@ -342,14 +342,14 @@ class OpenAIAudioServer:
 
             def _send(self, status: int, body: Any, headers: dict[str, str] | None = None):
                 data = json.dumps(body).encode()
+                with server._count_lock:  # before the answer leaves: a retry may come at once
+                    server.statuses.append(status)
                 self.send_response(status)
                 for name, value in {"Content-Type": "application/json", **(headers or {})}.items():
                     self.send_header(name, value)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
-                with server._count_lock:
-                    server.statuses.append(status)
 
             def do_GET(self) -> None:
                 if self.path.rstrip("/").endswith("/models"):
