@@ -246,3 +246,29 @@ def test_model_args_are_checked_and_secrets_refused():
     given = {**base, "num_concurrent": "8", "audio": "noise", "wav_subtype": "float"}
     args = check_model_args(given)
     assert (args["num_concurrent"], args["audio"], args["wav_subtype"]) == (8, "noise", "FLOAT")
+
+
+def test_ctrl_c_waits_for_the_answers_in_flight_so_a_rerun_repeats_none(
+    tiny_audio_lm, audio_data, tmp_path
+):
+    import signal
+    import threading
+    import time
+
+    requests = _letter_requests(_docs(audio_data, 0, n=4))
+    cache = str(tmp_path / "ctrl_c.sqlite")
+    with _server(tiny_audio_lm, latency=0.05) as server:
+
+        def interrupt_after_six_answers() -> None:
+            while len(server.answered) < 6:
+                time.sleep(0.005)
+            os.kill(os.getpid(), signal.SIGINT)
+
+        threading.Thread(target=interrupt_after_six_answers, daemon=True).start()
+        with pytest.raises(KeyboardInterrupt):
+            _api(server, cache=cache, num_concurrent=4).loglikelihood(requests, True)
+        interrupted = len(server.answered)
+        assert 6 <= interrupted < len(requests)
+        _api(server, cache=cache, num_concurrent=4).loglikelihood(requests, disable_tqdm=True)
+        fingerprints = server.fingerprints()
+    assert len(fingerprints) == len(set(fingerprints)) == len(requests)

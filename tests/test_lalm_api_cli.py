@@ -53,8 +53,8 @@ def test_cli_run_equals_lalm_and_keeps_the_key_out_of_every_file(
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("LALM_CLI_KEY", SECRET)
     settings = f"audio={audio},noise_seconds=1"
-    lalm = _run("lalm", f"pretrained={tiny_audio_lm},dtype=float32,{settings}", audio_data,
-                tmp_path / "lalm")  # fmt: skip
+    lalm_args = f"pretrained={tiny_audio_lm},dtype=float32,{settings}"
+    lalm = _run("lalm", lalm_args, audio_data, tmp_path / "lalm")
     cache = tmp_path / "cache" / "api.sqlite"
     with OpenAIAudioServer(tiny_audio_lm, served_model=MODEL, api_key=SECRET) as server:
         api_args = (

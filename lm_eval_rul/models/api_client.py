@@ -14,19 +14,22 @@ and classifies each answer:
 * 404: :class:`APIModelNotFoundError`; any other 4xx: :class:`APIRequestError`.
 
 The first request is sent alone; only when it succeeds do the others go out,
-``num_concurrent`` at a time. After a fatal answer no new request starts; those in
-flight finish and reach the callback (so the resume cache keeps them), then the error
-is raised once.
+``num_concurrent`` at a time. After a fatal answer, or a first Ctrl-C, no new request
+starts; those in flight finish and reach the callback (so the resume cache keeps them),
+then the error (or ``KeyboardInterrupt``) is raised once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
+import signal
 import ssl
-from collections.abc import Callable, Sequence
+import sys
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -236,9 +239,10 @@ class ChatClient:
                         return
                     bar.update(1)
 
-            await run(jobs[0])
-            if not errors and len(jobs) > 1:
-                await asyncio.gather(*(run(job) for job in jobs[1:]))
+            with _graceful_interrupt(errors, asyncio.current_task()):
+                await run(jobs[0])
+                if not errors and len(jobs) > 1:
+                    await asyncio.gather(*(run(job) for job in jobs[1:]))
         if errors:
             raise errors[0]
 
@@ -342,6 +346,42 @@ class ChatClient:
             status=status,
             server_message=message,
         )
+
+
+@contextlib.contextmanager
+def _graceful_interrupt(errors: list[BaseException], task: asyncio.Task | None) -> Iterator[None]:
+    """A first Ctrl-C stops new requests and waits for those in flight; a second aborts.
+
+    The answers in flight reach the callback (and so the resume cache) before the
+    :class:`KeyboardInterrupt` is raised, so a rerun asks none of them again. Where
+    signal handlers cannot be installed (not the main thread, Windows) Ctrl-C aborts
+    at once, as usual.
+    """
+    loop = asyncio.get_running_loop()
+
+    def on_sigint() -> None:
+        if any(isinstance(e, KeyboardInterrupt) for e in errors) and task is not None:
+            task.cancel()  # second Ctrl-C
+            return
+        errors.insert(0, KeyboardInterrupt())
+        print(
+            "\nlalm-api: interrupted; waiting for the requests in flight to be answered and "
+            "saved (Ctrl-C again to abort at once)",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    try:
+        loop.add_signal_handler(signal.SIGINT, on_sigint)
+    except (NotImplementedError, RuntimeError, ValueError):
+        yield
+        return
+    try:
+        yield
+    except asyncio.CancelledError:
+        raise KeyboardInterrupt from None
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
 
 
 def _seconds(retry_after: str | None) -> float | None:

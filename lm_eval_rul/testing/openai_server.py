@@ -93,6 +93,7 @@ class OpenAIAudioServer:
             instead of a 400.
         latency: Seconds each request waits before its turn at the model (a stand-in for
             network and queueing time; the model itself runs one request at a time).
+        port: Port on 127.0.0.1 (0: any free one; see :attr:`url`).
 
     Attributes:
         script: Statuses (429, 500, 503, 401, 404, ``"gemini_bad_key"``, or 200 for "serve
@@ -113,6 +114,7 @@ class OpenAIAudioServer:
         top_k_cap: int = 20,
         silent_no_logprobs: bool = False,
         latency: float = 0.0,
+        port: int = 0,
     ) -> None:
         if logprobs not in ("full", "top", "none"):
             raise ValueError(f"logprobs must be full, top or none, got {logprobs!r}")
@@ -131,7 +133,7 @@ class OpenAIAudioServer:
         self._model_lock = threading.Lock()
         self._accepted = 0
         self._load(str(pretrained))
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", int(port)), self._handler())
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
         self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
@@ -376,3 +378,32 @@ class OpenAIAudioServer:
                 self._send(200, answer)
 
         return Handler
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m lm_eval_rul.testing.openai_server PRETRAINED``: serve until stopped."""
+    import argparse
+    import signal
+    import sys
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("pretrained", help="a folder made by make_tiny_audio_lm")
+    parser.add_argument("--served-model", default="tiny-audio")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--logprobs", choices=("full", "top", "none"), default="full")
+    parser.add_argument("--top-k-cap", type=int, default=20)
+    args = parser.parse_args(argv)
+    options = {"logprobs": args.logprobs, "top_k_cap": args.top_k_cap, "port": args.port}
+    server = OpenAIAudioServer(args.pretrained, served_model=args.served_model, **options)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    print(f"serving {args.served_model!r} at {server.url} (Ctrl-C stops)", flush=True)
+    try:
+        server.httpd.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        print(f"{server.posts} requests received, {len(server.answered)} answered", flush=True)
+
+
+if __name__ == "__main__":
+    main()
