@@ -109,3 +109,17 @@ def test_server_messages_of_every_error_layout_and_redaction(monkeypatch):
     text = client.redact("key my-own-key-123, also sk-abcdef123456 and AIzaSyA1234567890abcdefghij")
     assert text == "key ***, also *** and ***"
     assert "my-own-key" not in repr(client)
+
+
+def test_a_question_with_no_letter_is_wrong_and_casts_no_vote():
+    """The top path's all ``-inf`` row: never a first-letter or uniform guess."""
+    from lm_eval_rul.mcqa.scoring import choice_probabilities, is_correct, perceptual_index
+    from lm_eval_rul.report.samples import sample_answer
+
+    none, some = [float("-inf")] * 4, [float("-inf"), -1.0, float("-inf"), -2.0]
+    assert not is_correct(none, 0) and perceptual_index(none, 0) == 1.0
+    assert choice_probabilities(none).tolist() == [0.0] * 4
+    assert is_correct(some, 1) and perceptual_index(some, 0) == 1.0
+    doc = {"options": ["a", "b", "c", "d"], "letters": ["A", "B", "C", "D"], "id": "7"}
+    assert sample_answer({"doc": doc, "filtered_resps": [[v, False] for v in none]}) is None
+    assert sample_answer({"doc": doc, "filtered_resps": [[v, False] for v in some]}) == "b"
