@@ -75,7 +75,7 @@ def test_prompt_path_letter_logprobs_equal_lalm(tiny_audio_lm, audio_data, audio
     assert len(heard) == {"original": len(clips), "noise": len(ids), "none": 0}[audio]
 
 
-def test_pcm16_audio_is_close_but_float_is_exact(tiny_audio_lm, audio_data):
+def test_pcm16_audio_is_close_to_lalm(tiny_audio_lm, audio_data):
     requests = _letter_requests(_docs(audio_data, 0, n=2))
     expected = [ll for ll, _ in _lalm(tiny_audio_lm).loglikelihood(requests, True)]
     with _server(tiny_audio_lm) as server:
