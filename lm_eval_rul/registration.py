@@ -5,10 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-__all__ = ["tasks_dir", "register_models", "create_lm", "MODELS"]
+__all__ = ["tasks_dir", "register_models", "create_lm", "model_args_checker", "MODELS"]
 
 #: Model name -> lazy import target, registered without importing torch-heavy code.
-MODELS: dict[str, str] = {"lalm": "lm_eval_rul.models.lalm:LALM"}
+MODELS: dict[str, str] = {
+    "lalm": "lm_eval_rul.models.lalm:LALM",
+    "lalm-api": "lm_eval_rul.models.api:LALMAPI",
+}
 
 
 def tasks_dir() -> Path:
@@ -21,6 +24,20 @@ def tasks_dir() -> Path:
         f"lm-eval-rul task folder not found next to {here}; reinstall the package "
         "(pip install --force-reinstall lm-eval-rul)."
     )
+
+
+def model_args_checker(model: str) -> Any | None:
+    """The ``check_model_args`` of one of the plugin's models (None for other models).
+
+    Each plugin model's module defines ``check_model_args(model_args) -> dict``, which
+    validates and converts ``--model_args`` without loading anything.
+    """
+    import importlib
+
+    target = MODELS.get(model)
+    if target is None:
+        return None
+    return importlib.import_module(target.split(":")[0]).check_model_args
 
 
 def register_models() -> None:

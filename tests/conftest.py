@@ -40,3 +40,31 @@ def factual_metadata(tmp_path_factory) -> dict[str, str]:
     from lm_eval_rul.testing.factual import write_factual_datasets
 
     return write_factual_datasets(tmp_path_factory.mktemp("factual_data"))
+
+
+@pytest.fixture(scope="session")
+def tiny_audio_lm(tmp_path_factory) -> Path:
+    """A random-weight ``Qwen2AudioForConditionalGeneration`` with its real processor."""
+    from lm_eval_rul.testing.audio import make_tiny_audio_lm
+
+    return make_tiny_audio_lm(tmp_path_factory.mktemp("tiny_qwen2_audio"), "qwen2_audio")
+
+
+@pytest.fixture(scope="session")
+def audio_data(tmp_path_factory) -> dict[str, str]:
+    """``--metadata`` of 8 RUL and MuChoMusic questions with one clip per track (4 tracks)."""
+    from lm_eval_rul.mcqa.tasks import rul_questions
+    from lm_eval_rul.testing.audio import write_audio_dir
+
+    root = tmp_path_factory.mktemp("audio_data")
+    rul = write_rul_json(root / "rul.json", n=8)
+    csv = write_muchomusic_csv(root / "muchomusic.csv", n=8)
+    questions = rul_questions(rul_data_path=str(rul), muchomusic_csv=str(csv))
+    tracks = sorted({q.track for q in questions})
+    write_audio_dir(root / "audio", tracks)
+    return {
+        "rul_data_path": str(rul),
+        "muchomusic_data_path": str(csv),
+        "muchomusic_csv": str(csv),
+        "audio_dir": str(root / "audio"),
+    }

@@ -45,7 +45,10 @@ def _metadata(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def set_chunk_seconds(args: argparse.Namespace) -> None:
-    """Set (or check) ``--metadata chunk_seconds`` from the ``lalm`` model's audio limit.
+    """Set (or check) ``--metadata chunk_seconds`` from the audio model's limit.
+
+    ``lalm`` reads it from the checkpoint's processor; ``lalm-api`` knows only its
+    ``max_audio_seconds`` (none: any length).
 
     Raises:
         FactualInputError: ``chunk_seconds`` was given and exceeds the model's limit.
@@ -54,12 +57,12 @@ def set_chunk_seconds(args: argparse.Namespace) -> None:
 
     from ..factual.chunks import DEFAULT_CHUNK_SECONDS
     from ..factual.errors import FactualInputError
-    from ..models.lalm import check_model_args
     from ..models.limits import audio_limit_seconds
+    from ..registration import model_args_checker
 
     cfg = EvaluatorConfig.from_cli(argparse.Namespace(**vars(args)))
-    model_args = check_model_args(cfg.model_args or {})
-    if not model_args.get("pretrained"):
+    model_args = model_args_checker(args.model)(cfg.model_args or {})
+    if args.model == "lalm" and not model_args.get("pretrained"):
         return  # the model's own check says what is missing
     try:
         limit = audio_limit_seconds(model_args)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import logging
 from collections.abc import Iterator
 from typing import Any
@@ -25,7 +26,8 @@ logger = logging.getLogger(__name__)
 
 #: Groups whose subtasks are the leave-one-out folds of one benchmark.
 MAJORITY_GROUPS: tuple[str, ...] = ("rul_muchomusic", "rul_muchomusic_gen")
-_AUDIO_MODELS: tuple[str, ...] = ("lalm",)
+#: Audio models -> the module of ``lm_eval_rul.models`` whose ``check_model_args`` checks them.
+_AUDIO_MODELS: dict[str, str] = {"lalm": "lalm", "lalm-api": "api"}
 
 
 @contextlib.contextmanager
@@ -95,11 +97,11 @@ def check_audio_before_model(args: argparse.Namespace) -> None:
     from lm_eval.tasks import TaskManager, get_task_dict
 
     from ..audio import FILE_CONDITIONS, check_audio_available
-    from ..models.lalm import check_model_args
 
+    checker = importlib.import_module(f"lm_eval_rul.models.{_AUDIO_MODELS[args.model]}")
     cfg = EvaluatorConfig.from_cli(argparse.Namespace(**vars(args)))
     # bad names or values (audio=loud, noise_seconds=abc) fail here, before data and model
-    model_args = check_model_args(cfg.model_args or {})
+    model_args = checker.check_model_args(cfg.model_args or {})
     condition = str(model_args.get("audio", "original"))
     if condition not in FILE_CONDITIONS or not cfg.tasks:
         return

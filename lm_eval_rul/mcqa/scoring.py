@@ -33,12 +33,23 @@ def _as_logits(logliks: Sequence[float] | np.ndarray) -> np.ndarray:
 def choice_probabilities(logliks: Sequence[float] | np.ndarray) -> np.ndarray:
     """Probabilities of the offered choices: softmax of their log-likelihoods.
 
+    A choice with log-likelihood ``-inf`` (an API's top-k tokens did not contain its
+    letter) gets probability 0. When no choice has any (no letter among the top-k), all
+    are 0: the model chose none of them, which is never replaced by a uniform guess.
+
     Examples
     --------
     >>> choice_probabilities([0.0, 0.0]).tolist()
     [0.5, 0.5]
+    >>> choice_probabilities([0.0, float("-inf")]).tolist()
+    [1.0, 0.0]
+    >>> choice_probabilities([float("-inf")] * 2).tolist()
+    [0.0, 0.0]
     """
-    return softmax(_as_logits(logliks))
+    values = _as_logits(logliks)
+    if not np.isfinite(values).any():
+        return np.zeros_like(values)
+    return softmax(values)
 
 
 def perceptual_index(logliks: Sequence[float] | np.ndarray, gold: int) -> float:
@@ -62,8 +73,13 @@ def perceptual_index(logliks: Sequence[float] | np.ndarray, gold: int) -> float:
 
 
 def is_correct(logliks: Sequence[float] | np.ndarray, gold: int) -> bool:
-    """Whether the highest log-likelihood choice is the gold one (ties: first wins)."""
-    return int(np.argmax(_as_logits(logliks))) == gold
+    """Whether the highest log-likelihood choice is the gold one (ties: first wins).
+
+    With no finite log-likelihood (no choice got any probability) nothing was chosen,
+    so the answer is wrong.
+    """
+    values = _as_logits(logliks)
+    return bool(np.isfinite(values).any()) and int(np.argmax(values)) == gold
 
 
 def mean_perceptual_index(p_correct: Sequence[float]) -> float:

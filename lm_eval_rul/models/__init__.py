@@ -1,20 +1,26 @@
-"""Harness models of the plugin: ``lalm``, any transformers-native audio LM.
+"""Harness models of the plugin: ``lalm``, any transformers-native audio LM, and
+``lalm-api``, an audio LM behind an OpenAI-compatible chat endpoint (vLLM, OpenAI, Gemini).
 
 Registered with the harness by :func:`lm_eval_rul.registration.register_models`, which
-imports :mod:`.lalm` lazily (torch and transformers load only when a model is built).
+imports :mod:`.lalm` and :mod:`.api` lazily (torch and transformers load only when a model
+is built).
 
 Modules: :mod:`.lalm` (the model class and :func:`~.lalm.check_model_args`),
 :mod:`.families` (the one per-family table), :mod:`.args` (``model_args`` checks),
 :mod:`.prefix_scoring` (letter scoring with a per-clip prefix cache),
 :mod:`.generation` (``generate_until`` with audio), :mod:`.processors`, :mod:`.limits`
-(the longest audio a checkpoint hears, read before its weights load).
+(the longest audio a checkpoint hears, read before its weights load),
+:mod:`.common` (the chat layout and audio settings both models share); :mod:`.api`
+(``lalm-api`` and its :func:`~.api.check_model_args`), :mod:`.api_client` (sending,
+retries, errors), :mod:`.api_payload` (WAV parts, request bodies), :mod:`.api_letters`
+(letter scoring), :mod:`.api_logprobs` (reading log-probabilities), :mod:`.api_counts`.
 
-Public names: :class:`LALM` (imported on first access).
+Public names: :class:`LALM`, :class:`LALMAPI` (imported on first access).
 """
 
 from __future__ import annotations
 
-__all__ = ["LALM"]
+__all__ = ["LALM", "LALMAPI"]
 
 
 def __getattr__(name: str):
@@ -22,4 +28,8 @@ def __getattr__(name: str):
         from .lalm import LALM
 
         return LALM
+    if name == "LALMAPI":
+        from .api import LALMAPI
+
+        return LALMAPI
     raise AttributeError(name)

@@ -79,6 +79,14 @@ _CONVERTERS: dict[str, Callable[[str, Any], Any]] = {
     "prefix_cache": _as_bool,
     "trust_remote_code": _as_bool,
     "parallelize": _as_bool,
+    # lalm-api (lm_eval_rul.models.api)
+    "sampling_rate": lambda n, v: _as_number(int, n, v),
+    "top_logprobs": lambda n, v: _as_number(int, n, v),
+    "num_concurrent": lambda n, v: _as_number(int, n, v),
+    "max_retries": lambda n, v: _as_number(int, n, v),
+    "retry_backoff": lambda n, v: _as_number(float, n, v),
+    "timeout": lambda n, v: _as_number(float, n, v),
+    "verify_certificate": _as_bool,
 }
 
 
@@ -104,23 +112,28 @@ def validate_model_args(model_args: Mapping[str, Any], model_class: type) -> dic
 
     Args:
         model_args: Names and values as the harness parsed them (strings, numbers, bools).
-        model_class: The model whose constructor defines the accepted names.
+        model_class: The model whose constructor defines the accepted names (its
+            ``MODEL_NAME`` attribute, default ``lalm``, starts the messages).
 
     Raises:
-        UnknownModelArgsError: A name ``lalm`` does not take (all of them named).
+        UnknownModelArgsError: A name the model does not take (all of them named).
         UnknownConditionError: ``audio=`` names no condition.
         LALMArgumentError: A value of the wrong kind (e.g. ``noise_seconds=abc``).
     """
+    who = getattr(model_class, "MODEL_NAME", "lalm")
     supported = supported_args(model_class)
     unknown = sorted(set(model_args) - set(supported))
     if unknown:
         raise UnknownModelArgsError(
-            f"lalm: unknown model_args {', '.join(unknown)}. Supported: {', '.join(supported)}."
+            f"{who}: unknown model_args {', '.join(unknown)}. Supported: {', '.join(supported)}."
         )
     out = dict(model_args)
     for name, value in model_args.items():
         if name in _CONVERTERS:
-            out[name] = _CONVERTERS[name](name, value)
+            try:
+                out[name] = _CONVERTERS[name](name, value)
+            except LALMArgumentError as error:  # the converters speak for lalm
+                raise LALMArgumentError(str(error).replace("lalm:", f"{who}:", 1)) from None
     if "audio" in out:
         out["audio"] = audio_condition(out["audio"])
     if "batch_size" in out:

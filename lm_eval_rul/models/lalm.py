@@ -29,6 +29,7 @@ from lm_eval.models.huggingface import HFLM
 
 from ..audio import AudioSpec, condition_audio
 from .args import LALMArgumentError, audio_condition, validate_model_args
+from .common import audio_settings, chat_messages
 from .families import Family, family_for, family_max_seconds, resolve_attr
 from .generation import AudioGenerationMixin
 from .prefix_scoring import ClipPrefix, PrefixScoringMixin
@@ -225,15 +226,7 @@ class LALM(PrefixScoringMixin, AudioGenerationMixin, HFLM):
     def get_model_info(self) -> dict:
         """HFLM's model info plus the audio condition, so runs are told apart."""
         info = super().get_model_info()
-        info.update(
-            audio_condition=self.condition,
-            audio_seed=self.spec.seed,
-            audio_noise_seconds=self.spec.noise_seconds,
-            audio_noise_std=self.spec.noise_std,
-            audio_sampling_rate=self.spec.sampling_rate,
-            audio_max_seconds=self.spec.max_seconds,
-            audio_family=self.family.name,
-        )
+        info.update(audio_settings(self.spec), audio_family=self.family.name)
         return info
 
     def set_cache_hook(self, cache_hook: Any) -> None:
@@ -257,15 +250,10 @@ class LALM(PrefixScoringMixin, AudioGenerationMixin, HFLM):
         """(text before the question, text after it) of the rendered prompt."""
         if not self.use_chat_template:
             return (f"{self.placeholder}\n" if with_audio else ""), ""
-        messages: list[dict[str, Any]] = []
-        if self.system_prompt:
-            messages.append({"role": "system", "content": self.system_prompt})
+        audio_part = {"type": "audio", "audio": "clip"} if with_audio else None
+        messages = chat_messages(_SENTINEL, audio_part=audio_part, system_prompt=self.system_prompt)
         if self.family.content == "inline":
-            content: Any = (self.placeholder if with_audio else "") + _SENTINEL
-        else:
-            content = [{"type": "audio", "audio": "clip"}] if with_audio else []
-            content.append({"type": "text", "text": _SENTINEL})
-        messages.append({"role": "user", "content": content})
+            messages[-1]["content"] = (self.placeholder if with_audio else "") + _SENTINEL
         try:
             rendered = self.processor.apply_chat_template(
                 messages, tokenize=False, add_generation_prompt=True

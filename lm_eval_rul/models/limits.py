@@ -17,7 +17,7 @@ __all__ = ["audio_limit_seconds"]
 
 
 def audio_limit_seconds(model_args: Mapping[str, Any]) -> float | None:
-    """The ``lalm`` model's audio limit in seconds for these ``--model_args``, or None.
+    """The audio model's limit in seconds for these ``--model_args``, or None.
 
     ``max_audio_seconds`` wins when given; otherwise the family's limit is read from the
     checkpoint's processor (e.g. Qwen2-Audio's ``feature_extractor.chunk_length``, 30 s).
@@ -32,6 +32,8 @@ def audio_limit_seconds(model_args: Mapping[str, Any]) -> float | None:
     override = model_args.get("max_audio_seconds")
     if override is not None:
         return float(override)
+    if not model_args.get("pretrained"):  # a served model (lalm-api): only what it is told
+        return None
     import transformers
 
     pretrained = str(model_args["pretrained"])

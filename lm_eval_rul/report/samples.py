@@ -76,7 +76,8 @@ def sample_answer(sample: Mapping[str, Any]) -> str | None:
 
     Generation samples (one generated string) are read with
     :func:`lm_eval_rul.mcqa.parsing.parse_answer`; multiple-choice samples (one
-    log-likelihood per letter) choose the highest one. ``None`` when unparsed.
+    log-likelihood per letter) choose the highest one. ``None`` when unparsed, or when
+    no letter has a finite log-likelihood (``lalm-api``'s top-k path found none).
     """
     doc = sample["doc"]
     options, letters = list(doc["options"]), list(doc["letters"])
@@ -90,6 +91,8 @@ def sample_answer(sample: Mapping[str, Any]) -> str | None:
             f"{len(options)} options; expected one generation or one log-likelihood per option"
         )
     logliks = [float(r[0] if isinstance(r, (list, tuple)) else r) for r in responses]
+    if not np.isfinite(logliks).any():  # no letter got any probability: no answer
+        return None
     return options[int(np.argmax(logliks))]
 
 

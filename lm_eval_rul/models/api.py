@@ -1,0 +1,372 @@
+"""``lalm-api``: an audio LM behind an OpenAI-compatible chat endpoint, in the harness.
+
+One adapter for open models served at scale (vLLM serves Qwen2-Audio, Qwen2.5-Omni...
+behind ``/v1/chat/completions``) and for closed ones (OpenAI's audio models, Gemini's
+OpenAI-compatible endpoint). Each request carries the audio the condition chooses
+(:func:`lm_eval_rul.audio.condition_audio`, the same samples ``lalm`` hears) as a WAV
+``input_audio`` part before the question (:mod:`.api_payload`). The class extends
+lm-eval's :class:`~lm_eval.models.openai_completions.LocalChatCompletion` (arguments,
+generation payload); requests go through :class:`.api_client.ChatClient` (retries on
+429/5xx only, the key never logged); letter scoring is :mod:`.api_letters`. Every
+answer is stored as it arrives in a resume cache (:class:`lm_eval_rul.cache.ResultCache`),
+so an interrupted run never asks twice.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from lm_eval.models.openai_completions import LocalChatCompletion
+from lm_eval.models.utils import postprocess_generated_text
+
+from ..audio import AudioSpec, check_audio_available, condition_key
+from ..cache import ResultCache, digest
+from ..questions.sources import cache_dir
+from .api_client import ChatClient, Job, chat_url
+from .api_counts import RequestCounts
+from .api_letters import APILetterScoringMixin
+from .api_payload import WAV_SUBTYPES, AudioEncoder
+from .args import LALMArgumentError, audio_condition, validate_model_args
+from .common import audio_settings
+
+__all__ = ["LALMAPI", "check_model_args", "LOGPROB_MODES"]
+
+logger = logging.getLogger(__name__)
+
+#: ``logprobs=`` values (see :mod:`.api_letters`).
+LOGPROB_MODES: tuple[str, ...] = ("auto", "prompt", "top", "none")
+_SECRET_ARGS = ("api_key", "header", "auth_token")
+_CACHE_VERSION = 1
+
+
+class LALMAPI(APILetterScoringMixin, LocalChatCompletion):
+    """An audio LM served behind an OpenAI-compatible chat-completions endpoint.
+
+    Args:
+        base_url: The endpoint: ``http://host:8000/v1`` or the full
+            ``.../v1/chat/completions`` URL.
+        model: The model name the endpoint serves (vLLM's ``--served-model-name``).
+        audio: What the model hears, as for ``lalm``: ``original``, ``noise``,
+            ``silence``, ``random`` or ``none``.
+        noise_seconds, noise_std, seed: The ``noise`` / ``silence`` / ``random`` settings
+            (as for ``lalm``; ``seed`` is also sent as the request seed).
+        max_audio_seconds: Trim longer audio (with a warning); default: no trimming (the
+            server applies its model's limit).
+        sampling_rate: Rate of the WAV sent (16 kHz, what the supported LALMs take).
+        wav_subtype: WAV sample format (``PCM_16``, ``PCM_24``, ``PCM_32``, ``FLOAT``).
+        system_prompt: Optional system message (default: the server template's own).
+        api_key_env: Environment variable holding the API key (the key itself is never
+            a model argument, so never in the results); unset: no ``Authorization``.
+        logprobs: Letter-scoring path: ``auto``, ``prompt``, ``top`` or ``none``.
+        top_logprobs: ``k`` of the ``top`` path (OpenAI allows at most 20).
+        num_concurrent: Requests in flight at once.
+        max_retries: Retries of a request on 429/5xx/connection errors (not attempts).
+        retry_backoff: First wait between retries in seconds (doubling, with jitter).
+        timeout: Seconds per request.
+        max_gen_toks: Generation budget when a task sets none.
+        think_end_token: Drop a reasoning model's text up to this token (lm-eval's).
+        cache: Resume cache file; ``auto`` = ``~/.cache/lm_eval_rul/lalm_api.sqlite``,
+            ``none`` = no cache.
+        verify_certificate, ca_cert_path: TLS checks of the endpoint.
+        device, batch_size, max_batch_size: Accepted from the harness; unused (one
+            request per prompt, concurrency from ``num_concurrent``).
+    """
+
+    MULTIMODAL = True
+    MODEL_NAME = "lalm-api"
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        model: str | None = None,
+        audio: str | None = "original",
+        noise_seconds: float = 10.0,
+        noise_std: float = 1.0,
+        seed: int = 0,
+        max_audio_seconds: float | None = None,
+        sampling_rate: int = 16_000,
+        wav_subtype: str = "PCM_16",
+        system_prompt: str | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
+        logprobs: str = "auto",
+        top_logprobs: int = 20,
+        num_concurrent: int = 1,
+        max_retries: int = 3,
+        retry_backoff: float = 1.0,
+        timeout: float = 300,
+        max_gen_toks: int = 256,
+        think_end_token: str | None = None,
+        cache: str | None = "auto",
+        verify_certificate: bool = True,
+        ca_cert_path: str | None = None,
+        device: str | None = None,
+        batch_size: int | str = 1,
+        max_batch_size: int | None = None,
+        **unknown: Any,
+    ) -> None:
+        given = {k: v for k, v in locals().items() if k not in ("self", "unknown", "__class__")}
+        args = check_model_args({**given, **unknown})
+        super().__init__(
+            base_url=chat_url(args["base_url"]),
+            model=args["model"],
+            tokenizer_backend=None,
+            tokenized_requests=False,
+            num_concurrent=args["num_concurrent"],
+            max_retries=args["max_retries"],
+            timeout=args["timeout"],
+            max_gen_toks=args["max_gen_toks"],
+            seed=args["seed"],
+            think_end_token=think_end_token,
+            verify_certificate=args["verify_certificate"],
+            ca_cert_path=ca_cert_path,
+            batch_size=1,
+        )
+        self.condition = args["audio"]
+        self.spec = AudioSpec(
+            sampling_rate=args["sampling_rate"],
+            max_seconds=args["max_audio_seconds"],
+            condition=self.condition,
+            seed=args["seed"],
+            noise_seconds=args["noise_seconds"],
+            noise_std=args["noise_std"],
+        )
+        self.system_prompt = system_prompt
+        self.logprobs = args["logprobs"]
+        self.top_logprobs = args["top_logprobs"]
+        self.wav_subtype = args["wav_subtype"]
+        self.letter_path: str | None = None
+        self.stats: Counter[str] = Counter()
+        self.missing_examples: list[str] = []
+        self._audio = AudioEncoder(self.spec, self.wav_subtype)
+        self._client = ChatClient(
+            self.base_url,
+            model=self.model,
+            api_key_env=args["api_key_env"],
+            num_concurrent=args["num_concurrent"],
+            max_retries=args["max_retries"],
+            timeout=args["timeout"],
+            retry_backoff=args["retry_backoff"],
+            verify_certificate=args["verify_certificate"],
+            ca_cert_path=ca_cert_path,
+        )
+        self._memo: dict[str, Any] = {}
+        self._cache = self._open_cache(args["cache"])
+        logger.info(
+            "lalm-api: model %r at %s; audio=%s seed=%d sampling_rate=%d wav=%s logprobs=%s "
+            "num_concurrent=%d cache=%s",
+            self.model,
+            self._client.host,
+            self.condition,
+            self.spec.seed,
+            self.spec.sampling_rate,
+            self.wav_subtype,
+            self.logprobs,
+            self._client.num_concurrent,
+            self._cache.path if self._cache else None,
+        )
+
+    # ------------------------------------------------------------------ resume cache
+    def _open_cache(self, cache: str | None) -> ResultCache | None:
+        if cache is None or str(cache).strip().lower() in ("none", "false", "off", ""):
+            return None
+        path = cache_dir() / "lalm_api.sqlite" if str(cache) == "auto" else cache
+        scope = {
+            "cache": f"lalm-api/{_CACHE_VERSION}",
+            "endpoint_model": self.model,
+            **audio_settings(self.spec),
+            "wav_subtype": self.wav_subtype,
+            "system_prompt": self.system_prompt,
+        }
+        return ResultCache(path, scope=scope)
+
+    def _cache_get(self, parts: list[Any]) -> Any | None:
+        """A stored answer (this run's, or the resume cache's), or ``None``."""
+        key = digest(parts)
+        if key in self._memo:
+            return self._memo[key]
+        return None if self._cache is None else self._cache.get(parts)
+
+    def _cache_put(self, parts: list[Any], value: Any) -> None:
+        self._memo[digest(parts)] = value
+        if self._cache is not None:
+            self._cache.put(parts, value)
+
+    def _send_one(self, job: Job) -> dict[str, Any]:
+        replies: list[dict[str, Any]] = []
+        self._client.send([job], lambda _job, body: replies.append(body), disable_tqdm=True)
+        return replies[0]
+
+    def _announce(self, counts: RequestCounts, path: str) -> None:
+        header = (
+            f"lalm-api: {counts.kind} requests of model {self.model!r} at {self._client.host} "
+            f"({path}; audio={self.condition}), {counts.to_send} to send:"
+        )
+        logger.info("%s", counts.table(header))
+
+    # ------------------------------------------------------------------ generation
+    def generate_until(self, requests: list[Any], disable_tqdm: bool = False) -> list[str]:
+        """One chat completion per request, the audio first in the user turn."""
+        if not requests:
+            return []
+        check_audio_available([r.doc for r in requests if r.doc], self.condition)
+        results: list[str | None] = [None] * len(requests)
+        counts = RequestCounts("generate_until")
+        occurrences: Counter[str] = Counter()
+        jobs = []
+        for index, request in enumerate(requests):
+            context, gen_kwargs = request.args[:2]
+            doc = request.doc or {}
+            key = condition_key(doc, self.spec)
+            body = self._create_payload(
+                [], generate=True, gen_kwargs=copy.deepcopy(gen_kwargs), seed=self._seed
+            )
+            stop = [s for s in body.pop("stop", None) or [] if s]
+            if stop:
+                body["stop"] = stop
+            parts = ["gen", context, self._audio.digest(key, doc), {**body, "messages": None}]
+            if float(body.get("temperature") or 0) > 0:  # sampled: repeats differ
+                occurrences[digest(parts)] += 1
+                parts.append(occurrences[digest(parts)])
+            counts.request(request.task_name, index)
+            cached = self._cache_get(parts)
+            counts.http(request.task_name, cached=cached is not None)
+            if cached is not None:
+                results[index] = self._finish(cached["content"], stop)
+                continue
+
+            def build(doc=doc, key=key, context=context, body=body) -> dict[str, Any]:
+                messages = self._audio.messages(key, doc, context, self.system_prompt)
+                return {**body, "messages": messages}
+
+            jobs.append(Job((index, parts, stop), build))
+        self._announce(counts, "one HTTP request per prompt")
+
+        def on_reply(job: Job, response: dict[str, Any]) -> None:
+            index, parts, stop = job.tag
+            content = _content(response)
+            if content is not _MALFORMED:
+                self._cache_put(parts, {"content": content})
+            results[index] = self._finish(None if content is _MALFORMED else content, stop)
+
+        self._client.send(jobs, on_reply, desc="lalm-api: generate", disable_tqdm=disable_tqdm)
+        return results  # type: ignore[return-value]
+
+    def _finish(self, content: str | None, stop: list[str]) -> str:
+        if not content:
+            self.stats["empty_generations"] += 1
+            return ""
+        return postprocess_generated_text(content, stop=stop, think_end_token=self.think_end_token)
+
+    # ------------------------------------------------------------------ harness hooks
+    def loglikelihood_rolling(self, requests: list[Any], disable_tqdm: bool = False) -> list:
+        raise LALMArgumentError(
+            "lalm-api: loglikelihood_rolling (perplexity tasks) is not available over a chat "
+            "API; run those tasks with lalm or the hf model."
+        )
+
+    def model_call(self, *args: Any, **kwargs: Any) -> None:
+        raise NotImplementedError("lalm-api sends through ChatClient (retries, no key in logs)")
+
+    async def amodel_call(self, *args: Any, **kwargs: Any) -> None:
+        raise NotImplementedError("lalm-api sends through ChatClient (retries, no key in logs)")
+
+    @property
+    def eos_string(self) -> None:
+        """No client-side end-of-sequence string: the server stops at its model's own."""
+        return None
+
+    @property
+    def tokenizer_name(self) -> str:
+        return f"lalm-api:{self.model}"
+
+    def set_cache_hook(self, cache_hook: Any) -> None:
+        """Refuse lm-eval's response cache when it would mix up what the model heard."""
+        if getattr(cache_hook, "dbdict", None) is not None:
+            raise LALMArgumentError(
+                "lalm-api does not support --use_cache: lm-eval keys cached responses by "
+                "prompt text only, so answers for another clip or audio condition would be "
+                "reused. lalm-api keeps its own resume cache (model_args cache=PATH)."
+            )
+        super().set_cache_hook(cache_hook)
+
+    def apply_chat_template(self, chat_history: list[dict[str, Any]], **kwargs: Any) -> str:
+        raise LALMArgumentError(
+            "lalm-api sends the chat itself (audio first in the user turn, the server applies "
+            "its template); drop --apply_chat_template."
+        )
+
+    def get_model_info(self) -> dict[str, Any]:
+        """The endpoint, the audio settings, the letter path and what it cost."""
+        path = self.letter_path
+        return {
+            "api_model": self.model,
+            "api_host": self._client.host,
+            **audio_settings(self.spec),
+            "audio_wav_subtype": self.wav_subtype,
+            "api_logprob_path": f"top-{self.top_logprobs}" if path == "top" else path,
+            "api_letters_missing_from_top": self.stats["letters_missing_from_top"],
+            "api_questions_missing_letters": self.stats["questions_missing_letters"],
+            "api_questions_without_letters": self.stats["questions_without_letters"],
+            "api_missing_letter_examples": list(self.missing_examples),
+            "api_empty_generations": self.stats["empty_generations"],
+            "api_http_requests": self._client.posts,
+            "api_retries": self._client.retries,
+            "api_cache": None if self._cache is None else str(self._cache.path),
+            "api_cache_hits": 0 if self._cache is None else self._cache.hits,
+        }
+
+
+_MALFORMED = object()
+
+
+def _content(response: Mapping[str, Any]) -> Any:
+    """The first choice's message text (``None`` if empty), or ``_MALFORMED``."""
+    try:
+        return response["choices"][0]["message"].get("content")
+    except (KeyError, IndexError, TypeError, AttributeError):
+        logger.warning("lalm-api: an answer had no choices[0].message; counted as empty")
+        return _MALFORMED
+
+
+def check_model_args(model_args: Mapping[str, Any]) -> dict[str, Any]:
+    """Validate ``lalm-api``'s ``--model_args`` without sending anything; return them converted.
+
+    Raises:
+        LALMArgumentError: A secret passed as an argument, a missing ``base_url`` or
+            ``model``, or a value of the wrong kind.
+        UnknownModelArgsError: A name ``lalm-api`` does not take.
+        UnknownConditionError: ``audio=`` names no condition.
+    """
+    secrets = [name for name in _SECRET_ARGS if name in model_args]
+    if secrets:  # never echo the value
+        raise LALMArgumentError(
+            f"lalm-api: do not pass {', '.join(secrets)} in --model_args (model_args are "
+            "written to the results). Export the key in an environment variable and name it: "
+            "api_key_env=OPENAI_API_KEY (the default)."
+        )
+    args = validate_model_args(model_args, LALMAPI)
+    for name in ("base_url", "model"):
+        if not args.get(name) or not isinstance(args[name], str):
+            raise LALMArgumentError(
+                f"lalm-api: {name}= is required, e.g. --model_args "
+                "base_url=http://localhost:8000/v1,model=Qwen/Qwen2-Audio-7B-Instruct"
+            )
+    defaults = {"audio": "original", "logprobs": "auto", "wav_subtype": "PCM_16"}
+    args = {**defaults, **args}
+    args["audio"] = audio_condition(args["audio"])
+    choices = {"logprobs": LOGPROB_MODES, "wav_subtype": WAV_SUBTYPES}
+    for name, allowed in choices.items():
+        value = str(args[name])
+        args[name] = value.upper() if name == "wav_subtype" else value.lower()
+        if args[name] not in allowed:
+            raise LALMArgumentError(
+                f"lalm-api: {name}={value!r} is not one of {', '.join(allowed)}."
+            )
+    for name, low in (("num_concurrent", 1), ("max_retries", 0), ("top_logprobs", 1)):
+        if name in args and args[name] < low:
+            raise LALMArgumentError(f"lalm-api: {name}={args[name]!r} must be at least {low}.")
+    return args

@@ -1,0 +1,392 @@
+"""Sending ``lalm-api``'s requests: concurrency, retries on 429/5xx only, one clear error.
+
+lm-eval's ``TemplateAPI`` senders are not used: they retry every failure (a wrong key
+or an unknown model is sent ``max_retries`` times), and with ``num_concurrent > 1``
+they log aiohttp's exception ``repr``, which holds the request headers and so the API
+key. This sender never logs a header, redacts the key from every message it builds,
+and classifies each answer:
+
+* 2xx: the JSON body goes to the caller's callback (which may raise to stop the run);
+* 429 (except an exhausted quota), 408, 5xx, a dropped connection, a timeout or an
+  unreadable body: retried up to ``max_retries`` times with exponential backoff and
+  jitter (``Retry-After`` is honoured), then :class:`APIUnavailableError`;
+* 401/403, or a body naming an invalid key (Gemini answers 400): :class:`APIAuthError`;
+* 404: :class:`APIModelNotFoundError`; any other 4xx: :class:`APIRequestError`.
+
+The first request is sent alone; only when it succeeds do the others go out,
+``num_concurrent`` at a time. After a fatal answer, or a first Ctrl-C, no new request
+starts; those in flight finish and reach the callback (so the resume cache keeps them),
+then the error (or ``KeyboardInterrupt``) is raised once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import re
+import signal
+import ssl
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from tqdm import tqdm
+
+from ..errors import UserInputError
+
+__all__ = [
+    "APIError",
+    "APIAuthError",
+    "APIModelNotFoundError",
+    "APIRequestError",
+    "APIUnavailableError",
+    "Job",
+    "ChatClient",
+    "chat_url",
+    "server_message",
+]
+
+#: Statuses worth retrying besides 5xx.
+_RETRY_STATUSES = (408, 429)
+#: Body markers of a bad key (Gemini's OpenAI layer answers 400, not 401).
+_AUTH_MARKERS = ("API_KEY_INVALID", "API key not valid", "invalid_api_key")
+#: Key-like tokens masked in any server message (OpenAI ``sk-``, Google ``AIza``).
+_KEY_PATTERN = re.compile(r"\b(sk-[A-Za-z0-9_\-]{6,}|AIza[0-9A-Za-z_\-]{20,})")
+_MAX_MESSAGE = 300
+
+
+class APIError(UserInputError):
+    """A request of ``lalm-api`` failed for good (the message says why and what to do)."""
+
+
+class APIAuthError(APIError):
+    """The endpoint refused the credentials (HTTP 401/403, or an invalid-key body)."""
+
+
+class APIModelNotFoundError(APIError):
+    """The endpoint does not serve the model (HTTP 404)."""
+
+
+class APIRequestError(APIError):
+    """The endpoint rejected a request (a 4xx other than 401/403/404, or no quota left).
+
+    Attributes:
+        status: The HTTP status.
+        server_message: The server's error message (the key redacted).
+    """
+
+    def __init__(self, message: str, *, status: int, server_message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.server_message = server_message
+
+
+class APIUnavailableError(APIError):
+    """The endpoint kept failing (429/5xx, connection errors) after every retry."""
+
+
+class _Transient(Exception):
+    """A failure worth retrying; ``retry_after`` is the server's ``Retry-After`` (seconds)."""
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+@dataclass
+class Job:
+    """One request: ``tag`` identifies it to the caller; ``build`` makes its JSON body.
+
+    Bodies are built only when the request is about to go, so the base64 audio of
+    thousands of requests is never held at once.
+    """
+
+    tag: Any
+    build: Callable[[], dict[str, Any]]
+
+
+def chat_url(base_url: str) -> str:
+    """The chat-completions URL of ``base_url`` (``.../v1`` or the full endpoint URL)."""
+    url = base_url.rstrip("/")
+    return url if url.endswith("/chat/completions") else f"{url}/chat/completions"
+
+
+def server_message(text: str) -> str:
+    """The error message of an error body (OpenAI, vLLM, Gemini list bodies, plain text)."""
+    try:
+        body: Any = json.loads(text)
+    except ValueError:
+        return " ".join(text.split())
+    if isinstance(body, list) and body:
+        body = body[0]
+    if isinstance(body, dict):
+        error = body.get("error", body)
+        if isinstance(error, dict):
+            return str(error.get("message") or error.get("status") or error)
+        return str(body.get("message") or error)
+    return str(body)
+
+
+class ChatClient:
+    """Posts JSON bodies to one chat-completions endpoint (see the module doc).
+
+    Args:
+        url: The chat-completions URL (:func:`chat_url`).
+        model: The endpoint's model name (for messages only).
+        api_key_env: Environment variable holding the key, read at each request and
+            sent as ``Authorization: Bearer``; unset or empty sends no header.
+        num_concurrent: Requests in flight at once.
+        max_retries: Retries of a request after a retriable failure (0: none).
+        timeout: Seconds for one request, answer included.
+        retry_backoff: First backoff in seconds (doubling, plus up to as much jitter).
+        max_backoff: Longest wait between two attempts (``Retry-After`` included).
+        verify_certificate: Check the server's TLS certificate.
+        ca_cert_path: A CA bundle to check it with.
+
+    Attributes:
+        posts: HTTP requests made (retries included).
+        retries: Of which retries.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        model: str,
+        api_key_env: str = "OPENAI_API_KEY",
+        num_concurrent: int = 1,
+        max_retries: int = 3,
+        timeout: float = 300,
+        retry_backoff: float = 1.0,
+        max_backoff: float = 60.0,
+        verify_certificate: bool = True,
+        ca_cert_path: str | None = None,
+    ) -> None:
+        self.url = url
+        self.model = model
+        self.host = urlsplit(url).netloc or url
+        self.api_key_env = api_key_env
+        self.num_concurrent = max(1, int(num_concurrent))
+        self.max_retries = max(0, int(max_retries))
+        self.timeout = float(timeout)
+        self.retry_backoff = float(retry_backoff)
+        self.max_backoff = float(max_backoff)
+        self.verify_certificate = verify_certificate
+        self.ca_cert_path = ca_cert_path
+        self.posts = 0
+        self.retries = 0
+
+    def __repr__(self) -> str:
+        return f"ChatClient(url={self.url!r}, model={self.model!r}, key from ${self.api_key_env})"
+
+    # ------------------------------------------------------------------ secrecy
+    def _key(self) -> str:
+        return os.environ.get(self.api_key_env, "")
+
+    def redact(self, text: str) -> str:
+        """``text`` without the key (nor anything key-like), shortened for a message."""
+        key = self._key()
+        if len(key) >= 4:
+            text = text.replace(key, "***")
+        text = _KEY_PATTERN.sub("***", text)
+        return text if len(text) <= _MAX_MESSAGE else text[:_MAX_MESSAGE] + "..."
+
+    # ------------------------------------------------------------------ sending
+    def send(
+        self,
+        jobs: Sequence[Job],
+        on_reply: Callable[[Job, dict[str, Any]], None],
+        *,
+        desc: str = "lalm-api",
+        disable_tqdm: bool = False,
+    ) -> None:
+        """Send every job; call ``on_reply(job, body)`` for each answer, as it arrives.
+
+        Raises:
+            APIError: The first fatal failure (the others are not reported separately),
+                or whatever ``on_reply`` raised.
+        """
+        if not jobs:
+            return
+        bar = tqdm(total=len(jobs), desc=desc, disable=disable_tqdm)
+        try:
+            asyncio.run(self._send_all(list(jobs), on_reply, bar))
+        finally:
+            bar.close()
+
+    async def _send_all(self, jobs: list[Job], on_reply: Callable, bar: tqdm) -> None:
+        import aiohttp
+
+        errors: list[BaseException] = []
+        semaphore = asyncio.Semaphore(self.num_concurrent)
+        connector = aiohttp.TCPConnector(limit=self.num_concurrent, ssl=self._ssl())
+        timeout = aiohttp.ClientTimeout(total=self.timeout)
+        async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
+
+            async def run(job: Job) -> None:
+                async with semaphore:
+                    if errors:
+                        return
+                    try:
+                        body = await self._post_with_retries(session, job.build(), errors)
+                        on_reply(job, body)
+                    except Exception as error:  # noqa: BLE001 - reported once, below
+                        errors.append(error)
+                        return
+                    bar.update(1)
+
+            with _graceful_interrupt(errors, asyncio.current_task()):
+                await run(jobs[0])
+                if not errors and len(jobs) > 1:
+                    await asyncio.gather(*(run(job) for job in jobs[1:]))
+        if errors:
+            raise errors[0]
+
+    def _ssl(self) -> Any:
+        if not self.verify_certificate:
+            return False
+        if self.ca_cert_path:
+            return ssl.create_default_context(cafile=self.ca_cert_path)
+        return True
+
+    async def _post_with_retries(
+        self, session: Any, payload: dict[str, Any], errors: list[BaseException]
+    ) -> dict[str, Any]:
+        from tenacity import (
+            AsyncRetrying,
+            retry_if_exception,
+            stop_after_attempt,
+            wait_exponential_jitter,
+        )
+
+        backoff = wait_exponential_jitter(
+            initial=self.retry_backoff, max=self.max_backoff, jitter=self.retry_backoff
+        )
+
+        def wait(state: Any) -> float:
+            after = getattr(state.outcome.exception(), "retry_after", None)
+            return min(after, self.max_backoff) if after is not None else backoff(state)
+
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self.max_retries + 1),
+            wait=wait,
+            # once another request failed for good, in-flight ones stop retrying
+            retry=retry_if_exception(lambda e: isinstance(e, _Transient) and not errors),
+            reraise=True,
+        )
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    if attempt.retry_state.attempt_number > 1:
+                        self.retries += 1
+                    return await self._post(session, payload)
+        except _Transient as last:
+            raise APIUnavailableError(
+                f"lalm-api: {self.host} kept failing ({last}) after {self.max_retries} "
+                "retries. Answers received so far are in the resume cache: rerun the same "
+                "command later, or raise max_retries / retry_backoff, or lower num_concurrent."
+            ) from None
+        raise AssertionError("unreachable: tenacity either returns or raises")
+
+    async def _post(self, session: Any, payload: dict[str, Any]) -> dict[str, Any]:
+        import aiohttp
+
+        headers = {"Content-Type": "application/json"}
+        key = self._key()
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        self.posts += 1
+        try:
+            async with session.post(self.url, json=payload, headers=headers) as response:
+                status = response.status
+                text = await response.text()
+                retry_after = response.headers.get("Retry-After")
+        except (aiohttp.ClientError, asyncio.TimeoutError) as error:
+            # never repr() an aiohttp error: its request_info holds the headers
+            raise _Transient(f"{type(error).__name__}: {self.redact(str(error))}") from None
+        return self._classify(status, text, retry_after)
+
+    def _classify(self, status: int, text: str, retry_after: str | None) -> dict[str, Any]:
+        """The JSON body of a success, or the error this answer calls for."""
+        if 200 <= status < 300:
+            try:
+                return json.loads(text)
+            except ValueError:
+                raise _Transient(f"HTTP {status} with a body that is not JSON") from None
+        message = self.redact(server_message(text))
+        if status in (401, 403) or any(marker in text for marker in _AUTH_MARKERS):
+            state = "set" if self._key() else "not set or empty"
+            raise APIAuthError(
+                f"lalm-api: authentication failed at {self.host} (HTTP {status}: {message}). "
+                f"The key is read from the environment variable {self.api_key_env} (now "
+                f"{state}); export a valid key there, or name another variable with "
+                "api_key_env=NAME."
+            )
+        if status == 404:
+            raise APIModelNotFoundError(
+                f"lalm-api: {self.host} answered HTTP 404 for model {self.model!r} at "
+                f"{self.url} ({message}). Check model= (the name the server serves; GET "
+                f"{self.url.rsplit('/chat/completions', 1)[0]}/models lists them) and base_url=."
+            )
+        if status in _RETRY_STATUSES or status >= 500:
+            if "insufficient_quota" in text:
+                raise APIRequestError(
+                    f"lalm-api: {self.host} has no quota left for this key (HTTP {status}: "
+                    f"{message}); retrying cannot help.",
+                    status=status,
+                    server_message=message,
+                )
+            raise _Transient(f"HTTP {status}: {message}", _seconds(retry_after))
+        raise APIRequestError(
+            f"lalm-api: {self.host} rejected a request (HTTP {status}: {message}).",
+            status=status,
+            server_message=message,
+        )
+
+
+@contextlib.contextmanager
+def _graceful_interrupt(errors: list[BaseException], task: asyncio.Task | None) -> Iterator[None]:
+    """A first Ctrl-C stops new requests and waits for those in flight; a second aborts.
+
+    The answers in flight reach the callback (and so the resume cache) before the
+    :class:`KeyboardInterrupt` is raised, so a rerun asks none of them again. Where
+    signal handlers cannot be installed (not the main thread, Windows) Ctrl-C aborts
+    at once, as usual.
+    """
+    loop = asyncio.get_running_loop()
+
+    def on_sigint() -> None:
+        if any(isinstance(e, KeyboardInterrupt) for e in errors) and task is not None:
+            task.cancel()  # second Ctrl-C
+            return
+        errors.insert(0, KeyboardInterrupt())
+        print(
+            "\nlalm-api: interrupted; waiting for the requests in flight to be answered and "
+            "saved (Ctrl-C again to abort at once)",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    try:
+        loop.add_signal_handler(signal.SIGINT, on_sigint)
+    except (NotImplementedError, RuntimeError, ValueError):
+        yield
+        return
+    try:
+        yield
+    except asyncio.CancelledError:
+        raise KeyboardInterrupt from None
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+
+
+def _seconds(retry_after: str | None) -> float | None:
+    """``Retry-After`` in seconds (the HTTP-date form is ignored: backoff applies)."""
+    try:
+        return max(0.0, float(retry_after)) if retry_after is not None else None
+    except ValueError:
+        return None

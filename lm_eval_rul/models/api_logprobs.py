@@ -1,0 +1,151 @@
+"""Reading letter log-probabilities from chat-completion answers (pure functions).
+
+Two paths (``docs/method.md``, "Letter scoring over an API"):
+
+* **prompt** (exact; vLLM): the letter is sent as a prefilled assistant turn and the
+  server returns the log-probability of every prompt token (``prompt_logprobs``).
+  :func:`prompt_path_score` sums the letter's tokens: the same number ``lalm`` computes.
+* **top** (approximate; any server with ``logprobs``): the ``k`` most likely first
+  answer tokens. :func:`top_path_scores` gives each letter the log of the summed
+  probability of the tokens that spell it (``"A"``, ``" A"``...); a letter absent from
+  the top ``k`` gets no probability (``-inf``) and is counted, never estimated.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .api_client import APIError
+
+__all__ = [
+    "NoLogprobsError",
+    "ContinuationMismatchError",
+    "prompt_path_score",
+    "has_prompt_logprobs",
+    "top_logprobs_of",
+    "top_path_scores",
+    "rejects_prompt_logprobs",
+    "no_logprobs_message",
+]
+
+#: Phrases of a 4xx that refuses the prompt path's fields (OpenAI, Gemini, early vLLM V1).
+_PROMPT_PATH_REFUSALS = (
+    "prompt_logprobs",
+    "continue_final_message",
+    "add_generation_prompt",
+    "unrecognized request argument",
+    "unknown name",
+    "extra inputs are not permitted",
+    "prompt logprobs",  # vLLM: "Prefix caching with prompt logprobs not yet supported"
+)
+
+
+class NoLogprobsError(APIError):
+    """The endpoint returns no log-probabilities, so letters cannot be scored."""
+
+
+class ContinuationMismatchError(APIError):
+    """The prompt's last tokens do not spell the continuation (server template differs)."""
+
+
+def no_logprobs_message(host: str, model: str, why: str) -> str:
+    """The one message of :class:`NoLogprobsError`: what failed and the two ways out."""
+    return (
+        f"lalm-api: {host} (model {model!r}) returns no log-probabilities ({why}); letter "
+        "scoring (the multiple-choice tasks rul_muchomusic, muchomusic) needs them. Run the "
+        "generation tasks instead (rul_muchomusic_gen, muchomusic_gen), or serve an open "
+        "model with vLLM, whose prompt log-probabilities give exact letter scores."
+    )
+
+
+def rejects_prompt_logprobs(status: int, message: str) -> bool:
+    """Whether a 4xx answer means "this server has no prompt-log-probability path"."""
+    text = message.lower()
+    return 400 <= status < 500 and any(phrase in text for phrase in _PROMPT_PATH_REFUSALS)
+
+
+def has_prompt_logprobs(body: Mapping[str, Any]) -> bool:
+    """Whether an answer carries vLLM's top-level ``prompt_logprobs`` list."""
+    entries = body.get("prompt_logprobs")
+    return isinstance(entries, list) and any(isinstance(e, Mapping) for e in entries)
+
+
+def _actual_token(entry: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The prompt token's own record in one ``prompt_logprobs`` entry (``prompt_logprobs=1``).
+
+    The entry holds the prompt token, plus the top-1 token when that is another one.
+    vLLM versions order them differently (the prompt token first with its true rank, or
+    last with rank k+1), so the rule is: the only record, else the one not ranked 1.
+    """
+    records = list(entry.values())
+    if len(records) == 1:
+        return records[0]
+    others = [r for r in records if int(r.get("rank", 0)) != 1]
+    if len(others) != 1:
+        raise ValueError(f"cannot tell the prompt token in prompt_logprobs entry {dict(entry)}")
+    return others[0]
+
+
+def prompt_path_score(body: Mapping[str, Any], continuation: str) -> tuple[float, bool]:
+    """``(log p(continuation | audio, prompt), greedy)`` from a prompt-path answer.
+
+    Walks ``prompt_logprobs`` back from the end until the decoded tokens spell
+    ``continuation`` exactly; their log-probabilities are summed, and the continuation
+    is greedy when each of its tokens ranked first.
+
+    Raises:
+        ContinuationMismatchError: The last tokens do not spell ``continuation``.
+    """
+    entries = body.get("prompt_logprobs") or []
+    text, total, greedy = "", 0.0, True
+    for entry in reversed(entries):
+        if not isinstance(entry, Mapping) or len(text) >= len(continuation):
+            break
+        record = _actual_token(entry)
+        text = str(record.get("decoded_token", "")) + text
+        total += float(record["logprob"])
+        greedy = greedy and len(entry) == 1
+    if text != continuation:
+        raise ContinuationMismatchError(
+            f"lalm-api: the prompt's last tokens spell {text!r}, not the continuation "
+            f"{continuation!r}: the server's chat template does not end the prompt with the "
+            "prefilled answer. Use logprobs=top, or serve the model with its own template."
+        )
+    return total, greedy
+
+
+def top_logprobs_of(body: Mapping[str, Any]) -> list[tuple[str, float]] | None:
+    """``[(token, logprob), ...]`` of the first answer token, or ``None`` when absent."""
+    try:
+        first = body["choices"][0]["logprobs"]["content"][0]
+    except (KeyError, IndexError, TypeError):
+        return None
+    candidates = first.get("top_logprobs") if isinstance(first, Mapping) else None
+    if not candidates:
+        return None
+    return [(str(c["token"]), float(c["logprob"])) for c in candidates]
+
+
+def top_path_scores(
+    top: Sequence[tuple[str, float]], continuations: Sequence[str]
+) -> list[tuple[float, bool] | None]:
+    """``(log p, greedy)`` of each continuation from the top tokens; ``None`` when absent.
+
+    A continuation (``" A"``) is matched by every top token spelling it once stripped
+    (``"A"``, ``" A"``); their probabilities add up. It is greedy when the most likely
+    token spells it. ``None`` means "not among the top tokens": the caller counts it.
+    """
+    best = max(top, key=lambda pair: pair[1])[0].strip() if top else None
+    out: list[tuple[float, bool] | None] = []
+    for continuation in continuations:
+        wanted = continuation.strip()
+        matches = [logprob for token, logprob in top if token.strip() == wanted]
+        if not matches:
+            out.append(None)
+            continue
+        peak = max(matches)
+        total = peak + math.log(sum(math.exp(lp - peak) for lp in matches))
+        out.append((total, best == wanted))
+    return out

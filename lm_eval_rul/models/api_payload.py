@@ -1,0 +1,171 @@
+"""What ``lalm-api`` sends: the audio as a WAV content part, and the three request bodies.
+
+The waveform comes from :func:`lm_eval_rul.audio.condition_audio` (the same samples
+``lalm`` feeds its processor), is written as a WAV file at the rate the user chose, and
+travels base64-encoded in an OpenAI ``input_audio`` part, before the question text
+(:func:`~lm_eval_rul.models.common.chat_messages`). The digest of the exact WAV bytes
+keys the resume cache, so any change in what the server hears is a new entry.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import struct
+from collections import OrderedDict
+from collections.abc import Hashable, Mapping
+from typing import Any
+
+import numpy as np
+
+from ..audio import AudioSpec, condition_audio
+from .common import chat_messages
+
+__all__ = [
+    "WAV_SUBTYPES",
+    "wav_bytes",
+    "input_audio_part",
+    "EncodedAudio",
+    "AudioEncoder",
+    "prompt_logprobs_body",
+    "top_logprobs_body",
+]
+
+#: WAV sample formats ``wav_subtype=`` accepts (soundfile names). ``FLOAT`` carries the
+#: float32 waveform exactly; ``PCM_16`` is half the size, with a quantisation error of
+#: about 3e-5.
+WAV_SUBTYPES: tuple[str, ...] = ("PCM_16", "PCM_24", "PCM_32", "FLOAT")
+
+
+def wav_bytes(wave: np.ndarray, sampling_rate: int, subtype: str = "PCM_16") -> bytes:
+    """The bytes of a mono WAV file holding ``wave``.
+
+    Args:
+        wave: Mono float waveform in [-1, 1] (PCM subtypes clip outside it).
+        sampling_rate: Its rate in Hz.
+        subtype: One of :data:`WAV_SUBTYPES`.
+    """
+    import soundfile as sf
+
+    buffer = io.BytesIO()
+    samples = np.asarray(wave, dtype=np.float32)
+    sf.write(buffer, samples, int(sampling_rate), subtype=subtype, format="WAV")
+    return _without_chunk(buffer.getvalue(), b"PEAK")
+
+
+def _without_chunk(wav: bytes, chunk_id: bytes) -> bytes:
+    """``wav`` without its ``chunk_id`` chunks.
+
+    libsndfile adds a ``PEAK`` chunk, holding the time of writing, to float WAV files;
+    without it the same samples always give the same bytes (and cache digest).
+    """
+    chunks, position = [], 12  # after "RIFF", the size and "WAVE"
+    while position + 8 <= len(wav):
+        size = struct.unpack("<I", wav[position + 4 : position + 8])[0]
+        end = position + 8 + size + (size & 1)
+        if wav[position : position + 4] != chunk_id:
+            chunks.append(wav[position:end])
+        position = end
+    body = b"WAVE" + b"".join(chunks)
+    return b"RIFF" + struct.pack("<I", len(body)) + body
+
+
+def input_audio_part(wav: bytes) -> dict[str, Any]:
+    """The OpenAI chat content part of a WAV file (vLLM, OpenAI and Gemini read it)."""
+    data = base64.b64encode(wav).decode("ascii")
+    return {"type": "input_audio", "input_audio": {"data": data, "format": "wav"}}
+
+
+class EncodedAudio:
+    """One waveform as sent: its WAV digest, and its content part (``None``: no audio)."""
+
+    def __init__(self, wav: bytes | None) -> None:
+        self.digest = None if wav is None else hashlib.sha256(wav).hexdigest()
+        self.part = None if wav is None else input_audio_part(wav)
+
+
+class AudioEncoder:
+    """The encoded audio of each condition key, kept for the few clips in use.
+
+    Requests are grouped by :func:`~lm_eval_rul.audio.condition_key`, so the letters,
+    folds and questions of a clip share one encoding; digests are remembered for the
+    whole run (cache keys), content parts only in a small LRU (their base64 is large).
+
+    Args:
+        spec: What the model hears (condition, rate, seed, noise settings).
+        subtype: WAV sample format (:data:`WAV_SUBTYPES`).
+        max_parts: Content parts kept in memory.
+    """
+
+    def __init__(self, spec: AudioSpec, subtype: str, *, max_parts: int = 16) -> None:
+        self.spec = spec
+        self.subtype = subtype
+        self.max_parts = max_parts
+        self.encodes = 0
+        self._digests: dict[Hashable, str | None] = {}
+        self._parts: OrderedDict[Hashable, EncodedAudio] = OrderedDict()
+
+    def get(self, key: Hashable, doc: Mapping[str, Any]) -> EncodedAudio:
+        """The encoded audio ``doc`` hears (``key`` is its condition key)."""
+        if key in self._parts:
+            self._parts.move_to_end(key)
+            return self._parts[key]
+        _, wave = condition_audio(doc, self.spec)
+        self.encodes += 1
+        wav = None if wave is None else wav_bytes(wave, self.spec.sampling_rate, self.subtype)
+        encoded = EncodedAudio(wav)
+        self._digests[key] = encoded.digest
+        self._parts[key] = encoded
+        while len(self._parts) > self.max_parts:
+            self._parts.popitem(last=False)
+        return encoded
+
+    def digest(self, key: Hashable, doc: Mapping[str, Any]) -> str | None:
+        """The sha256 of the WAV bytes ``doc`` hears (``None`` for ``audio=none``)."""
+        if key not in self._digests:
+            self.get(key, doc)
+        return self._digests[key]
+
+    def messages(
+        self, key: Hashable, doc: Mapping[str, Any], text: str, system_prompt: str | None
+    ) -> list[dict[str, Any]]:
+        """The chat of one request: its audio part first, then ``text``."""
+        part = self.get(key, doc).part
+        return chat_messages(text, audio_part=part, system_prompt=system_prompt)
+
+
+def prompt_logprobs_body(
+    model: str, messages: list[dict[str, Any]], continuation: str
+) -> dict[str, Any]:
+    """The exact letter-scoring request (vLLM): the letter as a prefilled assistant turn.
+
+    The server renders the chat with the assistant message continued (no end-of-turn),
+    i.e. the generation prompt followed by ``continuation``, and returns the
+    log-probability of every prompt token (``prompt_logprobs``), the letter's included.
+    """
+    return {
+        "model": model,
+        "messages": [*messages, {"role": "assistant", "content": continuation}],
+        "add_generation_prompt": False,
+        "continue_final_message": True,
+        "prompt_logprobs": 1,
+        "max_tokens": 1,
+        "temperature": 0,
+    }
+
+
+def top_logprobs_body(model: str, messages: list[dict[str, Any]], k: int) -> dict[str, Any]:
+    """The approximate letter-scoring request (any OpenAI-compatible server).
+
+    One request per question: the ``k`` most likely first answer tokens with their
+    log-probabilities (standard ``logprobs`` / ``top_logprobs`` fields only).
+    """
+    return {
+        "model": model,
+        "messages": messages,
+        "max_tokens": 1,
+        "temperature": 0,
+        "logprobs": True,
+        "top_logprobs": int(k),
+    }

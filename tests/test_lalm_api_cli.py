@@ -1,0 +1,89 @@
+"""``lm-eval-rul run --model lalm-api`` end to end against the loopback server, beside ``lalm``.
+
+The multiple-choice (``rul_muchomusic``, four folds) and generation (``muchomusic_gen``)
+tasks run under ``original`` and ``noise``; letter log-likelihoods and generations must
+equal ``lalm``'s on the same tiny model and clips, and no file the run writes may hold
+the API key.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+MODEL = "tiny-audio"
+SECRET = "sk-cli-SECRET-77aa88bb99cc00dd"
+TASKS = "rul_muchomusic,muchomusic_gen"
+
+
+def _run(model: str, model_args: str, data: dict[str, str], out: Path) -> dict:
+    from lm_eval_rul.cli import main
+
+    main(
+        [
+            "run", "--model", model, "--model_args", model_args, "--tasks", TASKS,
+            "--metadata", json.dumps(data), "--gen_kwargs", "max_gen_toks=16",
+            "--log_samples", "--output_path", str(out), "--device", "cpu", "--batch_size", "4",
+        ]
+    )  # fmt: skip
+    (results_file,) = out.rglob("results_*.json")
+    letters, answers = {}, {}
+    for path in out.rglob("samples_*.jsonl"):
+        for line in path.read_text().splitlines():
+            row = json.loads(line)
+            key = (path.name.split("_2")[0], row["doc"]["id"])
+            if isinstance(row["resps"][0][0], str):
+                answers[key] = row["resps"][0][0]
+            else:
+                letters[key] = [float(r[0][0]) for r in row["resps"]]
+    return {"results": json.loads(results_file.read_text()), "letters": letters, "answers": answers}
+
+
+@pytest.mark.parametrize("audio", ["original", "noise"])
+def test_cli_run_equals_lalm_and_keeps_the_key_out_of_every_file(
+    tiny_audio_lm, audio_data, tmp_path, monkeypatch, capfd, audio
+):
+    from lm_eval_rul.testing.openai_server import OpenAIAudioServer
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("LALM_CLI_KEY", SECRET)
+    settings = f"audio={audio},noise_seconds=1"
+    lalm_args = f"pretrained={tiny_audio_lm},dtype=float32,{settings}"
+    lalm = _run("lalm", lalm_args, audio_data, tmp_path / "lalm")
+    cache = tmp_path / "cache" / "api.sqlite"
+    with OpenAIAudioServer(tiny_audio_lm, served_model=MODEL, api_key=SECRET) as server:
+        api_args = (
+            f"base_url={server.url},model={MODEL},{settings},wav_subtype=FLOAT,"
+            f"api_key_env=LALM_CLI_KEY,num_concurrent=4,cache={cache}"
+        )
+        api = _run("lalm-api", api_args, audio_data, tmp_path / "api")
+        sent = server.posts
+        again = _run("lalm-api", api_args, audio_data, tmp_path / "again")
+        assert server.posts == sent  # the rerun is answered by the resume cache
+    assert sent == 32 * 4 + 8  # 8 questions x 4 folds x 4 letters, 8 generations
+    logged = capfd.readouterr().err
+    assert "HTTP requests" in logged and "rul_muchomusic_fold3" in logged
+    assert "muchomusic_gen" in logged
+
+    assert len(api["letters"]) == len(lalm["letters"]) == 32
+    for key, expected in lalm["letters"].items():
+        assert api["letters"][key] == pytest.approx(expected, abs=1e-4)
+    assert api["answers"] == lalm["answers"] and len(api["answers"]) == 8
+    assert again["letters"] == api["letters"] and again["answers"] == api["answers"]
+    config = api["results"]["config"]
+    assert config["audio_condition"] == audio and config["api_logprob_path"] == "prompt"
+    assert config["api_http_requests"] == sent
+    for group in ("rul_muchomusic", "muchomusic_gen"):
+        assert api["results"]["results"][group]["acc,none"] == pytest.approx(
+            lalm["results"]["results"][group]["acc,none"]
+        )
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert cache in written and len(written) > 6
+    for path in written:
+        assert SECRET.encode() not in path.read_bytes(), path
+    assert SECRET not in logged
