@@ -265,25 +265,31 @@ def test_staged_build_carries_every_question_and_failure_to_the_report(tmp_path,
 
 
 def test_share_above_chance_uses_each_questions_option_count(tmp_path, data_dir, hf_lm):
+    # originals with two distractors (3 options, chance 2/3); the built ones have four, and
+    # both protocols score four options per prompt (chance 0.75)
+    rows = [
+        {"id": qid, "question": r["question"], "correct_answer": r["correct_answer"],
+         "distractors": r["distractors"][:2]}
+        for qid, r in fixture_rows(8).items()
+    ]  # fmt: skip
+    reference = tmp_path / "two_distractors.jsonl"
+    reference.write_text("".join(json.dumps(r) + "\n" for r in rows))
     config = _config(
-        tmp_path,
-        pools=data_dir / "pools.json",
-        reference=data_dir / "muchomusic.csv",  # 3 original distractors: 4 options
-        protocol="paper",  # the 4 kept distractors: 5 options
+        tmp_path, pools=data_dir / "pools.json", reference=reference, protocol="paper"
     )
     report = run_build(config, lm=hf_lm)
-    assert report["pi_after"]["chance"] == pytest.approx(0.8)
-    assert report["pi_before"]["chance"] == pytest.approx(0.75)
+    assert report["pi_after"]["chance"] == pytest.approx(0.75)
+    assert report["pi_before"]["chance"] == pytest.approx(2 / 3)
     lines = config.checkpoint_path("filter").read_text().splitlines()[1:]
     records = {r["id"]: r for r in map(json.loads, lines)}
     pis = [r["pi"] for r in records.values()]
     assert report["pi_after"]["share_above_chance"] == pytest.approx(
-        sum(pi > 0.8 for pi in pis) / len(pis)
+        sum(pi > 0.75 for pi in pis) / len(pis)
     )
-    assert all(r["chance"] == pytest.approx(0.8) for r in records.values())
+    assert all(r["chance"] == pytest.approx(0.75) for r in records.values())
     change = report["pi_change"]
     assert change["same_option_count"] is False and "different option counts" in change["note"]
-    assert change["mean_above_chance_after"] == pytest.approx(change["mean_after"] - 0.8)
+    assert change["mean_above_chance_after"] == pytest.approx(change["mean_after"] - 0.75)
     assert "different option counts" in (tmp_path / "out.report.md").read_text()
 
 
