@@ -10,6 +10,8 @@ Public names:
 * :func:`load_questions`, :func:`read_rul_json`, :func:`read_pools`,
   :func:`read_muchomusic_csv`, :func:`read_questions_table`, :func:`attach_tracks`,
   :func:`load_questions_without_distractors`, :data:`MUCHOMUSIC_COLUMNS` (:mod:`.readers`);
+* :func:`read_muchomusic_categories`, :class:`QuestionCategories`,
+  :data:`CATEGORY_DIMENSIONS` (:mod:`.categories`: MuChoMusic's question categories);
 * :func:`clean_candidate`, :func:`clean_pool`, :func:`clean_pools`, :class:`CleanedPool`
   (:mod:`.pools`);
 * :func:`default_rul_path`, :func:`default_muchomusic_csv`, :func:`cache_dir`,
@@ -18,6 +20,7 @@ Public names:
 * :data:`DEFAULT_SEED`, :func:`derive_seed`, :func:`item_rng` (:mod:`.seeding`).
 """
 
+from .categories import CATEGORY_DIMENSIONS, QuestionCategories, read_muchomusic_categories
 from .pools import CleanedPool, clean_candidate, clean_pool, clean_pools
 from .readers import (
     MUCHOMUSIC_COLUMNS,
@@ -61,6 +64,9 @@ __all__ = [
     "read_questions_table",
     "attach_tracks",
     "load_questions_without_distractors",
+    "CATEGORY_DIMENSIONS",
+    "QuestionCategories",
+    "read_muchomusic_categories",
     "CleanedPool",
     "clean_candidate",
     "clean_pool",

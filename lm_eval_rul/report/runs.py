@@ -66,6 +66,7 @@ class TaskResult:
     samples: list[Sample]
     samples_file: Path
     results_file: Path
+    metadata: dict[str, Any] = field(default_factory=dict)  # the task's --metadata
 
     @property
     def is_generation(self) -> bool:
@@ -263,7 +264,8 @@ def read_results_file(path: str | Path) -> Run:
         run.group_metrics[group] = _metrics(row)
     for task in (name for name in results["results"] if name not in groups):
         metrics = _metrics(results["results"][task])
-        output_type = str(results.get("configs", {}).get(task, {}).get("output_type", ""))
+        task_config = (results.get("configs") or {}).get(task) or {}
+        output_type = str(task_config.get("output_type", ""))
         samples_file = path.parent / f"samples_{task}_{stamp}.jsonl"
         if stamp is None or not samples_file.is_file():
             raise RunReadError(
@@ -283,6 +285,7 @@ def read_results_file(path: str | Path) -> Run:
             samples=samples,
             samples_file=samples_file,
             results_file=path,
+            metadata=dict(task_config.get("metadata") or {}),
         )
     if not run.tasks:
         raise RunReadError(f"{path}: the results file lists no task")
