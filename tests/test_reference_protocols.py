@@ -228,8 +228,16 @@ def test_one_shot_documents_show_all_five_options(data_dir):
 
 def _gen_doc(parser: str, options=OPTIONS, gold=2) -> dict:
     letters = list("ABCDE")[: len(options)]
-    return {"id": "1", "fold": 0, "options": list(options), "letters": letters, "gold": gold,
-            "gold_letter": letters[gold], "correct_answer": options[gold], "parser": parser}  # fmt: skip
+    return {
+        "id": "1",
+        "fold": 0,
+        "options": list(options),
+        "letters": letters,
+        "gold": gold,
+        "gold_letter": letters[gold],
+        "correct_answer": options[gold],
+        "parser": parser,
+    }
 
 
 def test_parser_is_chosen_by_name_and_logged(data_dir):
