@@ -4,6 +4,7 @@ chat-completions server, checkpoints, resume, retries and per-question failures.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -265,25 +266,31 @@ def test_staged_build_carries_every_question_and_failure_to_the_report(tmp_path,
 
 
 def test_share_above_chance_uses_each_questions_option_count(tmp_path, data_dir, hf_lm):
+    # originals with two distractors (3 options, chance 2/3); the built ones have four, and
+    # both protocols score four options per prompt (chance 0.75)
+    rows = [
+        {"id": qid, "question": r["question"], "correct_answer": r["correct_answer"],
+         "distractors": r["distractors"][:2]}
+        for qid, r in fixture_rows(8).items()
+    ]  # fmt: skip
+    reference = tmp_path / "two_distractors.jsonl"
+    reference.write_text("".join(json.dumps(r) + "\n" for r in rows))
     config = _config(
-        tmp_path,
-        pools=data_dir / "pools.json",
-        reference=data_dir / "muchomusic.csv",  # 3 original distractors: 4 options
-        protocol="paper",  # the 4 kept distractors: 5 options
+        tmp_path, pools=data_dir / "pools.json", reference=reference, protocol="paper"
     )
     report = run_build(config, lm=hf_lm)
-    assert report["pi_after"]["chance"] == pytest.approx(0.8)
-    assert report["pi_before"]["chance"] == pytest.approx(0.75)
+    assert report["pi_after"]["chance"] == pytest.approx(0.75)
+    assert report["pi_before"]["chance"] == pytest.approx(2 / 3)
     lines = config.checkpoint_path("filter").read_text().splitlines()[1:]
     records = {r["id"]: r for r in map(json.loads, lines)}
     pis = [r["pi"] for r in records.values()]
     assert report["pi_after"]["share_above_chance"] == pytest.approx(
-        sum(pi > 0.8 for pi in pis) / len(pis)
+        sum(pi > 0.75 for pi in pis) / len(pis)
     )
-    assert all(r["chance"] == pytest.approx(0.8) for r in records.values())
+    assert all(r["chance"] == pytest.approx(0.75) for r in records.values())
     change = report["pi_change"]
     assert change["same_option_count"] is False and "different option counts" in change["note"]
-    assert change["mean_above_chance_after"] == pytest.approx(change["mean_after"] - 0.8)
+    assert change["mean_above_chance_after"] == pytest.approx(change["mean_after"] - 0.75)
     assert "different option counts" in (tmp_path / "out.report.md").read_text()
 
 
@@ -303,3 +310,80 @@ def test_prompt_style_is_its_own_option(tmp_path, data_dir, hf_lm):
     assert filter_prompts and all("; B. " not in c for c in filter_prompts)
     header = json.loads(config.checkpoint_path("filter").read_text().splitlines()[0])
     assert header["fingerprint"]["prompt_style"] == "paper"
+
+
+# ------------------------------------------------------------------ failing fast, not slowly
+
+
+def test_errors_no_retry_can_fix_are_raised_at_once():
+    import requests
+
+    from lm_eval_rul.build import permanent_error
+
+    response = requests.Response()
+    response.status_code = 401
+    unauthorized = requests.HTTPError("401 Client Error: Unauthorized", response=response)
+    delays: list[float] = []
+
+    def call():
+        raise unauthorized
+
+    with pytest.raises(requests.HTTPError):
+        with_retries(call, retries=5, backoff=1.0, what="x", sleep=delays.append)
+    assert delays == []  # no sleeping on a wrong key
+    assert "authentication failed" in permanent_error(unauthorized)
+    response.status_code = 404
+    assert "check base_url" in permanent_error(unauthorized)
+    assert "programming error (TypeError)" in permanent_error(TypeError("bad keyword"))
+    for transient in (503, 429, 500):
+        response.status_code = transient
+        assert permanent_error(unauthorized) is None
+    assert permanent_error(TimeoutError("slow")) is None
+
+
+def test_build_against_a_server_answering_401_stops_within_seconds(tmp_path):
+    import time
+
+    from lm_eval_rul.testing.harness import run_cli
+
+    data = tmp_path / "questions.json"
+    data.write_text(json.dumps(fixture_rows(4)))
+    with ChatServer({k: [401] for k in range(4)}) as server:
+        start = time.monotonic()
+        done = run_cli(
+            ["build", "--data", data, "--stage", "generate", "--generator",
+             "local-chat-completions", "--generator_args",
+             f"base_url={server.url},model=fake-llm", "--output", tmp_path / "pools.json"],
+            check=False,
+        )  # fmt: skip
+        elapsed = time.monotonic() - start
+        tracks = [int(re.findall(r"track (\d+)", r["messages"][-1]["content"])[-1])
+                  for r in server.requests]  # fmt: skip
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "GeneratorFailure: build stopped" in done.stderr
+    assert "HTTP 401, authentication failed" in done.stderr and "question '2'" in done.stderr
+    # only the first question's call was made (the harness's own 3 attempts), no backoff
+    assert set(tracks) == {0} and len(tracks) <= 3
+    assert elapsed < 60  # the default retries/backoff would sleep 2+4+8 s per question
+
+
+def test_the_same_error_on_the_first_questions_stops_the_run(tmp_path):
+    from lm_eval_rul.build import FAIL_FAST_QUESTIONS, GeneratorFailure
+
+    data = tmp_path / "questions.json"
+    data.write_text(json.dumps(fixture_rows(6)))
+    delays: list[float] = []
+    with ChatServer({k: [503] for k in range(6)}) as server:  # transient, but always
+        config = BuildConfig(
+            output=tmp_path / "pools.json", data=data, stage="generate", progress=False,
+            generator="local-chat-completions",
+            generator_args=f"base_url={server.url},model=fake-llm,max_retries=1",
+            n_batches=1, retries=1, backoff=0.1,
+        )  # fmt: skip
+        with pytest.raises(GeneratorFailure, match="each of the first 3 questions") as error:
+            run_build(config, generator_lm=chat_lm(server.url), sleep=delays.append)
+        assert len(server.requests) == FAIL_FAST_QUESTIONS * 2  # one retry each, then stop
+    assert delays == [0.1] * FAIL_FAST_QUESTIONS
+    assert "503" in str(error.value) and "rerun the same command" in str(error.value)
+    records = config.checkpoint_path("generate").read_text().splitlines()[1:]
+    assert [json.loads(r)["retryable"] for r in records] == [True] * FAIL_FAST_QUESTIONS

@@ -93,7 +93,12 @@ def test_cached_path_equals_full_forward(tiny, fixture_data, family):
 
 @pytest.mark.parametrize(
     ("audio", "extra"),
-    [("random", {}), ("silence", {"noise_seconds": 1.0, "chat_template": False})],
+    [
+        ("random", {}),
+        ("silence", {"noise_seconds": 1.0, "chat_template": False}),
+        # no audio and no template: the prompt has no prefix at all before the question
+        ("none", {"chat_template": False}),
+    ],
 )
 def test_cached_path_equals_full_forward_other_conditions(tiny, fixture_data, audio, extra):
     requests = _requests(_docs(fixture_data, 3)[:4])
@@ -290,7 +295,9 @@ def test_condition_is_in_the_model_info(tiny):
     assert info["audio_seed"] == 0 and info["audio_family"] == "Qwen2-Audio"
 
 
-def _run_cli(model: Path, audio: str, data: dict[str, str], out: Path, monkeypatch) -> dict:
+def _run_cli(
+    model: Path, audio: str, data: dict[str, str], out: Path, monkeypatch, extra: str = ""
+) -> dict:
     """``python -m lm_eval_rul run ...``, run in-process (same entry point, no re-import)."""
     from lm_eval_rul.cli import main
 
@@ -301,7 +308,7 @@ def _run_cli(model: Path, audio: str, data: dict[str, str], out: Path, monkeypat
             "--model",
             "lalm",
             "--model_args",
-            f"pretrained={model},audio={audio},dtype=float32,noise_seconds=1",
+            f"pretrained={model},audio={audio},dtype=float32,noise_seconds=1{extra}",
             "--tasks",
             "rul_muchomusic",
             "--metadata",
@@ -338,6 +345,23 @@ def test_cli_end_to_end_original_and_noise(tiny, fixture_data, tmp_path, monkeyp
     assert original["samples"].keys() == noise["samples"].keys()
     differing = [k for k in original["samples"] if original["samples"][k] != noise["samples"][k]]
     assert len(differing) == 32
+
+
+def test_cli_without_audio_and_without_chat_template(tiny, fixture_data, tmp_path, monkeypatch):
+    from lm_eval_rul.mcqa.tasks import doc_to_text
+
+    model = tiny["qwen2_audio"]
+    run = _run_cli(model, "none", fixture_data, tmp_path / "none", monkeypatch,
+                   ",chat_template=false")  # fmt: skip
+    assert run["results"]["config"]["audio_condition"] == "none"
+    assert len(run["samples"]) == 32
+    # the same numbers as the naive path: the question alone, no audio tokens
+    naive = _model(model, audio="none", chat_template=False, prefix_cache=False)
+    docs = _docs(fixture_data, 2)[:3]
+    assert naive.prompt_text(doc_to_text(docs[0])) == doc_to_text(docs[0])
+    expected = _logliks(naive, _requests(docs))
+    got = [ll for doc in docs for ll in run["samples"][(2, doc["id"])]]
+    assert got == pytest.approx(expected, abs=1e-4)
 
 
 def test_full_omni_checkpoint_loads_only_its_thinker(tiny, fixture_data, tmp_path):

@@ -83,6 +83,39 @@ def test_negated_letters_are_skipped_never_guessed(response, letter, rule):
     assert (parsed.letter, parsed.rule) == (letter, rule)
 
 
+@pytest.mark.parametrize(
+    ("response", "letter", "rule"),
+    [
+        # the answers models really give: a letter alone, or one letter after a phrase
+        ("B", "B", "letter_only"),
+        ("B.", "B", "letter_only"),
+        ("B)", "B", "letter_only"),
+        ("**B**", "B", "letter_only"),
+        ("(B)", "B", "letter_only"),
+        ("  'C'\n", "C", "letter_only"),
+        ("The correct option is B.", "B", "answer_phrase"),
+        ("I think it is B.", "B", "answer_phrase"),
+        ("It's (D), the drums", "D", "answer_phrase"),
+        ("It is B, the electric piano", "B", "answer_phrase"),
+        ("The answer is B", "B", "answer_phrase"),
+        # never a guess: two letters, a negated letter, a capital that is a word
+        ("A or B", None, "unparsed"),
+        ("not A", None, "unparsed"),
+        ("A C", None, "unparsed"),
+        ("B and D", None, "unparsed"),
+        ("The answer is A or B", None, "unparsed"),
+        ("Answer: B, C", None, "unparsed"),
+        ("I think it is B or C.", None, "unparsed"),
+        ("I think it is A minor", None, "unparsed"),
+        ("It is in A major", None, "unparsed"),
+        ("E", None, "unparsed"),  # not offered
+    ],
+)
+def test_answers_models_really_give(response, letter, rule):
+    parsed = parse_answer(response, OPTIONS)
+    assert (parsed.letter, parsed.rule) == (letter, rule)
+
+
 @pytest.mark.parametrize("response", ["", "I am not sure what this is.", "pianos galore", "[[Z]]"])
 def test_unparsable_answer_is_a_failure_not_a_guess(response):
     parsed = parse_answer(response, OPTIONS)
@@ -129,7 +162,12 @@ def test_majority_vote_over_folds_votes_with_option_text():
         [_gen_sample(_doc("1", ["Harp", "Flute", "Drums", "Violin"], "Violin"), "[[D]]")],
     ]
     assert sample_answer(folds[1][0]) == "Violin"
-    assert majority_from_samples(folds) == {"majority_acc": 1.0, "n_items": 1, "n_folds": 4}
+    assert majority_from_samples(folds) == {
+        "majority_acc": 1.0,
+        "plurality_acc_release": 1.0,
+        "n_items": 1,
+        "n_folds": 4,
+    }
     # 2-2 tie between the correct and a wrong answer: wrong (no random tie-break)
     folds[3][0] = _gen_sample(folds[3][0]["doc"], "[[B]]")  # Flute
     folds[2][0] = _gen_sample(folds[2][0]["doc"], "[[B]]")  # Flute

@@ -22,14 +22,21 @@ Q4 = Question("448", "Which instrument?", "piano", ("violin", "flute", "drums", 
 Q3 = Question("665", "What mood?", "calm", ("tense", "dark", "joyful"))
 
 
-def test_paper_protocol_is_one_seeded_prompt_with_all_options():
-    (prompt,) = paper_prompts(Q4, seed=1)
-    assert sorted(prompt.options) == sorted([Q4.correct_answer, *Q4.distractors])
-    assert prompt.options[prompt.gold] == "piano"
-    assert "(A) " in prompt.text and "(E) " in prompt.text and "A. " not in prompt.text
-    assert paper_prompts(Q4, seed=1) == [prompt]
-    orders = {paper_prompts(Q4, seed=s)[0].options for s in range(20)}
-    assert len(orders) > 5
+def test_paper_protocol_scores_four_options_per_prompt():
+    prompts = paper_prompts(Q4, seed=1)
+    assert len(prompts) == 16
+    for p in prompts:  # the paper scores (A)-(D): leave-one-out sets of four options
+        assert len(p.options) == 4 and p.options[p.gold] == "piano"
+        assert Q4.distractors[p.left_out] not in p.options
+        assert "(A) " in p.text and "(D) " in p.text and "(E)" not in p.text
+        assert "A. " not in p.text and p.text.endswith("The most likely answer is")
+    assert sorted(p.left_out for p in prompts) == sorted([0, 1, 2, 3] * 4)
+    assert paper_prompts(Q4, seed=1) == prompts
+    assert len({p.options for p in prompts}) > 8  # shuffled each time
+    # a 3-distractor item (MuChoMusic) has one set of four, over seeded repeats
+    three = paper_prompts(Q3, seed=1)
+    assert {p.left_out for p in three} == {None} and {len(p.options) for p in three} == {4}
+    assert len({p.options for p in three}) > 4
 
 
 def test_release_protocol_leaves_each_distractor_out_four_times():
@@ -119,30 +126,33 @@ def test_split_letter_tokens_still_share_one_forward(tiny_lm_split_letters):
         (result,) = compute_pi([Q4], lm, protocol="paper", progress=False)
     finally:
         handle.remove()
-    assert len(calls) == 1 and 0.0 <= result.pi <= 1.0
+    distinct = {p.text for p in paper_prompts(Q4)}
+    assert len(calls) == len(distinct) and 0.0 <= result.pi <= 1.0
 
 
 def test_pi_of_fixture_file_and_letter_scorer(hf_lm, data_dir):
     questions = load_questions(data_dir / "rul.json")
     results = compute_pi(questions, hf_lm, protocol="paper", chunk_size=3, progress=False)
     assert [r.id for r in results] == [q.id for q in questions]
-    assert all(r.n_prompts == 1 and r.chance == pytest.approx(0.8) for r in results)
+    assert all(r.n_prompts == 16 and r.chance == pytest.approx(0.75) for r in results)
     assert [r.source_pi for r in results] == [q.pi for q in questions]
     scorer = LetterScorer(hf_lm, style="paper")
     (probs,) = scorer(questions[0].question, [results[0].prompts[0]["options"]])
     assert probs.sum() == pytest.approx(1.0)
-    assert 1 - probs[results[0].prompts[0]["gold"]] == pytest.approx(results[0].pi, abs=1e-6)
+    p_first = probs[results[0].prompts[0]["gold"]]
+    assert p_first == pytest.approx(results[0].p_correct[0], abs=1e-6)
     assert scorer.n_calls == 1 and scorer.n_prompts == 1
 
 
 def test_option_orders_come_from_the_harness_shuffle_with_documented_keys():
     from lm_eval_rul.mcqa import shuffled_options
 
-    (paper,) = paper_prompts(Q4, seed=7)
+    paper = [p for p in paper_prompts(Q4, seed=7) if p.repeat == 2 and p.left_out == 0]
+    kept = list(Q4.distractors[1:])
     options, gold = shuffled_options(
-        Q4.correct_answer, Q4.distractors, seed=7, key=("pi-paper", Q4.id)
+        Q4.correct_answer, kept, seed=7, key=("pi-paper", Q4.id, 2, 0)
     )
-    assert list(paper.options) == options and paper.gold == gold
+    assert list(paper[0].options) == options and paper[0].gold == gold
     release = release_prompts(Q4, seed=7)
     kept = [d for j, d in enumerate(Q4.distractors) if j != 2]
     options, gold = shuffled_options(

@@ -54,3 +54,52 @@ def test_pi_cli_refuses_pools_before_loading_a_model(tmp_path, data_dir):
     assert "lm-eval-rul build --pools" in done.stderr and "'2' (" in done.stderr
     assert "Traceback" not in done.stderr
     assert not output.exists()
+
+
+def authors_create_prompt(question: str, options: dict[str, str]) -> str:
+    """``create_prompt`` of the released ``filter_based_on_PI.py``, as written."""
+    options_text = "; ".join([f"{letter}. {option}" for letter, option in options.items()])
+    prompt = "Provide your best guess of this question. "
+    prompt += f"The question is: {question} "
+    prompt += f"The answer candidates are: {options_text}. Answer without the parenthesis."
+    return prompt
+
+
+def test_release_pi_equals_the_authors_per_letter_loop(tmp_path, tiny_lm, data_dir):
+    """One forward per prompt (all letters from one distribution) gives the released code's
+    number, which runs the model once per letter and reads the last prompt token."""
+    import math
+
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    output = tmp_path / "pi.jsonl"
+    done = _run(
+        "pi", "--data", str(data_dir / "rul.json"), "--protocol", "release",
+        "--model", "hf", "--model_args", f"pretrained={tiny_lm},dtype=float32",
+        "--device", "cpu", "--batch_size", "4", "--output", str(output),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = [json.loads(line) for line in output.read_text().splitlines()]
+    questions = {q.id: q for q in load_questions(data_dir / "rul.json")}
+    model = AutoModelForCausalLM.from_pretrained(tiny_lm, dtype=torch.float32).eval()
+    tokenizer = AutoTokenizer.from_pretrained(tiny_lm)
+
+    @torch.no_grad()
+    def last_token_probability(prompt: str) -> float:  # vLLM prompt_logprobs[-1], exp'd
+        ids = tokenizer(prompt, add_special_tokens=False, return_tensors="pt").input_ids
+        logprobs = torch.log_softmax(model(ids).logits[0, -2].double(), dim=-1)
+        return math.exp(float(logprobs[ids[0, -1]]))
+
+    assert len(rows) == 8
+    for row in rows:
+        assert row["n_prompts"] == 16 and {len(p["options"]) for p in row["prompts"]} == {4}
+        normalized = []
+        for prompt in row["prompts"]:  # the orders the command logged
+            mapping = dict(zip("ABCD", prompt["options"], strict=True))
+            base = authors_create_prompt(questions[row["id"]].question, mapping)
+            probs = [last_token_probability(f"{base} The most likely answer is {letter}")
+                     for letter in mapping]  # fmt: skip
+            normalized.append(probs[prompt["gold"]] / sum(probs))
+        assert max(abs(a - b) for a, b in zip(normalized, row["p_correct"], strict=True)) < 1e-6
+        assert abs(row["pi"] - (1 - sum(normalized) / len(normalized))) < 1e-6

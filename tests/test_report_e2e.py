@@ -124,6 +124,9 @@ def test_tables_hold_the_accuracies_the_harness_printed(runs):
         group = harness_out["groups"]["rul_muchomusic"]
         assert row["accuracy"]["estimate"] == pytest.approx(group["acc,none"], abs=1e-12)
         assert row["majority_vote"] == pytest.approx(group["majority_acc,none"], abs=1e-12)
+        assert row["plurality_vote_release"] == pytest.approx(
+            group["plurality_acc_release,none"], abs=1e-12
+        )
         assert row["mean_pi"] == pytest.approx(group["perceptual_index,none"], abs=1e-12)
         low, high = row["accuracy"]["low"], row["accuracy"]["high"]
         assert 0 <= low <= row["accuracy"]["estimate"] <= high <= 1
@@ -133,6 +136,54 @@ def test_tables_hold_the_accuracies_the_harness_printed(runs):
         assert row["accuracy"]["estimate"] == pytest.approx(harness_out["acc,none"], abs=1e-12)
         assert row["n_questions"] == (NOISE_LIMIT if row["condition"] == "noise" else 8)
         assert row["majority_vote"] is None
+
+
+def test_accuracy_by_muchomusic_category(runs, data_dir):
+    from lm_eval_rul.questions import read_muchomusic_categories
+
+    report = report_json(runs)
+    csv_path = data_dir / "muchomusic.csv"
+    assert report["settings"]["muchomusic_csv"] == str(csv_path)  # from the runs' metadata
+    categories = read_muchomusic_categories(csv_path)
+    loaded = load_runs([runs[name] for name in ("text", "original", "noise")])
+    markdown = (runs["report"] / "report.md").read_text()
+    for benchmark in ("rul_muchomusic", "muchomusic"):  # RUL rows join the CSV by id
+        breakdowns = report["benchmarks"][benchmark]["breakdowns"]
+        assert list(breakdowns) == ["music_knowledge", "music_reasoning", "genre", "source"]
+        for run in loaded:
+            samples = run.samples_of(benchmark)
+            checks = {
+                ("genre", "Folk, World, & Country"): lambda c: c.genre == "Folk, World, & Country",
+                ("source", "MusicCaps"): lambda c: c.source == "MusicCaps",
+                ("music_knowledge", "Instrumentation"): lambda c: "Instrumentation"
+                in c.music_knowledge,
+                ("music_knowledge", "any"): lambda c: bool(c.music_knowledge),
+                ("music_reasoning", "Mood and expression"): lambda c: "Mood and expression"
+                in c.music_reasoning,
+            }
+            for (dimension, label), member in checks.items():
+                chosen = [s for s in samples if member(categories[s.id])]
+                cell = breakdowns[dimension][label][run.label]
+                assert cell["acc"] == pytest.approx(np.mean([s.correct for s in chosen]))
+                assert cell["n_samples"] == len(chosen)
+                assert cell["n_questions"] == len({s.id for s in chosen})
+        # a question in two knowledge categories counts in both
+        per_label = breakdowns["music_knowledge"]
+        text = next(run.label for run in loaded if run.is_text)  # all 8 questions
+        counted = sum(cells[text]["n_questions"] for label, cells in per_label.items()
+                      if label != "any")  # fmt: skip
+        assert counted > per_label["any"][text]["n_questions"] == 6
+    assert "| knowledge category |" in markdown and "| source dataset |" in markdown
+    assert "| Song Describer (sdd) |" in markdown
+
+
+def test_category_csv_given_explicitly_or_missing(runs, data_dir, tmp_path):
+    loaded = load_runs([runs["text"]])
+    settings = ReportSettings(n_resamples=99, muchomusic_csv=str(data_dir / "muchomusic.csv"))
+    report = build_report(loaded, settings)
+    assert report["benchmarks"]["muchomusic"]["breakdowns"]["genre"]
+    with pytest.raises(RunReadError, match="--muchomusic-csv .*no such file"):
+        build_report(loaded, ReportSettings(muchomusic_csv=str(tmp_path / "nope.csv")))
 
 
 def test_figures_exist_and_open_as_png(runs):

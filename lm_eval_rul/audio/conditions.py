@@ -25,7 +25,14 @@ import numpy as np
 
 from ..questions import item_rng
 from .decoding import CLIP_CACHE, load_clip
-from .errors import AUDIO_CONDITIONS, AudioError, MissingAudioError, UnknownConditionError
+from .errors import (
+    AMBIGUOUS,
+    AMBIGUOUS_HINT,
+    AUDIO_CONDITIONS,
+    AudioError,
+    MissingAudioError,
+    UnknownConditionError,
+)
 from .windows import check_window_fits, cut_window, doc_window
 
 __all__ = [
@@ -288,7 +295,9 @@ def check_audio_available(docs: Iterable[Mapping[str, Any]], condition: str = "o
         for (benchmark, item_id), tried in missing_items.items()
     }
     hint = ""
-    if len(no_fields) == len(missing_items):
+    if any(AMBIGUOUS in t for tried in missing_items.values() for t in tried):
+        hint = AMBIGUOUS_HINT
+    elif len(no_fields) == len(missing_items):
         hint = (
             f"Fix: audio={condition} needs the clips: pass --metadata "
             "'{\"audio_dir\": DIR}' (files {id}.wav|flac|mp3|ogg|m4a or {track}.ext) or "

@@ -9,6 +9,8 @@ from ..questions.schema import MAX_LISTED
 
 __all__ = [
     "AUDIO_CONDITIONS",
+    "AMBIGUOUS",
+    "AMBIGUOUS_HINT",
     "AudioError",
     "MissingAudioError",
     "AudioDecodeError",
@@ -16,6 +18,15 @@ __all__ = [
 ]
 
 AUDIO_CONDITIONS: tuple[str, ...] = ("original", "noise", "silence", "random", "none")
+#: Marks the "paths tried" of a question whose Hugging Face row is ambiguous.
+AMBIGUOUS = "(ambiguous:"
+AMBIGUOUS_HINT = (
+    "Fix: questions whose text (and every other field both sides have) matches several rows "
+    "of the Hugging Face dataset cannot be given a clip: join on ids with --metadata "
+    "audio_id_column, give muchomusic_csv (RUL rows are then also compared on MuChoMusic's "
+    "own options), or pass --metadata '{\"audio_skip_ambiguous\": true}' to run without "
+    "these questions."
+)
 
 
 class AudioError(UserInputError, ValueError):

@@ -8,8 +8,11 @@
   ``save_to_disk`` folder, parquet file(s) or a hub name; ``audio_column`` default
   ``context``, ``audio_split`` default ``test``), joined on the normalised question
   text (``audio_question_column``, default ``instruction``); rows sharing a question
-  are told apart by the correct answer (among the row's ``choices``, then equal to its
-  ``answer``: text, letter or index); or joined on an id column with ``audio_id_column``.
+  are told apart by every field both sides have (:func:`match_hf_rows`: the correct
+  answer, the option texts, a caption or track column); or joined on an id column with
+  ``audio_id_column``. Questions that stay ambiguous are named in the missing-audio
+  error; ``audio_skip_ambiguous: true`` leaves them out of the run (with a warning
+  naming them) and lets the rest run.
 
 ``audio_layout`` (``auto`` | ``id`` | ``track``) forces a file layout; ``auto`` tries
 the id file first, then the track file. Extensions tried: :data:`AUDIO_EXTENSIONS`.
@@ -23,18 +26,21 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import logging
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..questions import normalize_answer
 from .conditions import CLIP_IDENTITY, register_clip_pool
-from .errors import AudioError
+from .errors import AMBIGUOUS, AudioError
 from .sources import file_ref, hf_audio_dataset, hf_ref
 
-__all__ = ["AUDIO_EXTENSIONS", "attach_audio", "track_identities"]
+__all__ = ["AUDIO_EXTENSIONS", "AMBIGUOUS", "attach_audio", "match_hf_rows", "track_identities"]
+
+logger = logging.getLogger(__name__)
 
 AUDIO_EXTENSIONS: tuple[str, ...] = ("wav", "flac", "mp3", "ogg", "m4a")
 
@@ -105,8 +111,73 @@ def _row_answer(answer: Any, choices: Any) -> str | None:
     return None
 
 
+def _column(dataset: Any, *names: str) -> list[Any] | None:
+    found = next((n for n in names if n in dataset.column_names), None)
+    return None if found is None else list(dataset[found])
+
+
+def _narrow(rows: list[int], keep: Callable[[int], bool]) -> list[int]:
+    """The rows that pass ``keep``; all of them when none does (the field cannot decide)."""
+    kept = [r for r in rows if keep(r)]
+    return kept or rows
+
+
+def match_hf_rows(
+    question: Any,
+    rows: Sequence[int],
+    columns: Mapping[str, list[Any] | None],
+    known_options: Sequence[str] = (),
+) -> list[int]:
+    """Tell apart Hugging Face rows that share a question's text, with every shared field.
+
+    In order, each step keeping the rows that agree (or all, when none does): the correct
+    answer (``answer`` as text, letter or index into ``choices``, else the answer among the
+    ``choices``); the most option texts in common (the question's correct answer and
+    distractors, plus ``known_options``, e.g. MuChoMusic's own options of a RUL row);
+    the caption; the track (``dataset_identifier`` stem).
+
+    Args:
+        question: Has ``correct_answer``, ``distractors``, ``caption``, ``track``.
+        rows: Candidate row indices (same normalised question text).
+        columns: ``choices``, ``answer``, ``caption``, ``track`` columns (None if absent).
+        known_options: More option texts the question is known to have been shown with.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as Q
+    >>> q = Q(correct_answer="male", distractors=("Soprano", "Female"), caption=None, track=None)
+    >>> cols = {"choices": [["Male", "Tenor"], ["Male", "Female"]], "answer": ["A", "A"]}
+    >>> match_hf_rows(q, [0, 1], cols)
+    [1]
+    """
+    rows = list(rows)
+    gold = normalize_answer(question.correct_answer)
+    choices, answers = columns.get("choices"), columns.get("answer")
+    if choices is not None and answers is not None:
+        rows = _narrow(rows, lambda r: _row_answer(answers[r], choices[r]) == gold)
+    elif choices is not None:
+        rows = _narrow(rows, lambda r: gold in _choices_text(choices[r]))
+    if choices is not None and len(rows) > 1:
+        mine = {normalize_answer(t) for t in (question.correct_answer, *question.distractors)}
+        mine |= {normalize_answer(t) for t in known_options}
+        overlap = {r: len(mine.intersection(_choices_text(choices[r]))) for r in rows}
+        best = max(overlap.values())
+        rows = [r for r in rows if overlap[r] == best]
+    captions = columns.get("caption")
+    if captions is not None and getattr(question, "caption", None) and len(rows) > 1:
+        caption = normalize_answer(question.caption)
+        rows = _narrow(rows, lambda r: normalize_answer(str(captions[r] or "")) == caption)
+    tracks = columns.get("track")
+    if tracks is not None and getattr(question, "track", None) and len(rows) > 1:
+        track = str(question.track)
+        rows = _narrow(rows, lambda r: Path(str(tracks[r] or "")).stem == track)
+    return rows
+
+
 def _resolve_hf(
-    questions: Sequence[Any], metadata: Mapping[str, Any]
+    questions: Sequence[Any],
+    metadata: Mapping[str, Any],
+    known_options: Mapping[str, Sequence[str]],
 ) -> list[tuple[str | None, list[str]]]:
     source = str(metadata["audio_hf_dataset"])
     split = str(metadata.get("audio_split", "test"))
@@ -128,32 +199,51 @@ def _resolve_hf(
             )
         for row, value in enumerate(dataset[question_column]):
             index.setdefault(normalize_answer(str(value)), []).append(row)
-    choices = dataset["choices"] if "choices" in dataset.column_names else None
-    answers = dataset["answer"] if "answer" in dataset.column_names else None
+    columns = {
+        "choices": _column(dataset, "choices"),
+        "answer": _column(dataset, "answer"),
+        "caption": _column(dataset, "caption"),
+        "track": _column(dataset, "dataset_identifier", "track"),
+    }
     out: list[tuple[str | None, list[str]]] = []
     for q in questions:
         key = str(q.id) if id_column else normalize_answer(q.question)
         rows = index.get(key, [])
-        if len(rows) > 1 and choices is not None:  # same question text: use the answer
-            gold = normalize_answer(q.correct_answer)
-            rows = [r for r in rows if gold in _choices_text(choices[r])] or rows
-            if len(rows) > 1 and answers is not None:
-                keyed = [r for r in rows if _row_answer(answers[r], choices[r]) == gold]
-                rows = keyed or rows
+        if len(rows) > 1 and not id_column:
+            rows = match_hf_rows(q, rows, columns, known_options.get(str(q.id), ()))
         label = f"{where} {id_column or question_column}={key!r}"
         if len(rows) == 1:
             out.append((hf_ref(source, split, column, rows[0]), []))
         elif not rows:
             out.append((None, [f"{label} (no row)"]))
         else:
-            out.append((None, [f"{label} (ambiguous: rows {rows[:5]}); set audio_id_column"]))
+            out.append(
+                (
+                    None,
+                    [
+                        f"{label} {AMBIGUOUS} rows {rows[:5]} agree on every field both sides "
+                        "have)"
+                    ],
+                )
+            )
     return out
+
+
+def _flag(metadata: Mapping[str, Any], key: str) -> bool:
+    value = metadata.get(key, False)
+    if isinstance(value, str):
+        if value.strip().lower() not in ("true", "false", "1", "0", "yes", "no", ""):
+            raise AudioError(f"--metadata {key}={value!r}: use true or false")
+        return value.strip().lower() in ("true", "1", "yes")
+    return bool(value)
 
 
 def attach_audio(
     docs: Sequence[dict[str, Any]],
     questions: Sequence[Any],
     metadata: Mapping[str, Any],
+    *,
+    known_options: Mapping[str, Sequence[str]] | None = None,
 ) -> list[dict[str, Any]]:
     """Add the audio fields to each document (in place) and return the documents.
 
@@ -164,14 +254,19 @@ def attach_audio(
             ``correct_answer`` and ``track`` attributes.
         metadata: ``--metadata`` (``audio_dir``, ``audio_layout``, ``audio_hf_dataset``,
             ``audio_split``, ``audio_column``, ``audio_id_column``,
-            ``audio_question_column``).
+            ``audio_question_column``, ``audio_skip_ambiguous``).
+        known_options: Question id -> more option texts it is known by (MuChoMusic's own
+            options of a RUL row), to tell Hugging Face rows apart (:func:`match_hf_rows`).
 
     Documents get ``audio_ref`` (a clip reference, or ``None`` when missing),
     ``audio_track`` (the track identity, see :func:`track_identities`), ``audio_tried``
-    (paths tried when missing) and ``audio_pool`` (the clip list id).
+    (paths tried when missing) and ``audio_pool`` (the clip list id). With
+    ``audio_skip_ambiguous`` the documents of questions whose Hugging Face row stays
+    ambiguous are left out of the returned list, with a warning naming them.
     """
+    skip_ambiguous = _flag(metadata, "audio_skip_ambiguous")
     if metadata.get("audio_hf_dataset"):
-        resolved = _resolve_hf(questions, metadata)
+        resolved = _resolve_hf(questions, metadata, known_options or {})
     elif metadata.get("audio_dir"):
         audio_dir = Path(os.path.expanduser(str(metadata["audio_dir"])))
         resolved = _resolve_files(questions, audio_dir, str(metadata.get("audio_layout", "auto")))
@@ -185,6 +280,19 @@ def attach_audio(
         if ref:
             pool.append((ref, track))
     pool_id = register_clip_pool(pool)
+    ambiguous = {
+        qid for qid, (_, _, tried) in by_id.items() if any(AMBIGUOUS in t for t in tried)
+    }
+    if skip_ambiguous and ambiguous:
+        listed = ", ".join(sorted(ambiguous, key=lambda x: (len(x), x)))
+        logger.warning(
+            "audio_skip_ambiguous: leaving out %d question(s) whose clip in %s is ambiguous "
+            "(same question text, and no shared field tells the rows apart): ids %s",
+            len(ambiguous),
+            metadata.get("audio_hf_dataset"),
+            listed,
+        )
+        docs = [doc for doc in docs if str(doc["id"]) not in ambiguous]
     for doc in docs:
         ref, track, tried = by_id.get(str(doc["id"]), (None, f"id:{doc['id']}", []))
         doc["audio_ref"] = ref

@@ -21,8 +21,10 @@ Stages, each usable on its own (``--stage``):
 a rerun with the same arguments skips what is there, and a checkpoint made with other
 arguments is refused. A failing LLM call is retried with exponential backoff, then
 recorded as a failure of that question (retried on the next run) without stopping the
-others. A question with fewer than four clean candidates gets a failure record and is
-counted in the report: nothing is dropped silently.
+others; an error no retry can fix (authentication, not found, a bug) or the same error
+on the run's first few questions stops the run at once with one message. A question
+with fewer than four clean candidates gets a failure record and is counted in the
+report: nothing is dropped silently.
 
 Run stage by stage, every question travels to the end in its original order: the pools
 file of ``generate``/``clean`` keeps every question (an empty pool when nothing was
@@ -39,6 +41,7 @@ generator LLM), :mod:`.filtering` (the ``paper`` / ``release`` strategies),
 
 Public names: :class:`BuildConfig`, :class:`BuildInputError`, :data:`STAGES`,
 :func:`run_build`, :class:`Checkpoint`, :class:`CheckpointMismatch`, :func:`with_retries`,
+:func:`permanent_error`, :class:`GeneratorFailure`, :data:`FAIL_FAST_QUESTIONS`,
 :func:`redact_args`, :func:`generate_stage`, :func:`filter_stage`, :func:`write_stage`;
 :data:`PROTOCOLS`,
 :class:`PIPrompt`, :class:`PIResult`, :class:`UndefinedPI`, :func:`compute_pi`,
@@ -49,7 +52,13 @@ Public names: :class:`BuildConfig`, :class:`BuildInputError`, :data:`STAGES`,
 :func:`distractor_messages`, :class:`GenerationResult`.
 """
 
-from .checkpoint import Checkpoint, CheckpointMismatch, redact_args, with_retries
+from .checkpoint import (
+    Checkpoint,
+    CheckpointMismatch,
+    permanent_error,
+    redact_args,
+    with_retries,
+)
 from .config import STAGES, BuildConfig, BuildInputError
 from .distractors import DistractorGenerator, GenerationResult, parse_candidates
 from .filtering import STRATEGIES, TooFewCandidates, filter_pool
@@ -68,7 +77,7 @@ from .pi import (
 from .pi_summary import format_summary, summarize_pi, write_pi
 from .pipeline import run_build
 from .prompts import distractor_messages
-from .stages import filter_stage, generate_stage
+from .stages import FAIL_FAST_QUESTIONS, GeneratorFailure, filter_stage, generate_stage
 from .writing import write_stage
 
 __all__ = [
@@ -79,6 +88,9 @@ __all__ = [
     "Checkpoint",
     "CheckpointMismatch",
     "with_retries",
+    "permanent_error",
+    "GeneratorFailure",
+    "FAIL_FAST_QUESTIONS",
     "redact_args",
     "generate_stage",
     "filter_stage",

@@ -1,19 +1,21 @@
 """The Perceptual Index (PI) of a dataset under any harness model that gives log-likelihoods.
 
-Two protocols (``docs/method.md``, "Perceptual Index"):
+Two protocols (``docs/method.md``, "Perceptual Index"), both with four options per prompt
+and ``PI = 1 - mean p̂(correct)`` over a question's prompts:
 
-* ``paper``: one prompt per question, the paper's wording with ``(A) x`` options, the
-  correct answer and every distractor in a seeded order; ``PI = 1 - p̂(correct)``.
 * ``release``: the released code's 16 prompts, 4 repeats x leave each of the 4
-  distractors out, options shuffled each time (seed from (seed, id, repeat, left-out)),
-  ``A. x;`` options; ``PI = 1 - mean p̂(correct)``. A question with three distractors
-  (MuChoMusic) leaves nothing out: its 16 prompts are 16 seeded shuffles of its 4 options.
+  distractors out, options shuffled each time, its prompt character for character
+  (``A. x; B. y; C. z; D. w. Answer without the parenthesis. ...``).
+* ``paper``: the same 16 option sets and repeats with the paper's wording and ``(A) x``
+  options (the paper scores (A)-(D)).
+
+A question with three distractors (MuChoMusic) leaves nothing out: its 16 prompts are 16
+seeded shuffles of its 4 options (ours; the released code refuses such questions).
 
 Option orders come from :func:`~lm_eval_rul.mcqa.folds.shuffled_options` (the same shuffle as
-the harness documents) with the key ``("pi-paper", id)`` for the paper prompt and
-``("pi-release", id, repeat, slot)`` for each release prompt, so the stream is
-``item_rng("options", seed, "pi-paper" | "pi-release", id[, repeat, slot])``: it never
-coincides with a harness document's ``(benchmark, id, fold)`` key.
+the harness documents) with the key ``("pi-paper" | "pi-release", id, repeat, slot)``, so
+the stream is ``item_rng("options", seed, "pi-paper" | "pi-release", id, repeat, slot)``:
+it never coincides with a harness document's ``(benchmark, id, fold)`` key.
 
 The letters of every prompt are scored in one ``loglikelihood`` call
 (:func:`~lm_eval_rul.mcqa.letter_scoring.letter_logliks`). The prompt builders and the
@@ -39,6 +41,7 @@ from ..questions import DEFAULT_SEED, Question
 __all__ = [
     "PROTOCOLS",
     "RELEASE_REPEATS",
+    "RELEASE_DISTRACTORS",
     "PIPrompt",
     "PIResult",
     "UndefinedPI",
@@ -55,7 +58,7 @@ logger = logging.getLogger(__name__)
 
 PROTOCOLS: tuple[str, ...] = ("paper", "release")
 RELEASE_REPEATS = 4
-#: Number of distractors the release protocol leaves out one at a time.
+#: Number of distractors both protocols leave out one at a time.
 RELEASE_DISTRACTORS = 4
 
 
@@ -101,40 +104,15 @@ class UndefinedPI(UserInputError, ValueError):
     """Questions whose PI is undefined (a distractor pool, or no distractor at all)."""
 
 
-def paper_prompts(question: Question, *, seed: int = DEFAULT_SEED) -> list[PIPrompt]:
-    """The paper protocol: one prompt, all options in a seeded order, ``(A) x`` style.
-
-    Examples
-    --------
-    >>> q = Question("7", "Which instrument?", "piano", ("violin", "flute", "drums"))
-    >>> [p.options[p.gold] for p in paper_prompts(q)]
-    ['piano']
-    """
-    options, gold = shuffled_options(
-        question.correct_answer, question.distractors, seed=seed, key=("pi-paper", question.id)
-    )
-    return [PIPrompt(pi_prompt(question.question, options, style="paper"), tuple(options), gold)]
-
-
-def release_prompts(
-    question: Question, *, seed: int = DEFAULT_SEED, repeats: int = RELEASE_REPEATS
+def _leave_one_out_prompts(
+    question: Question, *, protocol: str, seed: int, repeats: int
 ) -> list[PIPrompt]:
-    """The release protocol: ``repeats`` x leave each distractor out, ``A. x;`` style.
-
-    With 4 distractors this gives the released code's 16 prompts of 4 options. With
-    fewer than 4 distractors nothing is left out and each of the ``repeats * 4`` prompts
-    is another seeded shuffle of all options.
-
-    Args:
-        question: A question with at most 4 distractors.
-        seed: Base seed; each prompt's order comes from (seed, id, repeat, left-out).
-        repeats: Number of repeats (4 in the release).
-    """
+    """``repeats`` x leave each distractor out, shuffled per prompt, in ``protocol``'s style."""
     n = len(question.distractors)
     if n > RELEASE_DISTRACTORS:
         raise ValueError(
-            f"question {question.id!r} has {n} distractors; the release protocol needs at most "
-            f"{RELEASE_DISTRACTORS}"
+            f"question {question.id!r} has {n} distractors; the {protocol} protocol needs at "
+            f"most {RELEASE_DISTRACTORS}"
         )
     prompts = []
     for repeat in range(repeats):
@@ -145,11 +123,11 @@ def release_prompts(
                 question.correct_answer,
                 kept,
                 seed=seed,
-                key=("pi-release", question.id, repeat, slot),
+                key=(f"pi-{protocol}", question.id, repeat, slot),
             )
             prompts.append(
                 PIPrompt(
-                    pi_prompt(question.question, options, style="release"),
+                    pi_prompt(question.question, options, style=protocol),
                     tuple(options),
                     gold,
                     repeat=repeat,
@@ -157,6 +135,41 @@ def release_prompts(
                 )
             )
     return prompts
+
+
+def paper_prompts(
+    question: Question, *, seed: int = DEFAULT_SEED, repeats: int = RELEASE_REPEATS
+) -> list[PIPrompt]:
+    """The paper protocol: the release protocol's option sets in the paper's wording.
+
+    Four options per prompt, ``(A) x`` style: ``repeats`` x leave each of 4 distractors
+    out, or ``repeats * 4`` shuffles of the one set when there are fewer distractors.
+
+    Examples
+    --------
+    >>> q = Question("7", "Which instrument?", "piano", ("violin", "flute", "drums", "harp"))
+    >>> prompts = paper_prompts(q)
+    >>> len(prompts), {len(p.options) for p in prompts}, prompts[0].text.count("(D)")
+    (16, {4}, 1)
+    """
+    return _leave_one_out_prompts(question, protocol="paper", seed=seed, repeats=repeats)
+
+
+def release_prompts(
+    question: Question, *, seed: int = DEFAULT_SEED, repeats: int = RELEASE_REPEATS
+) -> list[PIPrompt]:
+    """The release protocol: ``repeats`` x leave each distractor out, the released prompt.
+
+    With 4 distractors this gives the released code's 16 prompts of 4 options. With
+    fewer than 4 distractors nothing is left out and each of the ``repeats * 4`` prompts
+    is another seeded shuffle of all options.
+
+    Args:
+        question: A question with at most 4 distractors.
+        seed: Base seed; each prompt's order comes from (seed, id, repeat, left-out).
+        repeats: Number of repeats (4 in the release).
+    """
+    return _leave_one_out_prompts(question, protocol="release", seed=seed, repeats=repeats)
 
 
 def protocol_prompts(

@@ -18,7 +18,14 @@ from ..questions import (
     load_questions,
     load_questions_without_distractors,
 )
-from .checkpoint import Checkpoint, file_digest, redact_args, with_retries
+from .checkpoint import (
+    Checkpoint,
+    error_text,
+    file_digest,
+    permanent_error,
+    redact_args,
+    with_retries,
+)
 from .config import BuildConfig, BuildInputError
 from .distractors import DistractorGenerator, GenerationResult
 from .filtering import TooFewCandidates, filter_pool
@@ -26,12 +33,29 @@ from .pi import compute_pi
 from .stage_files import progress_bar
 
 __all__ = [
+    "FAIL_FAST_QUESTIONS",
+    "GeneratorFailure",
     "generate_stage",
     "filter_stage",
     "reference_questions",
 ]
 
 logger = logging.getLogger(__name__)
+
+#: A run stops when its first this-many questions all fail with the same error.
+FAIL_FAST_QUESTIONS = 3
+
+
+class GeneratorFailure(BuildInputError):
+    """The generator cannot work: an error no retry fixes, or the same error from the start."""
+
+
+def _stop_message(config: BuildConfig, error: str, reason: str) -> str:
+    return (
+        f"build stopped: the generator ({config.generator} {redact_args(config.generator_args)}) "
+        f"{reason}. Last error: {error}. Fix it and rerun the same command: finished "
+        "questions are kept in the checkpoint and failed ones are retried."
+    )
 
 
 def generate_stage(
@@ -47,6 +71,12 @@ def generate_stage(
     are in. A question whose call still fails after the retries gets a failure record
     (retried on the next run), listed in ``counts["failed_calls"]``; every question is
     returned, in order (an empty pool when its calls failed or nothing was parsable).
+
+    Raises:
+        GeneratorFailure: At once on an error no retry can fix (authentication, not
+            found, a programming error: :func:`~.checkpoint.permanent_error`), or when the
+            first :data:`FAIL_FAST_QUESTIONS` questions of the run fail with the same error
+            (a wrong URL or model name), instead of sleeping through every question.
     """
     fingerprint = {
         "stage": "generate",
@@ -69,6 +99,8 @@ def generate_stage(
         seed=config.seed,
     )
     bar = progress_bar(len(questions), "generate", config.progress)
+    # errors of the run's first questions while all of them fail (None once one succeeds)
+    errors_from_start: list[str] | None = []
     for q in questions:
         if checkpoint.done(q.id):
             bar.update(1)
@@ -91,12 +123,38 @@ def generate_stage(
                     "status": "failed",
                     "stage": "generate",
                     "retryable": True,
-                    "error": f"{type(err).__name__}: {err}"[:500],
+                    "error": error_text(err),
                     "attempts": config.retries + 1,
                 }
             )
             bar.update(1)
+            reason = permanent_error(err)
+            if reason is not None:
+                bar.close()
+                raise GeneratorFailure(
+                    _stop_message(
+                        config,
+                        error_text(err),
+                        f"failed with an error no retry can fix ({reason}) on question {q.id!r}",
+                    )
+                ) from err
+            if errors_from_start is not None:
+                errors_from_start.append(error_text(err))
+                if (
+                    len(errors_from_start) >= FAIL_FAST_QUESTIONS
+                    and len(set(errors_from_start)) == 1
+                ):
+                    bar.close()
+                    raise GeneratorFailure(
+                        _stop_message(
+                            config,
+                            errors_from_start[0],
+                            f"failed on each of the first {FAIL_FAST_QUESTIONS} questions with "
+                            f"the same error ({config.retries} retries each)",
+                        )
+                    ) from err
             continue
+        errors_from_start = None
         result = generator.collect(q.id, replies)
         checkpoint.add({"status": "ok", **asdict(result)})
         bar.update(1)
@@ -129,8 +187,6 @@ def generate_stage(
             counts["questions_without_candidates"].append(q.id)
         pools.append(replace(q, distractors=tuple(result.candidates), pi=None))
     return pools, counts
-
-
 
 
 def reference_questions(config: BuildConfig) -> dict[str, Question]:

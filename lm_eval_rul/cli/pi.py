@@ -36,8 +36,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--protocol",
         choices=("paper", "release"),
         default="release",
-        help="paper: one prompt per question; release: 16 prompts (4 repeats x leave each "
-        "of 4 distractors out). Default: release",
+        help="release: the authors' released PI code, its prompt exactly ('A. x; ...; D. w. "
+        "Answer without the parenthesis.'); paper: the paper's wording, '(A) x' options. Both "
+        "score 16 four-option prompts per question (4 repeats x leave each of 4 distractors "
+        "out; 16 shuffles of a 3-distractor item's 4 options). Default: release",
     )
     parser.add_argument("--seed", type=int, default=1234, help="Base seed of option orders")
     parser.add_argument("--output", required=True, help="Output JSONL (one row per question)")

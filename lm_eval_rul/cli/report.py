@@ -20,14 +20,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
             "number of runs and write REPORT_DIR/report.md, report.json and figures/*.png: "
             "accuracy per benchmark with bootstrap intervals, majority vote over folds, "
             "perception gain (original - noise/random/...), text leakage against a text "
-            "backbone, and per-question PI vs accuracy correlations."
+            "backbone, per-question PI vs accuracy correlations, and accuracy by MuChoMusic's "
+            "knowledge/reasoning categories, genre and source dataset."
         ),
         epilog=textwrap.dedent(
             """\
             examples:
               lm-eval-rul report runs/text runs/original runs/noise runs/none --out report
               lm-eval-rul report runs/* --out report --text-backbone Qwen2-7B-Instruct \\
-                  --pi muchomusic=pi_mm.jsonl --pi rul_muchomusic=pi_rul.jsonl --by track
+                  --pi muchomusic=pi_mm.jsonl --pi rul_muchomusic=pi_rul.jsonl --by track \\
+                  --muchomusic-csv muchomusic.csv
             """
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -65,6 +67,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         choices=("question", "track"),
         default="question",
         help="resampling unit of the bootstrap: question (default) or track (cluster bootstrap)",
+    )
+    parser.add_argument(
+        "--muchomusic-csv",
+        metavar="FILE",
+        help=(
+            "MuChoMusic's muchomusic.csv: break accuracy down by its knowledge and reasoning "
+            "categories, genre and source dataset for every MuChoMusic and RUL-MuChoMusic run "
+            "(RUL rows join it by question id). Default: the CSV the runs were given with "
+            "--metadata (muchomusic_csv / muchomusic_data_path), if any"
+        ),
     )
     parser.add_argument("--n-resamples", type=int, default=9999, help="bootstrap resamples")
     parser.add_argument("--seed", type=int, default=0, help="seed of every bootstrap (default 0)")
@@ -117,6 +129,7 @@ def _execute(args: argparse.Namespace) -> None:
         method=args.method,
         text_backbone=args.text_backbone,
         pi_files=_pi_files(args.pi),
+        muchomusic_csv=args.muchomusic_csv,
     )
     runs = load_runs(args.run_dirs)
     report = build_report(runs, settings)

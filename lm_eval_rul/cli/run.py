@@ -4,11 +4,12 @@
   the same ``--metadata`` and raise ONE :class:`~lm_eval_rul.audio.MissingAudioError`
   for every item whose audio is missing (the harness builds the model first, so a
   missing file would otherwise surface only after minutes of model loading).
-* After ``simple_evaluate``: add ``majority_acc`` (majority vote over the four
-  leave-one-out folds, :func:`lm_eval_rul.report.samples.majority_from_samples`) to the
-  ``rul_muchomusic`` and ``rul_muchomusic_gen`` groups, so it is in the printed table
-  and the saved results JSON. The samples this needs are collected even without
-  ``--log_samples`` (and dropped again unless it was given).
+* After ``simple_evaluate``: add ``majority_acc`` (our strict majority vote over the four
+  leave-one-out folds) and ``plurality_acc_release`` (the authors' plurality vote,
+  :func:`lm_eval_rul.report.samples.majority_from_samples`) to the fold groups
+  (:data:`MAJORITY_GROUPS`), so they are in the printed table and the saved results
+  JSON. The samples this needs are collected even without ``--log_samples`` (and dropped
+  again unless it was given).
 """
 
 from __future__ import annotations
@@ -20,12 +21,24 @@ import logging
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["MAJORITY_GROUPS", "run_hooks", "check_audio_before_model", "add_majority_acc"]
+__all__ = [
+    "MAJORITY_GROUPS",
+    "VOTE_METRICS",
+    "run_hooks",
+    "check_audio_before_model",
+    "add_majority_acc",
+]
 
 logger = logging.getLogger(__name__)
 
 #: Groups whose subtasks are the leave-one-out folds of one benchmark.
-MAJORITY_GROUPS: tuple[str, ...] = ("rul_muchomusic", "rul_muchomusic_gen")
+MAJORITY_GROUPS: tuple[str, ...] = (
+    "rul_muchomusic",
+    "rul_muchomusic_gen",
+    "rul_muchomusic_textonly_gen",
+)
+#: The fold votes added to those groups (:func:`~lm_eval_rul.report.majority_from_samples`).
+VOTE_METRICS: tuple[str, ...] = ("majority_acc", "plurality_acc_release")
 #: Audio models -> the module of ``lm_eval_rul.models`` whose ``check_model_args`` checks them.
 _AUDIO_MODELS: dict[str, str] = {"lalm": "lalm", "lalm-api": "api"}
 
@@ -121,7 +134,7 @@ def check_audio_before_model(args: argparse.Namespace) -> None:
 
 
 def add_majority_acc(results: dict[str, Any]) -> None:
-    """Add ``majority_acc`` to the fold groups of ``results`` (in place).
+    """Add ``majority_acc`` and ``plurality_acc_release`` to the fold groups (in place).
 
     Needs ``results["samples"]``; groups whose subtasks have no samples are left alone.
     """
@@ -141,14 +154,17 @@ def add_majority_acc(results: dict[str, Any]) -> None:
             for table in ("results", "groups"):
                 if group in (results.get(table) or {}):
                     row = results[table][group]
-                    row[f"majority_acc,{filter_key}"] = figures["majority_acc"]
-                    row[f"majority_acc_stderr,{filter_key}"] = "N/A"
-            results.setdefault("higher_is_better", {}).setdefault(group, {})["majority_acc"] = True
+                    for metric in VOTE_METRICS:
+                        row[f"{metric},{filter_key}"] = figures[metric]
+                        row[f"{metric}_stderr,{filter_key}"] = "N/A"
+            for metric in VOTE_METRICS:
+                results.setdefault("higher_is_better", {}).setdefault(group, {})[metric] = True
             logger.info(
-                "%s majority_acc,%s = %.4f over %d items x %d folds",
+                "%s majority_acc,%s = %.4f, plurality_acc_release = %.4f over %d items x %d folds",
                 group,
                 filter_key,
                 figures["majority_acc"],
+                figures["plurality_acc_release"],
                 figures["n_items"],
                 figures["n_folds"],
             )

@@ -7,7 +7,8 @@ Imports :mod:`lm_eval_rul.questions` (what a question is) and :mod:`lm_eval_rul.
 Public names:
 
 * :data:`LETTERS`, :func:`letters_for`, :func:`pi_prompt`, :func:`gen_prompt`,
-  :func:`format_options_paper`, :func:`format_options_release` (:mod:`.prompts`);
+  :func:`muchomusic_official_prompt`, :func:`format_options_paper`,
+  :func:`format_options_release` (:mod:`.prompts`: every prompt template);
 * :data:`N_FOLDS`, :func:`shuffled_options`, :func:`make_doc`, :func:`make_docs`
   (:mod:`.folds`: harness documents with seeded option orders);
 * :func:`choice_probabilities`, :func:`perceptual_index`, :func:`is_correct`,
@@ -17,8 +18,11 @@ Public names:
 * :func:`letter_token_ids`, :func:`multi_token_letter_warnings`,
   :func:`warn_for_model_args` (:mod:`.letters`);
 * :func:`parse_answer`, :class:`ParsedAnswer`, :data:`PARSE_RULES` (:mod:`.parsing`);
-* :func:`majority_vote`, :func:`majority_vote_accuracy`, :func:`majority_from_answers`
-  (:mod:`.voting`);
+* :func:`parse_answer_release`, :func:`muchomusic_official_answer`, :data:`PARSERS`,
+  :func:`parse_with` (:mod:`.reference_parsing`: the reference codebases' extraction);
+* :func:`majority_vote`, :func:`majority_vote_accuracy`, :func:`majority_from_answers`,
+  :func:`plurality_vote_release`, :func:`plurality_answer_release`,
+  :func:`plurality_from_answers` (:mod:`.voting`);
 * the task functions in :mod:`.tasks` (``load_rul_muchomusic``, ``doc_to_text`` ...),
   imported by the task folders' ``utils.py`` (not re-exported here: they load audio
   helpers).
@@ -34,16 +38,26 @@ from .prompts import (
     format_options_release,
     gen_prompt,
     letters_for,
+    muchomusic_official_prompt,
     pi_prompt,
 )
+from .reference_parsing import PARSERS, muchomusic_official_answer, parse_answer_release, parse_with
 from .scoring import choice_probabilities, is_correct, mean_perceptual_index, perceptual_index
-from .voting import majority_from_answers, majority_vote, majority_vote_accuracy
+from .voting import (
+    majority_from_answers,
+    majority_vote,
+    majority_vote_accuracy,
+    plurality_answer_release,
+    plurality_from_answers,
+    plurality_vote_release,
+)
 
 __all__ = [
     "LETTERS",
     "letters_for",
     "pi_prompt",
     "gen_prompt",
+    "muchomusic_official_prompt",
     "format_options_paper",
     "format_options_release",
     "N_FOLDS",
@@ -63,7 +77,14 @@ __all__ = [
     "PARSE_RULES",
     "ParsedAnswer",
     "parse_answer",
+    "PARSERS",
+    "parse_answer_release",
+    "muchomusic_official_answer",
+    "parse_with",
     "majority_vote",
     "majority_vote_accuracy",
     "majority_from_answers",
+    "plurality_answer_release",
+    "plurality_vote_release",
+    "plurality_from_answers",
 ]

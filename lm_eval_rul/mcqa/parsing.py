@@ -1,17 +1,24 @@
 """Read the chosen option out of a free-form answer (generation tasks; ``docs/method.md``).
 
+This is the default parser (``--metadata '{"parser": "default"}'``); the reference
+codebases' own extraction rules are in :mod:`.reference_parsing`.
+
 Rules, tried in order; the first that finds an offered letter wins:
 
 1. ``brackets``: the LAST ``[[X]]`` (the format the prompt asks for);
-2. ``answer_phrase``: the LAST "answer is / choose / select / guess is ... X"
-   (a few words may sit between the phrase and the letter: "the answer is clearly (B)").
-   A negated letter is skipped: in "the answer is not A, it is C" the phrase reads C,
-   and a letter right after "or"/"nor" is skipped too, so "the answer is not A or B"
-   reads no letter from the phrase (never a guess between A and B);
-3. ``option_mention``: the FIRST "option X" or "(X)";
-4. ``option_text``: the option whose text appears verbatim (case-insensitive, on word
+2. ``letter_only``: the whole answer is one letter: ``B``, ``B.``, ``B)``, ``(B)``,
+   ``**B**``;
+3. ``answer_phrase``: the LAST phrase that names ONE letter: "answer is / answer: /
+   choose / select / guess is ... X" (a few words may sit between the phrase and the
+   letter: "the answer is clearly (B)"), and "option is X" / "it is X" (the letter right
+   after the phrase; a bare letter must end the clause, so "it is A minor" is no answer).
+   A negated letter is skipped ("the answer is not A, it is C" reads C; after a
+   negation, "or B" / "nor B" is negated too). A phrase naming two different letters
+   ("the answer is A or B", "answer: B, C") reads nothing: never a guess between them;
+4. ``option_mention``: the FIRST "option X" or "(X)";
+5. ``option_text``: the option whose text appears verbatim (case-insensitive, on word
    boundaries) EARLIEST in the answer; at the same position the longer text wins;
-5. otherwise ``unparsed``: no letter. It counts as wrong and as a ``parse_failure``;
+6. otherwise ``unparsed``: no letter. It counts as wrong and as a ``parse_failure``;
    it is never replaced by a random guess.
 
 Letters are upper case (a lone lower-case "a" is the article) and must be among the
@@ -32,6 +39,7 @@ __all__ = ["PARSE_RULES", "ParsedAnswer", "parse_answer"]
 
 PARSE_RULES: tuple[str, ...] = (
     "brackets",
+    "letter_only",
     "answer_phrase",
     "option_mention",
     "option_text",
@@ -39,18 +47,28 @@ PARSE_RULES: tuple[str, ...] = (
 )
 
 _EMPH = r"[*_`]{0,3}"  # markdown emphasis: **B**, *B*, __B__, `B`, ***B***
-_LETTER = (
-    r"(?<![A-Za-z])" + _EMPH + r"\(?\[?" + _EMPH + r"([A-Z])" + _EMPH + r"\]?\)?" + _EMPH
-) + r"(?![A-Za-z])"
-# "not A", and "nor B" / "or B" after a negation: never read as the answer
-_NOT_NEGATED = r"(?i:(?<!\bnot\s)(?<!\bnor\s)(?<!\bor\s))"
+_LETTER = re.compile(
+    r"(?<![A-Za-z])" + _EMPH + r"(\(?\[?)" + _EMPH + r"([A-Z])" + _EMPH + r"(\]?\)?)" + _EMPH
+    + r"(?![A-Za-z])"
+)  # fmt: skip
 _BRACKETS = re.compile(r"\[\[\s*" + _EMPH + r"([A-Z])" + _EMPH + r"\s*\]\]")
+_ONLY_LETTER = re.compile(
+    r"\s*[\"']?" + _EMPH + r"[(\[]?" + _EMPH + r"([A-Z])" + _EMPH + r"[)\]]?" + _EMPH
+    + r"[.):]?" + _EMPH + r"[\"']?\s*"
+)  # fmt: skip
+# phrases after which a few words may come before the letter
 _PHRASE = re.compile(
-    r"(?i:answer\s+is|answer\s*:|choose|chose|select|guess\s+is|guess\s*:)"
-    r"[^\S\n]*" + _EMPH + r"[:\-]?" + _EMPH + r"[^\S\n]*"
-    r"(?:[^.\n\[\](){}]{0,30}?[^\S\n])?"  # a few words: "most likely", "option", "not A, it is"
-     + _NOT_NEGATED + _LETTER
+    r"(?i:\banswer\s+is|\banswer\s*:|\bchoose|\bchose|\bselect|\bguess\s+is|\bguess\s*:)"
 )
+# phrases whose letter must come right after them ("it is B.", "the correct option is (C)")
+_STRICT_PHRASE = re.compile(r"(?i:\boption\s+is|\bit\s+is|\bit['’]s)")
+_STRICT_START = re.compile(r"[^\S\n]*" + _EMPH + r"[:\-]?" + _EMPH + r"[^\S\n]*(?=[*_`(\[]*[A-Z])")
+# a clause ends at a sentence stop or a line break (a "." right after a letter included)
+_CLAUSE_END = re.compile(r"[.;!?\n]")
+_CONTINUES = re.compile(r"\s*[,:)\]]")  # "it is B, the violin": the letter ends its clause
+_WINDOW = 40  # characters after a phrase where its letter may be
+_NEGATION = re.compile(r"(?i:\b(?:not|nor)\s+$)")
+_ALTERNATIVE = re.compile(r"(?i:\bor\s+$)")
 _MENTION = re.compile(
     r"(?i:option)" + _EMPH + r"\s+" + _EMPH + r"\(?" + _EMPH + r"([A-Z])" + _EMPH + r"\)?"
     r"(?![A-Za-z])|\(" + _EMPH + r"([A-Z])" + _EMPH + r"\)"
@@ -62,8 +80,10 @@ class ParsedAnswer:
     """The letter read from an answer and the rule that read it.
 
     Attributes:
-        letter: The chosen letter, or ``None`` when no rule applied.
-        rule: One of :data:`PARSE_RULES`.
+        letter: The chosen letter, or ``None`` when no rule applied. A reference parser
+            (:mod:`.reference_parsing`) may return a letter that was not offered, as its
+            original does; such an answer chooses no option.
+        rule: The rule that fired (:data:`PARSE_RULES` for this parser).
     """
 
     letter: str | None
@@ -90,6 +110,60 @@ def _first(pattern: re.Pattern[str], text: str, offered: set[str]) -> str | None
         if letter in offered:
             return letter
     return None
+
+
+def _only_letter(text: str, offered: set[str]) -> str | None:
+    match = _ONLY_LETTER.fullmatch(text)
+    return match.group(1) if match and match.group(1) in offered else None
+
+
+def _named_letters(window: str, offered: set[str]) -> list[str]:
+    """The offered letters a clause names, negated ones ("not A", "not A or B") left out."""
+    named: list[str] = []
+    negated = False
+    for match in _LETTER.finditer(window):
+        letter = match.group(2)
+        if letter not in offered:
+            continue
+        before = window[: match.start()]
+        negated = bool(_NEGATION.search(before)) or (negated and bool(_ALTERNATIVE.search(before)))
+        if not negated:
+            named.append(letter)
+    return named
+
+
+def _clause(text: str, start: int) -> str:
+    window = text[start : start + _WINDOW]
+    end = _CLAUSE_END.search(window)
+    return window[: end.start()] if end else window
+
+
+def _phrase_letter(text: str, offered: set[str]) -> str | None:
+    """The letter of the LAST answer phrase that names exactly one letter."""
+    found: list[tuple[int, str]] = []
+    for match in _PHRASE.finditer(text):
+        named = set(_named_letters(_clause(text, match.end()), offered))
+        if len(named) == 1:
+            found.append((match.start(), named.pop()))
+    for match in _STRICT_PHRASE.finditer(text):
+        start = _STRICT_START.match(text, match.end())
+        if start is None:
+            continue
+        clause = _clause(text, start.end())
+        first = _LETTER.match(clause)
+        if first is None or first.group(2) not in offered:
+            continue
+        rest = clause[first.end() :]
+        if _is_bare(first.group(0)) and rest.strip() and not _CONTINUES.match(rest):
+            continue  # "it is A minor": a bare capital followed by more words is no answer
+        if set(_named_letters(clause, offered)) == {first.group(2)}:
+            found.append((match.start(), first.group(2)))
+    return max(found)[1] if found else None
+
+
+def _is_bare(token: str) -> bool:
+    """A letter written without brackets, parentheses or emphasis (``B``, not ``(B)``)."""
+    return len(token.strip()) == 1
 
 
 def _by_text(text: str, options: Sequence[str], letters: Sequence[str]) -> str | None:
@@ -128,7 +202,11 @@ def parse_answer(
 
     >>> parse_answer("I think (A)... final: [[C]]", ["x", "y", "z", "w"])
     ParsedAnswer(letter='C', rule='brackets')
-    >>> parse_answer("no idea", ["x", "y", "z", "w"])
+    >>> parse_answer("**B**", ["x", "y", "z", "w"])
+    ParsedAnswer(letter='B', rule='letter_only')
+    >>> parse_answer("I think it is B.", ["x", "y", "z", "w"])
+    ParsedAnswer(letter='B', rule='answer_phrase')
+    >>> parse_answer("The answer is A or B", ["x", "y", "z", "w"])
     ParsedAnswer(letter=None, rule='unparsed')
     """
     letters = list(letters) if letters is not None else list(letters_for(len(options)))
@@ -138,7 +216,8 @@ def parse_answer(
     offered = set(letters)
     for rule, find in (
         ("brackets", lambda: _last(_BRACKETS, text, offered)),
-        ("answer_phrase", lambda: _last(_PHRASE, text, offered)),
+        ("letter_only", lambda: _only_letter(text, offered)),
+        ("answer_phrase", lambda: _phrase_letter(text, offered)),
         ("option_mention", lambda: _first(_MENTION, text, offered)),
         ("option_text", lambda: _by_text(text, options, letters)),
     ):

@@ -9,6 +9,9 @@ Data location comes from the harness's ``--metadata`` JSON, which lm-eval passes
 * ``muchomusic_csv``: MuChoMusic's CSV, joined on question id to give RUL rows their
   audio track (needed only by audio runs that look clips up by track);
 * ``shuffle_seed``: base seed of the option order (default 1234);
+* ``parser``: how the generation tasks read the chosen letter: ``default`` (ours,
+  :mod:`.parsing`) or ``release`` (the RUListening authors' extraction,
+  :mod:`.reference_parsing`); ``muchomusic_official`` always uses MuChoMusic's scorer;
 * ``audio_dir`` / ``audio_layout`` / ``audio_hf_dataset`` (+ ``audio_split``,
   ``audio_column``, ``audio_id_column``, ``audio_question_column``): where audio models
   find each item's clip (see :mod:`lm_eval_rul.audio`); text-only runs leave them out.
@@ -36,18 +39,23 @@ from ..questions import (
     read_rul_json,
 )
 from .folds import make_docs
-from .parsing import parse_answer
-from .prompts import gen_prompt, pi_prompt
+from .prompts import gen_prompt, muchomusic_official_prompt, pi_prompt
+from .reference_parsing import DEFAULT_PARSER, check_parser, muchomusic_official_answer, parse_with
 from .scoring import is_correct, perceptual_index
 
 __all__ = [
     "load_rul_muchomusic",
+    "load_rul_muchomusic_oneshot",
     "load_muchomusic",
+    "load_muchomusic_official",
     "doc_to_text",
     "doc_to_choice",
     "process_results",
     "doc_to_text_gen",
+    "doc_to_text_textonly_gen",
     "process_results_gen",
+    "doc_to_text_official",
+    "process_results_official",
     "rul_questions",
     "muchomusic_questions",
 ]
@@ -123,28 +131,68 @@ def _seed(metadata: dict[str, Any]) -> int:
         raise ValueError(f"--metadata shuffle_seed must be an integer, got {value!r}") from None
 
 
-def _as_dataset(docs: list[dict[str, Any]]) -> dict[str, Any]:
+def _parser(metadata: dict[str, Any]) -> str:
+    return check_parser(metadata.get("parser", DEFAULT_PARSER))
+
+
+def _as_dataset(docs: list[dict[str, Any]], parser: str) -> dict[str, Any]:
     import datasets
 
+    for doc in docs:
+        doc["parser"] = parser  # read by process_results_gen and the report
     return {"test": datasets.Dataset.from_list(docs)}
 
 
+def _muchomusic_options(metadata: dict[str, Any]) -> dict[str, tuple[str, ...]]:
+    """MuChoMusic's own options of each RUL row (``muchomusic_csv``), used to tell apart
+    Hugging Face audio rows that share a question (:func:`lm_eval_rul.audio.attach_audio`)."""
+    if not metadata.get("muchomusic_csv") or not metadata.get("audio_hf_dataset"):
+        return {}
+    reference = muchomusic_questions(muchomusic_data_path=metadata["muchomusic_csv"])
+    return {q.id: (q.correct_answer, *q.distractors) for q in reference}
+
+
 def load_rul_muchomusic(fold: int, **metadata: Any) -> dict[str, Any]:
-    """``custom_dataset`` of ``rul_muchomusic_fold{fold}`` (and its ``_gen`` twin).
+    """``custom_dataset`` of ``rul_muchomusic_fold{fold}`` (and its ``_gen`` twins).
 
     With ``audio_dir`` / ``audio_hf_dataset`` in ``metadata`` the documents also carry
     the audio fields of :func:`lm_eval_rul.audio.attach_audio`.
     """
+    parser = _parser(metadata)
     questions = rul_questions(**metadata)
     docs = make_docs(questions, benchmark="rul_muchomusic", fold=int(fold), seed=_seed(metadata))
-    return _as_dataset(attach_audio(docs, questions, metadata))
+    known = _muchomusic_options(metadata)
+    return _as_dataset(attach_audio(docs, questions, metadata, known_options=known), parser)
+
+
+def load_rul_muchomusic_oneshot(**metadata: Any) -> dict[str, Any]:
+    """``custom_dataset`` of ``rul_muchomusic_oneshot`` (and ``_gen``): all five options.
+
+    The authors' one-shot evaluation: the correct answer and all four distractors
+    (letters A-E, chance 0.2), in an order seeded by (``shuffle_seed``, id) that no fold
+    shares.
+    """
+    parser = _parser(metadata)
+    questions = rul_questions(**metadata)
+    docs = make_docs(questions, benchmark="rul_muchomusic", fold=None, seed=_seed(metadata))
+    known = _muchomusic_options(metadata)
+    return _as_dataset(attach_audio(docs, questions, metadata, known_options=known), parser)
 
 
 def load_muchomusic(**metadata: Any) -> dict[str, Any]:
     """``custom_dataset`` of ``muchomusic``: the correct answer and its three distractors."""
+    parser = _parser(metadata)
     questions = muchomusic_questions(**metadata)
     docs = make_docs(questions, benchmark="muchomusic", fold=None, seed=_seed(metadata))
-    return _as_dataset(attach_audio(docs, questions, metadata))
+    return _as_dataset(attach_audio(docs, questions, metadata), parser)
+
+
+def load_muchomusic_official(**metadata: Any) -> dict[str, Any]:
+    """``custom_dataset`` of ``muchomusic_official``: the ``muchomusic`` documents (same
+    option order), always scored by MuChoMusic's official scorer."""
+    questions = muchomusic_questions(**metadata)
+    docs = make_docs(questions, benchmark="muchomusic", fold=None, seed=_seed(metadata))
+    return _as_dataset(attach_audio(docs, questions, metadata), "muchomusic_official")
 
 
 def doc_to_text(doc: dict[str, Any]) -> str:
@@ -168,21 +216,51 @@ def process_results(doc: dict[str, Any], results: list[tuple[float, bool]]) -> d
 
 
 def doc_to_text_gen(doc: dict[str, Any]) -> str:
-    """The paper's step-by-step prompt of the generation tasks (answer as ``[[X]]``)."""
+    """The authors' step-by-step prompt of the generation tasks (answer as ``[[X]]``)."""
     return gen_prompt(doc["question"], doc["options"])
 
 
-def process_results_gen(doc: dict[str, Any], results: list[str]) -> dict[str, float]:
-    """``acc`` and ``parse_failure`` of one generated answer (:mod:`lm_eval_rul.mcqa.parsing`).
+def doc_to_text_textonly_gen(doc: dict[str, Any]) -> str:
+    """The paper's generation prompt for text-only LLMs ("You must guess one, ...")."""
+    return gen_prompt(doc["question"], doc["options"], preamble="textonly")
 
-    An unparsed answer is wrong and a parse failure, never a random guess. The parsed
-    letter and the rule that read it are added to the document as ``parsed_letter`` and
-    ``parse_rule``, so ``--log_samples`` shows them.
+
+def process_results_gen(doc: dict[str, Any], results: list[str]) -> dict[str, float]:
+    """``acc`` and ``parse_failure`` of one generated answer.
+
+    Read with the document's ``parser`` (``--metadata parser``: ``default`` is
+    :mod:`lm_eval_rul.mcqa.parsing`, ``release`` the authors' extraction). An answer that
+    chooses no offered option is wrong and a parse failure, never a random guess. The
+    parsed letter and the rule that read it are added to the document as
+    ``parsed_letter`` and ``parse_rule``, so ``--log_samples`` shows them.
     """
-    parsed = parse_answer(results[0], doc["options"], doc["letters"])
+    parsed, index = parse_with(
+        doc.get("parser") or DEFAULT_PARSER, results[0], doc["options"], doc["letters"]
+    )
+    doc["parsed_letter"] = parsed.letter
+    doc["parse_rule"] = parsed.rule
+    return {
+        "acc": float(index is not None and index == int(doc["gold"])),
+        "parse_failure": float(index is None),
+    }
+
+
+def doc_to_text_official(doc: dict[str, Any]) -> str:
+    """MuChoMusic's official prompt: its in-context example, the question and options."""
+    return muchomusic_official_prompt(doc["question"], doc["options"])
+
+
+def process_results_official(doc: dict[str, Any], results: list[str]) -> dict[str, float]:
+    """``acc`` and ``unanswered_rate`` by MuChoMusic's official scorer.
+
+    (:func:`~lm_eval_rul.mcqa.reference_parsing.muchomusic_official_answer`; an
+    unanswered question is wrong.) ``parsed_letter`` / ``parse_rule`` are logged as for
+    the other generation tasks.
+    """
+    parsed = muchomusic_official_answer(results[0], doc["options"])
     doc["parsed_letter"] = parsed.letter
     doc["parse_rule"] = parsed.rule
     return {
         "acc": float(parsed.letter == doc["gold_letter"]),
-        "parse_failure": float(not parsed.parsed),
+        "unanswered_rate": float(parsed.letter is None),
     }

@@ -14,7 +14,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["majority_vote", "majority_vote_accuracy", "majority_from_answers"]
+__all__ = [
+    "majority_vote",
+    "majority_vote_accuracy",
+    "majority_from_answers",
+    "plurality_answer_release",
+    "plurality_vote_release",
+    "plurality_from_answers",
+]
 
 
 def majority_vote(answers: Sequence[Hashable | None], correct: Hashable) -> bool:
@@ -93,3 +100,74 @@ def majority_from_answers(
         "n_items": len(by_item),
         "max_folds": max(len(v) for v in by_item.values()),
     }
+
+
+def plurality_answer_release(answers: Sequence[Hashable | None]) -> Hashable | None:
+    """The authors' leave-one-out answer: the plurality of the parsed answers.
+
+    Args:
+        answers: One answer per fold IN FOLD ORDER (option text; None = unparsed, dropped).
+
+    Returns:
+        The most common answer, a tie going to the one seen first (the earliest fold);
+        None when no answer was parsed.
+
+    Examples
+    --------
+    >>> plurality_answer_release(["harp", "piano", "piano", "harp"])
+    'harp'
+    >>> plurality_answer_release([None, "flute", None, None])
+    'flute'
+    >>> plurality_answer_release([None, None]) is None
+    True
+    """
+    counts: dict[Hashable, int] = {}
+    for answer in answers:
+        if answer is not None:
+            counts[answer] = counts.get(answer, 0) + 1
+    if not counts:
+        return None
+    best = max(counts.values())
+    return next(answer for answer, count in counts.items() if count == best)
+
+
+def plurality_vote_release(answers: Sequence[Hashable | None], correct: Hashable) -> bool:
+    """Whether the authors' plurality answer (:func:`plurality_answer_release`) is correct.
+
+    Examples
+    --------
+    >>> plurality_vote_release(["piano", "harp", "harp", "piano"], "piano")
+    True
+    >>> majority_vote(["piano", "harp", "harp", "piano"], "piano")
+    False
+    """
+    return plurality_answer_release(answers) == correct
+
+
+def plurality_from_answers(
+    answers: Iterable[tuple[str, int, str | None, str | None]],
+) -> dict[str, Any]:
+    """The authors' leave-one-out accuracy from ``(question id, fold, chosen, correct)``.
+
+    Args:
+        answers: One tuple per (question, fold); folds are put in order before voting, so
+            the earliest fold wins a tie whatever the order given here.
+
+    Returns:
+        ``{"plurality_acc_release": float, "n_items": int}``.
+
+    >>> plurality_from_answers([("1", 1, "y", "x"), ("1", 0, "x", "x")])
+    {'plurality_acc_release': 1.0, 'n_items': 1}
+    """
+    by_item: dict[str, list[tuple[int, str | None]]] = {}
+    correct: dict[str, str] = {}
+    for item, fold, answer, right in answers:
+        by_item.setdefault(str(item), []).append((int(fold), answer))
+        correct[str(item)] = str(right)
+    if not by_item:
+        raise ValueError("no answers to vote on")
+    hits = [
+        plurality_vote_release([a for _, a in sorted(folds, key=lambda x: x[0])], correct[item])
+        for item, folds in by_item.items()
+    ]
+    return {"plurality_acc_release": float(np.mean(hits)), "n_items": len(by_item)}

@@ -37,7 +37,7 @@ class ClipPrefix:
     plain_ids: list[int]  # tokenizer ids, audio placeholder unexpanded
     expanded_len: int  # length after the processor expanded the placeholder
     audio_end_plain: int  # index after the last audio token in plain_ids
-    layers: list[tuple[torch.Tensor, torch.Tensor]]  # per-layer keys/values
+    layers: list[tuple[torch.Tensor, torch.Tensor]]  # per-layer keys/values (none: empty)
     rope_delta: torch.Tensor | None  # multimodal-RoPE offset of text after the audio
 
 
@@ -120,6 +120,12 @@ class PrefixScoringMixin:
             return self._prefix_lru[key]
         before = self._parts[0]
         plain = self._encode(before)
+        if not plain:
+            # no system turn and no audio (audio=none, chat_template=false): the prompt
+            # starts with the question itself, so there is nothing to encode or cache
+            prefix = ClipPrefix(key, [], 0, 0, [], None)
+            self._prefix_lru[key] = prefix
+            return prefix
         _, waves = self._waves(doc)
         inputs = self._model_inputs([before], waves)
         expanded = inputs["input_ids"][0].tolist()
@@ -191,11 +197,12 @@ class PrefixScoringMixin:
             positions = torch.arange(past_len, past_len + width).view(1, 1, -1)
             positions = positions + prefix.rope_delta.to(positions.device).view(1, -1, 1)[:, :1]
             kwargs["position_ids"] = positions.expand(3, len(rows), -1).to(self.device)
+        if prefix.layers:
+            kwargs[self._cache_arg] = self._cache_copy(prefix, past_len, len(rows))
         logits = self.model(
             input_ids=input_ids.to(self.device),
             attention_mask=mask.to(self.device),
             use_cache=True,
-            **{self._cache_arg: self._cache_copy(prefix, past_len, len(rows))},
             **kwargs,
         ).logits
         return [

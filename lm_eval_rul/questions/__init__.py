@@ -11,6 +11,8 @@ Public names:
   :func:`read_muchomusic_csv`, :func:`read_questions_table`, :func:`attach_tracks`,
   :func:`load_questions_without_distractors`, :func:`read_as_released`,
   :data:`MUCHOMUSIC_COLUMNS` (:mod:`.readers`);
+* :func:`read_muchomusic_categories`, :class:`QuestionCategories`,
+  :data:`CATEGORY_DIMENSIONS` (:mod:`.categories`: MuChoMusic's question categories);
 * :func:`clean_candidate`, :func:`clean_pool`, :func:`clean_pools`, :class:`CleanedPool`
   (:mod:`.pools`);
 * :func:`default_rul_path`, :func:`default_muchomusic_csv`, :func:`cache_dir`,
@@ -19,6 +21,7 @@ Public names:
 * :data:`DEFAULT_SEED`, :func:`derive_seed`, :func:`item_rng` (:mod:`.seeding`).
 """
 
+from .categories import CATEGORY_DIMENSIONS, QuestionCategories, read_muchomusic_categories
 from .pools import CleanedPool, clean_candidate, clean_pool, clean_pools
 from .readers import (
     MUCHOMUSIC_COLUMNS,
@@ -64,6 +67,9 @@ __all__ = [
     "attach_tracks",
     "load_questions_without_distractors",
     "read_as_released",
+    "CATEGORY_DIMENSIONS",
+    "QuestionCategories",
+    "read_muchomusic_categories",
     "CleanedPool",
     "clean_candidate",
     "clean_pool",

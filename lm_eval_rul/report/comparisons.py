@@ -17,7 +17,13 @@ import numpy as np
 from ..questions import derive_seed
 from .runs import Run, RunReadError
 from .samples import Sample
-from .settings import ReportSettings, condition_rank, id_sort_key, resample_groups
+from .settings import (
+    ReportSettings,
+    base_benchmark,
+    condition_rank,
+    id_sort_key,
+    resample_groups,
+)
 from .stats import leakage_ci, paired_difference_ci, pearson, wilcoxon_pvalue
 
 __all__ = ["paired_comparisons", "pi_correlations", "find_backbone"]
@@ -159,8 +165,7 @@ def paired_comparisons(
 def _pi_source(
     runs: Sequence[Run], benchmark: str, settings: ReportSettings
 ) -> tuple[str | None, dict[str, float]]:
-    base = benchmark.removesuffix("_gen")
-    for label in (benchmark, base):
+    for label in (benchmark, base_benchmark(benchmark)):
         if label in settings.pi_files:
             pi_file = settings.pi_files[label]
             return f"--pi {label}={pi_file.path}", pi_file.pi
@@ -181,7 +186,7 @@ def pi_correlations(
     if not pi:
         notes.append(
             f"{benchmark}: no PI for the PI-accuracy correlation: pass "
-            f"--pi {benchmark.removesuffix('_gen')}=PI.jsonl (from lm-eval-rul pi)"
+            f"--pi {base_benchmark(benchmark)}=PI.jsonl (from lm-eval-rul pi)"
         )
         return [], {}
     groups: dict[str, list[Run]] = defaultdict(list)

@@ -31,6 +31,43 @@ def _p(value: float) -> str:
     return f"{value:.2g}" if value >= 1e-4 else "<1e-4"
 
 
+_DIMENSION_TITLES = {
+    "music_knowledge": "knowledge category",
+    "music_reasoning": "reasoning category",
+    "genre": "genre",
+    "source": "source dataset",
+}
+
+
+def _breakdown_lines(breakdowns: dict[str, Any] | None) -> list[str]:
+    """One table per MuChoMusic category dimension: a row per label, a column per run."""
+    if not breakdowns:
+        return []
+    lines = [
+        "Accuracy by MuChoMusic category (acc (n questions); a question counts in each of its "
+        "categories, `any` = questions with at least one):",
+        "",
+    ]
+    for dimension, rows in breakdowns.items():
+        if not rows:
+            continue
+        runs = list(dict.fromkeys(run for per_run in rows.values() for run in per_run))
+        lines += [
+            f"| {_DIMENSION_TITLES.get(dimension, dimension)} | " + " | ".join(runs) + " |",
+            "|---|" + "---|" * len(runs),
+        ]
+        for label, per_run in rows.items():
+            cells = [
+                f"{per_run[run]['acc']:.3f} ({per_run[run]['n_questions']})"
+                if run in per_run
+                else "–"
+                for run in runs
+            ]
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        lines.append("")
+    return lines
+
+
 def render_markdown(report: dict[str, Any]) -> str:
     """``report.md``: settings, one section per benchmark (tables + figures), notes."""
     settings = report["settings"]
@@ -49,14 +86,15 @@ def render_markdown(report: dict[str, Any]) -> str:
         fold_cols = [f"fold {f}" for f in folds]
         lines += [f"## {data['name']}", "", f"Chance: {data['chance']:.3f}.", ""]
         header = ["model", "audio", *fold_cols, f"mean acc [{level} CI]", "n q"]
-        header += ["majority vote"] if folds else []
+        header += ["majority (strict)", "plurality (release)"] if folds else []
         header += ["mean PI", "parse fail"]
         lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         for row in data["rows"]:
             cells = [row["model"], row["setting"]]
             cells += [_pct(row["folds"].get(f, {}).get("acc")) for f in folds]
             cells += [_ci(row["accuracy"]), str(row["n_questions"])]
-            cells += [_pct(row["majority_vote"])] if folds else []
+            if folds:
+                cells += [_pct(row["majority_vote"]), _pct(row.get("plurality_vote_release"))]
             cells += [_pct(row["mean_pi"]), _pct(row["parse_failure_rate"])]
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
@@ -107,6 +145,7 @@ def render_markdown(report: dict[str, Any]) -> str:
                     f"{c['pi_source']} |"
                 )
             lines.append("")
+        lines += _breakdown_lines(data.get("breakdowns"))
         for key, caption in (
             ("accuracy", "accuracy"),
             ("conditions", "audio conditions"),

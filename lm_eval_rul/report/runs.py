@@ -72,6 +72,7 @@ class TaskResult:
     samples_file: Path
     results_file: Path
     windows: list[FactualWindow] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)  # the task's --metadata
 
     @property
     def is_generation(self) -> bool:
@@ -278,7 +279,8 @@ def read_results_file(path: str | Path) -> Run:
         run.group_metrics[group] = _metrics(row)
     for task in (name for name in results["results"] if name not in groups):
         metrics = _metrics(results["results"][task])
-        output_type = str(results.get("configs", {}).get(task, {}).get("output_type", ""))
+        task_config = (results.get("configs") or {}).get(task) or {}
+        output_type = str(task_config.get("output_type", ""))
         samples_file = path.parent / f"samples_{task}_{stamp}.jsonl"
         if stamp is None or not samples_file.is_file():
             raise RunReadError(
@@ -302,6 +304,7 @@ def read_results_file(path: str | Path) -> Run:
             samples_file=samples_file,
             results_file=path,
             windows=windows,
+            metadata=dict(task_config.get("metadata") or {}),
         )
     if not run.tasks:
         raise RunReadError(f"{path}: the results file lists no task")

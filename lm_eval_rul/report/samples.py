@@ -3,8 +3,9 @@
 Each logged sample of this plugin's multiple-choice tasks becomes a :class:`Sample`: the
 question, the fold, whether it was right and which option text the model chose
 (:func:`sample_answer`: the highest letter log-likelihood, or the letter parsed from a
-generation). :func:`majority_from_samples` turns the four folds' samples into the
-majority-vote accuracy that ``lm-eval-rul run`` adds to the fold groups.
+generation, read with the parser the document names). :func:`majority_from_samples` turns
+the four folds' samples into the fold votes that ``lm-eval-rul run`` adds to the fold
+groups: ``majority_acc`` (ours, strict) and ``plurality_acc_release`` (the authors').
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import UserInputError
-from ..mcqa.parsing import parse_answer
-from ..mcqa.voting import majority_from_answers
+from ..mcqa.reference_parsing import DEFAULT_PARSER, parse_with
+from ..mcqa.voting import majority_from_answers, plurality_from_answers
 
 __all__ = [
     "RunReadError",
@@ -51,7 +52,8 @@ class Sample:
         pi: The sample's ``perceptual_index`` metric (multiple choice only).
         source_pi: The PI stored in the dataset (``source_pi`` of the doc), if any.
         track: The question's audio track, if the doc has one.
-        parse_failure: The sample's ``parse_failure`` (generation tasks only).
+        parse_failure: The sample's ``parse_failure`` (generation tasks only;
+            ``unanswered_rate`` for ``muchomusic_official``).
     """
 
     id: str
@@ -74,17 +76,19 @@ class Sample:
 def sample_answer(sample: Mapping[str, Any]) -> str | None:
     """The option text a logged harness sample (``--log_samples``) chose.
 
-    Generation samples (one generated string) are read with
-    :func:`lm_eval_rul.mcqa.parsing.parse_answer`; multiple-choice samples (one
-    log-likelihood per letter) choose the highest one. ``None`` when unparsed, or when
-    no letter has a finite log-likelihood (``lalm-api``'s top-k path found none).
+    Generation samples (one generated string) are read with the parser the document
+    names (``doc["parser"]``, :data:`lm_eval_rul.mcqa.reference_parsing.PARSERS`; the
+    default parser when absent); multiple-choice samples (one log-likelihood per letter)
+    choose the highest one. ``None`` when no offered option was chosen, or when no letter
+    has a finite log-likelihood (``lalm-api``'s top-k path found none).
     """
     doc = sample["doc"]
     options, letters = list(doc["options"]), list(doc["letters"])
     responses = sample["filtered_resps"]
     if len(responses) == 1 and isinstance(responses[0], str):
-        letter = parse_answer(responses[0], options, letters).letter
-        return None if letter is None else options[letters.index(letter)]
+        parser = doc.get("parser") or DEFAULT_PARSER
+        _, index = parse_with(parser, responses[0], options, letters)
+        return None if index is None else options[index]
     if len(responses) != len(options):
         raise ValueError(
             f"sample of item {doc.get('id')!r}: {len(responses)} responses for "
@@ -97,26 +101,42 @@ def sample_answer(sample: Mapping[str, Any]) -> str | None:
 
 
 def majority_from_samples(fold_samples: Iterable[Sequence[Mapping[str, Any]]]) -> dict[str, Any]:
-    """Majority-vote accuracy over folds from the harness's logged samples.
+    """Both fold votes from the harness's logged samples (:mod:`lm_eval_rul.mcqa.voting`).
 
     Args:
         fold_samples: For each fold task, its logged samples (``results["samples"][task]``
             or the rows of its ``samples_*.jsonl`` file).
 
     Returns:
-        ``{"majority_acc": float, "n_items": int, "n_folds": int}``
-        (:func:`~lm_eval_rul.mcqa.voting.majority_from_answers`); items missing from some
-        folds vote with the folds they have.
+        ``{"majority_acc": float, "plurality_acc_release": float, "n_items": int,
+        "n_folds": int}``: our strict majority
+        (:func:`~lm_eval_rul.mcqa.voting.majority_from_answers`) and the authors'
+        plurality, ties to the earliest fold (by the documents' ``fold``)
+        (:func:`~lm_eval_rul.mcqa.voting.plurality_from_answers`); items missing from
+        some folds vote with the folds they have.
     """
-    triples: list[tuple[str, str | None, str]] = []
+    rows: list[tuple[str, int, str | None, str]] = []
     n_folds = 0
     for samples in fold_samples:
         n_folds += 1
         for sample in samples:
             doc = sample["doc"]
-            triples.append((str(doc["id"]), sample_answer(sample), str(doc["correct_answer"])))
-    vote = majority_from_answers(triples)
-    return {"majority_acc": vote["majority_acc"], "n_items": vote["n_items"], "n_folds": n_folds}
+            rows.append(
+                (
+                    str(doc["id"]),
+                    int(doc.get("fold", -1)),
+                    sample_answer(sample),
+                    str(doc["correct_answer"]),
+                )
+            )
+    vote = majority_from_answers((item, answer, right) for item, _, answer, right in rows)
+    plurality = plurality_from_answers(rows)
+    return {
+        "majority_acc": vote["majority_acc"],
+        "plurality_acc_release": plurality["plurality_acc_release"],
+        "n_items": vote["n_items"],
+        "n_folds": n_folds,
+    }
 
 
 def _float_or_none(value: Any) -> float | None:
@@ -166,7 +186,7 @@ def sample_from_row(row: dict[str, Any], where: str) -> Sample:
             pi=_float_or_none(row.get("perceptual_index")),
             source_pi=_float_or_none(doc.get("source_pi")),
             track=None if track in (None, "") else str(track),
-            parse_failure=_float_or_none(row.get("parse_failure")),
+            parse_failure=_float_or_none(row.get("parse_failure", row.get("unanswered_rate"))),
         )
     except RunReadError:
         raise

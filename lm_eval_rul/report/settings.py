@@ -23,6 +23,7 @@ __all__ = [
     "resample_groups",
     "id_sort_key",
     "mean_or_none",
+    "base_benchmark",
 ]
 
 #: Conditions in display order; others follow alphabetically.
@@ -32,7 +33,25 @@ BENCHMARK_NAMES = {
     "rul_muchomusic": "RUL-MuChoMusic",
     "muchomusic_gen": "MuChoMusic (generation)",
     "rul_muchomusic_gen": "RUL-MuChoMusic (generation)",
+    "rul_muchomusic_textonly_gen": "RUL-MuChoMusic (text-only generation prompt)",
+    "muchomusic_textonly_gen": "MuChoMusic (text-only generation prompt)",
+    "rul_muchomusic_oneshot": "RUL-MuChoMusic, one-shot (5 options)",
+    "rul_muchomusic_oneshot_gen": "RUL-MuChoMusic, one-shot generation (5 options)",
+    "muchomusic_official": "MuChoMusic (official protocol)",
 }
+
+
+def base_benchmark(benchmark: str) -> str:
+    """The question set a task's benchmark asks: ``muchomusic`` or ``rul_muchomusic`` for
+    every protocol of theirs (``_gen``, ``_textonly_gen``, ``_oneshot``, ``_official``).
+
+    >>> base_benchmark("rul_muchomusic_oneshot_gen"), base_benchmark("muchomusic_official")
+    ('rul_muchomusic', 'muchomusic')
+    """
+    for base in ("rul_muchomusic", "muchomusic"):
+        if benchmark == base or benchmark.startswith(base + "_"):
+            return base
+    return benchmark.removesuffix("_gen")
 
 
 class ReportSettingsError(UserInputError, ValueError):
@@ -53,6 +72,8 @@ class ReportSettings:
         text_backbone: Model name (or ``pretrained``) of the text run used for leakage.
         pi_files: Label -> :class:`~lm_eval_rul.report.pi_files.PIFile` (from ``--pi``); a
             label equal to a benchmark name supplies that benchmark's PI for the correlations.
+        muchomusic_csv: MuChoMusic's CSV for the category breakdowns (default: the one
+            the runs' ``--metadata`` named, if any).
 
     Raises:
         ReportSettingsError: An option out of range; the message names it and the fix.
@@ -65,6 +86,7 @@ class ReportSettings:
     method: str = "percentile"
     text_backbone: str | None = None
     pi_files: dict[str, PIFile] = field(default_factory=dict)
+    muchomusic_csv: str | None = None
 
     def __post_init__(self) -> None:
         if self.by not in ("question", "track"):

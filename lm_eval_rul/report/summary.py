@@ -9,8 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from ..mcqa.voting import majority_from_answers
+from ..mcqa.voting import majority_from_answers, plurality_from_answers
 from ..questions import derive_seed
+from .breakdowns import category_breakdowns, load_categories
 from .comparisons import find_backbone, paired_comparisons, pi_correlations
 from .factual import factual_report
 from .runs import Run, RunReadError
@@ -33,6 +34,13 @@ def _majority(samples: Sequence[Sample]) -> float | None:
     vote = majority_from_answers((s.id, s.answer, s.correct_answer) for s in samples)
     return vote["majority_acc"] if vote["max_folds"] >= 2 else None
 
+
+def _plurality(samples: Sequence[Sample]) -> float | None:
+    """The authors' plurality vote over folds (``plurality_acc_release``); None with one fold."""
+    if len({s.fold for s in samples}) < 2:
+        return None
+    vote = plurality_from_answers((s.id, s.fold, s.answer, s.correct_answer) for s in samples)
+    return vote["plurality_acc_release"]
 
 
 def _table_row(run: Run, benchmark: str, settings: ReportSettings) -> dict[str, Any]:
@@ -89,6 +97,7 @@ def _table_row(run: Run, benchmark: str, settings: ReportSettings) -> dict[str, 
         "n_questions": len({s.id for s in samples}),
         "n_samples": len(samples),
         "majority_vote": majority,
+        "plurality_vote_release": _plurality(samples),
         "chance": float(np.mean([1.0 / s.n_options for s in samples])),
         "mean_pi": mean_or_none([s.pi for s in samples]),
         "parse_failure_rate": (
@@ -131,6 +140,7 @@ def build_report(runs: Sequence[Run], settings: ReportSettings | None = None) ->
     notes = [note for run in runs for note in run.notes]
     needs_backbone = settings.text_backbone is not None or any(r.condition == "none" for r in runs)
     backbone = find_backbone(runs, settings.text_backbone, notes) if needs_backbone else None
+    categories, categories_source = load_categories(runs, settings.muchomusic_csv, notes)
     benchmarks: dict[str, Any] = {}
     for benchmark in sorted({b for r in runs for b in r.benchmarks()}):
         members = [r for r in runs if r.tasks_of(benchmark)]
@@ -148,6 +158,7 @@ def build_report(runs: Sequence[Run], settings: ReportSettings | None = None) ->
             "perception_gain": gains,
             "leakage": leakage,
             "correlations": correlations,
+            "breakdowns": category_breakdowns(members, benchmark, categories, notes),
             "_scatter": scatter,
         }
     return {
@@ -159,6 +170,7 @@ def build_report(runs: Sequence[Run], settings: ReportSettings | None = None) ->
             "bootstrap_method": settings.method,
             "text_backbone": backbone.label if backbone else None,
             "pi_files": {k: v.path for k, v in settings.pi_files.items()},
+            "muchomusic_csv": categories_source,
         },
         "runs": [
             {

@@ -24,6 +24,9 @@ _INSTRUMENTS = [
     "organ",
     "banjo",
 ]
+_GENRES = ["Rock", "Jazz", "Folk, World, & Country"]
+_KNOWLEDGE = [["Melody", "Instrumentation"], ["Instrumentation"], [], ["Genre and Style"]]
+_REASONING = [[], ["Temporal relations between elements"], [], ["Mood and expression"]]
 _MOODS = ["melancholic", "joyful", "tense", "calm", "playful", "dark", "uplifting", "dreamy"]
 
 
@@ -81,7 +84,9 @@ def write_muchomusic_csv(path: str | Path, n: int = 8) -> Path:
     """A MuChoMusic-schema CSV with the same ids as :func:`fixture_rows`.
 
     Even rows come from the Song Describer Dataset (``<track>.json``), odd rows from
-    MusicCaps (``<ytid>_<start>.json``); tracks are shared by pairs of questions.
+    MusicCaps (``<ytid>_<start>.json``); tracks are shared by pairs of questions. The
+    category columns look like the real ones: ``genre`` a plain name, ``music_knowledge``
+    and ``music_reasoning`` stringified lists (several, one or no category).
     """
     rows = fixture_rows(n)
     path = Path(path)
@@ -100,9 +105,9 @@ def write_muchomusic_csv(path: str | Path, n: int = 8) -> Path:
                     identifier,
                     row["correct_answer"],
                     *row["distractors"][:3],
-                    "['rock']",
-                    "['timbre']",
-                    "[]",
+                    _GENRES[track % len(_GENRES)],
+                    str(_KNOWLEDGE[index % len(_KNOWLEDGE)]),
+                    str(_REASONING[index % len(_REASONING)]),
                 ]
             )
     return path

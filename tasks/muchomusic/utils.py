@@ -4,7 +4,11 @@ from lm_eval_rul.mcqa.tasks import (  # noqa: F401
     doc_to_choice,
     doc_to_text,
     doc_to_text_gen,
+    doc_to_text_official,
+    doc_to_text_textonly_gen,
     load_muchomusic,
+    load_muchomusic_official,
     process_results,
     process_results_gen,
+    process_results_official,
 )

@@ -4,7 +4,9 @@ from lm_eval_rul.mcqa.tasks import (  # noqa: F401
     doc_to_choice,
     doc_to_text,
     doc_to_text_gen,
+    doc_to_text_textonly_gen,
     load_rul_muchomusic,
+    load_rul_muchomusic_oneshot,
     process_results,
     process_results_gen,
 )
