@@ -12,8 +12,13 @@ Public names:
   :func:`decode_count`, :data:`CLIP_CACHE` (:mod:`.decoding`);
 * :class:`AudioSpec`, :data:`AUDIO_CONDITIONS`, :data:`FILE_CONDITIONS`,
   :func:`condition_key`, :func:`condition_audio`, :func:`noise_waveform`,
-  :func:`random_clip`, :func:`register_clip_pool`, :func:`check_audio_available`
-  (:mod:`.conditions`);
+  :func:`random_clip`, :func:`register_clip_pool`, :func:`check_audio_available`,
+  :func:`pool_refs` (:mod:`.conditions`);
+* :func:`clip_identity` (:mod:`.sources`: what identifies a clip's content, for stored
+  results);
+* :func:`preflight_clips`, :func:`refs_to_check`, :func:`clip_header_problem`,
+  :data:`AUDIO_CHECKS`, :class:`UnreadableAudioError` (:mod:`.preflight`: every clip
+  looked at before the model loads);
 * :class:`AudioError`, :class:`MissingAudioError`, :class:`AudioDecodeError`,
   :class:`UnknownConditionError` (:mod:`.errors`).
 """
@@ -25,6 +30,7 @@ from .conditions import (
     condition_audio,
     condition_key,
     noise_waveform,
+    pool_refs,
     random_clip,
     register_clip_pool,
 )
@@ -37,6 +43,14 @@ from .errors import (
     UnknownConditionError,
 )
 from .layouts import AUDIO_EXTENSIONS, attach_audio, track_identities
+from .preflight import (
+    AUDIO_CHECKS,
+    UnreadableAudioError,
+    clip_header_problem,
+    preflight_clips,
+    refs_to_check,
+)
+from .sources import clip_identity
 
 __all__ = [
     "AUDIO_CONDITIONS",
@@ -60,4 +74,11 @@ __all__ = [
     "random_clip",
     "register_clip_pool",
     "check_audio_available",
+    "pool_refs",
+    "clip_identity",
+    "AUDIO_CHECKS",
+    "UnreadableAudioError",
+    "clip_header_problem",
+    "preflight_clips",
+    "refs_to_check",
 ]

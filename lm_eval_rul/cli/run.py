@@ -1,9 +1,11 @@
 """Hooks around the harness's ``run`` (``lm-eval-rul run``).
 
-* Before the model is built (``--model lalm``): load the selected tasks' documents with
-  the same ``--metadata`` and raise ONE :class:`~lm_eval_rul.audio.MissingAudioError`
-  for every item whose audio is missing (the harness builds the model first, so a
-  missing file would otherwise surface only after minutes of model loading).
+* While the command parses its tasks: a fast task index and unknown names as one line
+  (:mod:`.task_names`); the harness's noise about our tasks muted (:mod:`.quiet`).
+* Before the model is built, for every model type: :func:`~.preflight.check_before_model`
+  checks the ``model_args``, that the model can be loaded, the question files and
+  ``--metadata`` (the tasks are loaded here, once, and handed to the harness) and, for
+  audio models, every clip (``--audio_check``).
 * After ``simple_evaluate``: add ``majority_acc`` (majority vote over the four
   leave-one-out folds, :func:`lm_eval_rul.report.samples.majority_from_samples`) to the
   ``rul_muchomusic`` and ``rul_muchomusic_gen`` groups, so it is in the printed table
@@ -19,30 +21,52 @@ import logging
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["MAJORITY_GROUPS", "run_hooks", "check_audio_before_model", "add_majority_acc"]
+from .preflight import check_audio_before_model, check_before_model
+from .quiet import quiet_harness_logs
+from .task_names import task_name_hooks
+
+__all__ = [
+    "MAJORITY_GROUPS",
+    "run_hooks",
+    "check_audio_before_model",
+    "add_majority_acc",
+]
 
 logger = logging.getLogger(__name__)
 
 #: Groups whose subtasks are the leave-one-out folds of one benchmark.
 MAJORITY_GROUPS: tuple[str, ...] = ("rul_muchomusic", "rul_muchomusic_gen")
-_AUDIO_MODELS: tuple[str, ...] = ("lalm",)
+
+
+def _wants_majority(tasks: Any) -> bool:
+    names = tasks if isinstance(tasks, str) else ",".join(map(str, tasks or []))
+    return any(group in names for group in MAJORITY_GROUPS)
 
 
 @contextlib.contextmanager
-def run_hooks(args: argparse.Namespace) -> Iterator[None]:
-    """Wrap one ``run``: audio checked before the model, majority vote added after."""
-    if getattr(args, "model", None) in _AUDIO_MODELS:
-        check_audio_before_model(args)
-    tasks = getattr(args, "tasks", None) or ""
-    names = tasks if isinstance(tasks, str) else ",".join(map(str, tasks))
-    if not any(group in names for group in MAJORITY_GROUPS):
-        yield
-        return
+def run_hooks(args: argparse.Namespace, *, audio_check: str = "header") -> Iterator[None]:
+    """Wrap one ``run``: checks before the model, quiet logs, majority vote after.
+
+    Args:
+        args: The parsed ``run`` arguments (the harness's).
+        audio_check: ``header``, ``decode`` or ``none`` (``--audio_check``).
+    """
     import lm_eval
 
     original = lm_eval.simple_evaluate
 
     def simple_evaluate(*a: Any, **kw: Any) -> dict[str, Any] | None:
+        check_before_model(
+            model=kw.get("model"),
+            model_args=kw.get("model_args"),
+            tasks=kw.get("tasks"),
+            task_manager=kw.get("task_manager"),
+            limit=kw.get("limit"),
+            samples=kw.get("samples"),
+            audio_check=audio_check,
+        )
+        if not _wants_majority(kw.get("tasks")):
+            return original(*a, **kw)
         wanted = bool(kw.get("log_samples"))
         kw["log_samples"] = True
         results = original(*a, **kw)
@@ -54,58 +78,10 @@ def run_hooks(args: argparse.Namespace) -> Iterator[None]:
 
     lm_eval.simple_evaluate = simple_evaluate
     try:
-        yield
+        with task_name_hooks(), quiet_harness_logs():
+            yield
     finally:
         lm_eval.simple_evaluate = original
-
-
-def _tasks(task_dict: dict[Any, Any]) -> Iterator[Any]:
-    for value in task_dict.values():
-        if isinstance(value, dict):
-            yield from _tasks(value)
-        else:
-            yield value
-
-
-def check_audio_before_model(args: argparse.Namespace) -> None:
-    """Raise :class:`~lm_eval_rul.audio.MissingAudioError` before any model is loaded.
-
-    First the ``lalm`` ``--model_args`` are checked
-    (:func:`~lm_eval_rul.models.lalm.check_model_args`): an unknown name, an unknown
-    ``audio=`` condition or a value of the wrong kind is reported at once.
-
-    Reads the documents the run will evaluate (``--limit`` applied as the harness does)
-    of every plugin task in ``--tasks``, with the run's ``--metadata`` and the
-    ``audio=`` condition of ``--model_args``. Only the ``--include_path`` folders are
-    indexed (the plugin's tasks live there), so the check costs little; conditions
-    that need no files skip it.
-    """
-    from lm_eval.config.evaluate_config import EvaluatorConfig
-    from lm_eval.evaluator_utils import get_sample_size
-    from lm_eval.tasks import TaskManager, get_task_dict
-
-    from ..audio import FILE_CONDITIONS, check_audio_available
-    from ..models.lalm import check_model_args
-
-    cfg = EvaluatorConfig.from_cli(argparse.Namespace(**vars(args)))
-    # bad names or values (audio=loud, noise_seconds=abc) fail here, before data and model
-    model_args = check_model_args(cfg.model_args or {})
-    condition = str(model_args.get("audio", "original"))
-    if condition not in FILE_CONDITIONS or not cfg.tasks:
-        return
-    task_manager = TaskManager(
-        include_path=cfg.include_path, include_defaults=False, metadata=cfg.metadata
-    )
-    requested = cfg.tasks.split(",") if isinstance(cfg.tasks, str) else list(cfg.tasks)
-    names = task_manager.match_tasks([t for t in requested if isinstance(t, str)])
-    docs: list[dict[str, Any]] = []
-    for task in _tasks(get_task_dict(names, task_manager) if names else {}):
-        task_docs = list(task.eval_docs)
-        if not task_docs or "benchmark" not in task_docs[0]:
-            continue  # not one of the plugin's tasks
-        limit = None if cfg.samples else get_sample_size(task, cfg.limit)
-        docs.extend(task_docs[:limit] if limit is not None else task_docs)
-    check_audio_available(docs, condition)
 
 
 def add_majority_acc(results: dict[str, Any]) -> None:

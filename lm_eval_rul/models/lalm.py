@@ -33,6 +33,7 @@ from .families import Family, family_for, resolve_attr
 from .generation import AudioGenerationMixin
 from .prefix_scoring import ClipPrefix, PrefixScoringMixin
 from .processors import load_processor
+from .stored_results import StoredResults, results_path, results_scope
 
 __all__ = ["LALM", "check_model_args"]
 
@@ -74,6 +75,10 @@ class LALM(PrefixScoringMixin, AudioGenerationMixin, HFLM):
         revision: Checkpoint revision on the Hub.
         trust_remote_code: Passed to transformers (the supported families need none).
         parallelize: Split one model over several GPUs (``device_map="auto"``).
+        results_cache: Where results are kept as they are computed, so an interrupted
+            run resumes without repeating a forward pass (:mod:`.stored_results`):
+            ``auto`` (default: ``lalm_results.sqlite`` in ``$LM_EVAL_RUL_CACHE``), a
+            file path, or ``none``.
     """
 
     MULTIMODAL = True
@@ -98,6 +103,7 @@ class LALM(PrefixScoringMixin, AudioGenerationMixin, HFLM):
         revision: str = "main",
         trust_remote_code: bool = False,
         parallelize: bool = False,
+        results_cache: str | None = "auto",
         **unknown: Any,
     ) -> None:
         given = {
@@ -148,12 +154,13 @@ class LALM(PrefixScoringMixin, AudioGenerationMixin, HFLM):
         self._parts = self._template_parts(with_audio=condition != "none")
         self._warned: set[str] = set()
         self._prefix_lru: OrderedDict[Hashable, ClipPrefix] = OrderedDict()
+        self._stored = StoredResults(results_path(results_cache), results_scope(self))
         self._forward_names = set(inspect.signature(self.model.forward).parameters)
         # transformers 5.24 renamed the forward argument past_key_values to cache
         self._cache_arg = "cache" if "cache" in self._forward_names else "past_key_values"
         logger.info(
             "lalm: %s from %s; audio=%s seed=%d noise_seconds=%s noise_std=%s "
-            "sampling_rate=%d max_audio_seconds=%s prefix_cache=%s",
+            "sampling_rate=%d max_audio_seconds=%s prefix_cache=%s results_cache=%s",
             self.family.name,
             pretrained,
             self.condition,
@@ -163,6 +170,7 @@ class LALM(PrefixScoringMixin, AudioGenerationMixin, HFLM):
             self.spec.sampling_rate,
             self.spec.max_seconds,
             self.prefix_cache,
+            self._stored.path or "none",
         )
 
     # ------------------------------------------------------------------ loading hooks
@@ -245,7 +253,8 @@ class LALM(PrefixScoringMixin, AudioGenerationMixin, HFLM):
             raise LALMArgumentError(
                 "lalm does not support --use_cache: lm-eval keys cached responses by prompt "
                 "text only, so answers for another clip or audio condition would be reused. "
-                "Run without --use_cache (the clip prefix cache already avoids re-encoding)."
+                "Run without it: lalm keeps its own results cache, keyed by clip and "
+                "setting (model_args results_cache=PATH|none), and resumes from it."
             )
         super().set_cache_hook(cache_hook)
 
