@@ -207,15 +207,18 @@ def preflight_clips(
     unique = list(dict.fromkeys(refs))
     if level == "none" or not unique:
         return 0
-    from tqdm.auto import tqdm
+    from ..progress import progress_bar
 
     problems: dict[str, str] = {}
-    for ref in tqdm(unique, desc=f"audio check ({level})", unit="clip", disable=not progress):
+    bar = progress_bar(len(unique), f"audio check ({level})", enabled=progress, unit="clip")
+    for ref in unique:
         problem = clip_header_problem(ref)
         if problem is None and level == "decode":
             problem = _decode_problem(ref, sampling_rate)
         if problem is not None:
             problems[ref_name(ref)] = problem
+        bar.update(1)
+    bar.close()
     if problems:
         path = None
         if len(problems) > _SHOWN:

@@ -7,7 +7,7 @@ only after minutes of model loading. :func:`check_before_model` runs, in order:
 1. the ``model_args``: ``lalm``'s names and values; for any other model, the names that
    only ``lalm`` takes (``audio=``, ``noise_std``...) are named with the model they
    belong to;
-2. the model's availability (:mod:`.hub_check`: a local folder, the cache, or one
+2. the model's availability (:mod:`lm_eval_rul.hub`: a local folder, the cache, or one
    request to the hub, never retried);
 3. the tasks: loaded once with the run's ``--metadata`` (question files and metadata are
    validated here) and handed to the harness, so they are not read twice;
@@ -24,7 +24,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from ..errors import UserInputError
-from .hub_check import check_model_available
+from ..hub import check_model_available
 
 __all__ = [
     "AUDIO_MODELS",
@@ -33,7 +33,7 @@ __all__ = [
     "check_model_args_for",
     "load_tasks_once",
     "plugin_docs",
-    "check_audio_before_model",
+    "check_clips_before_model",
 ]
 
 logger = logging.getLogger(__name__)
@@ -138,7 +138,7 @@ def plugin_docs(
         yield name, docs
 
 
-def check_audio_before_model(
+def check_clips_before_model(
     docs: Sequence[Mapping[str, Any]], condition: str, *, audio_check: str = "header"
 ) -> None:
     """Every item has a clip, and every clip it may hear is readable (before the model).
@@ -185,4 +185,4 @@ def check_before_model(
 
         warn_for_model_args(model, args)
     if model in AUDIO_MODELS:
-        check_audio_before_model(docs, str(args.get("audio", "original")), audio_check=audio_check)
+        check_clips_before_model(docs, str(args.get("audio", "original")), audio_check=audio_check)

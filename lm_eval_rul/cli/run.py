@@ -21,7 +21,7 @@ import logging
 from collections.abc import Iterator
 from typing import Any
 
-from .preflight import check_audio_before_model, check_before_model
+from .preflight import check_before_model, check_clips_before_model, plugin_docs
 from .quiet import quiet_harness_logs
 from .task_names import task_name_hooks
 
@@ -82,6 +82,43 @@ def run_hooks(args: argparse.Namespace, *, audio_check: str = "header") -> Itera
             yield
     finally:
         lm_eval.simple_evaluate = original
+
+
+def check_audio_before_model(args: argparse.Namespace) -> None:
+    """The audio checks of a parsed ``run`` command line on their own, before any model.
+
+    ``lalm``'s ``--model_args`` (names and values), then every document the run would
+    evaluate (plugin tasks of the ``--include_path`` folders, ``--limit`` applied) must
+    have a clip, and every clip must be readable at ``args.audio_check`` (``header`` by
+    default). ``lm-eval-rul run`` runs the same checks inside :func:`run_hooks`.
+
+    Raises:
+        UnknownModelArgsError, LALMArgumentError, UnknownConditionError: bad model_args.
+        MissingAudioError, UnreadableAudioError: see :func:`check_clips_before_model`.
+    """
+    from lm_eval.config.evaluate_config import EvaluatorConfig
+    from lm_eval.tasks import TaskManager
+
+    from ..models.lalm import check_model_args
+
+    options = dict(vars(args))
+    audio_check = options.pop("audio_check", None) or "header"
+    cfg = EvaluatorConfig.from_cli(argparse.Namespace(**options))
+    condition = str(check_model_args(cfg.model_args or {}).get("audio", "original"))
+    if not cfg.tasks:
+        return
+    manager = TaskManager(
+        include_path=cfg.include_path, include_defaults=False, metadata=cfg.metadata
+    )
+    requested = cfg.tasks.split(",") if isinstance(cfg.tasks, str) else list(cfg.tasks)
+    names = manager.match_tasks([t for t in requested if isinstance(t, str)])
+    loaded = manager.load(names) if names else {}
+    docs = [
+        d
+        for _, task_docs in plugin_docs(loaded, limit=cfg.limit, samples=cfg.samples)
+        for d in task_docs
+    ]
+    check_clips_before_model(docs, condition, audio_check=audio_check)
 
 
 def add_majority_acc(results: dict[str, Any]) -> None:

@@ -12,9 +12,9 @@ from lm_eval.models.utils import (
     postprocess_generated_text,
 )
 from lm_eval.models.utils_hf import stop_sequences_criteria
-from tqdm import tqdm
 
 from ..audio import check_audio_available, condition_audio
+from ..progress import progress_bar
 from .stored_results import request_parts
 
 __all__ = ["AudioGenerationMixin"]
@@ -66,7 +66,7 @@ class AudioGenerationMixin:
             group_fn=lambda x: x[2],
         )
         results: dict[int, str] = {}
-        bar = tqdm(total=len(requests), disable=disable_tqdm or self.rank != 0, desc="lalm: gen")
+        bar = progress_bar(len(requests), "lalm: gen", enabled=not disable_tqdm and self.rank == 0)
         eos = self.tok_decode(self.eot_token_id, skip_special_tokens=False)
         try:
             for chunk in collator.get_batched(n=self.batch_size, batch_fn=None):

@@ -18,10 +18,10 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 import transformers
-from tqdm import tqdm
 
 from ..audio import check_audio_available, condition_key
 from ..mcqa.letters import multi_token_message
+from ..progress import progress_bar
 from .args import LALMArgumentError
 from .stored_results import request_parts
 
@@ -114,10 +114,10 @@ class PrefixScoringMixin:
             context_ids.setdefault(context, ctx_ids)
             by_clip.setdefault(key, OrderedDict()).setdefault(context, []).append((index, cont_ids))
 
-        bar = tqdm(
-            total=len(requests),
-            disable=disable_tqdm or self.rank != 0,
-            desc="lalm: scoring (one prefix per clip)",
+        bar = progress_bar(
+            len(requests),
+            "lalm: scoring (one prefix per clip)",
+            enabled=not disable_tqdm and self.rank == 0,
         )
         try:
             for key, contexts in by_clip.items():
@@ -248,14 +248,18 @@ class PrefixScoringMixin:
         finished: Callable[[list[tuple[int, tuple[float, bool]]]], None],
     ) -> None:
         """Reference path: one full forward per request, the audio encoded each time."""
-        bar = tqdm(requests, disable=disable_tqdm or self.rank != 0, desc="lalm: naive")
-        for index, request in enumerate(bar):
+        bar = progress_bar(
+            len(requests), "lalm: naive", enabled=not disable_tqdm and self.rank == 0
+        )
+        for index, request in enumerate(requests):
             context, continuation = request.args[:2]
             whole, _, cont_ids = self._encode_request(context, continuation)
             _, waves = self._waves(request.doc)
             inputs = self._model_inputs([whole], waves)
             logits = self.model(**inputs).logits[0]
             finished([(index, continuation_score(logits[-len(cont_ids) - 1 : -1], cont_ids))])
+            bar.update(1)
+        bar.close()
 
 
 def continuation_score(logits: torch.Tensor, cont_ids: Sequence[int]) -> tuple[float, bool]:

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..errors import UserInputError
+from .errors import UserInputError
 
 __all__ = ["HUB_MODELS", "ModelUnavailableError", "check_model_available", "hub_offline"]
 
