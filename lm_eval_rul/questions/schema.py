@@ -74,7 +74,8 @@ class DataValidationError(UserInputError, ValueError):
         self.path = str(path)
         self.problems = list(problems)
         if len(self.problems) == 1:  # one mistake, one line
-            super().__init__(f"{self.path}: {self.problems[0]}." + (f" {hint}" if hint else ""))
+            problem = self.problems[0].rstrip(".")
+            super().__init__(f"1 problem in {self.path}: {problem}." + (f" {hint}" if hint else ""))
             return
         shown = "\n".join(f"  - {p}" for p in self.problems[:MAX_LISTED])
         more = len(self.problems) - MAX_LISTED
