@@ -6,6 +6,7 @@ runs or computes statistics (see :mod:`.summary` and :mod:`.stats`).
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,17 @@ _CONDITION_COLOURS = {
 }
 _OTHER_COLOURS = ("#937860", "#DA8BC3", "#8C8C8C", "#1F77B4", "#FF7F0E")
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">")
+
+
+_HATCHES = ("", "//", "..", "xx", "\\\\", "++")
+
+
+def _hatch(label: str, labels: Sequence[str]) -> str:
+    """Settings of one condition (``noise, seed=0`` / ``noise, seed=1``) share its colour and
+    differ by hatching."""
+    condition = label.split(",")[0].strip()
+    same = list(dict.fromkeys(x for x in labels if x.split(",")[0].strip() == condition))
+    return _HATCHES[same.index(label) % len(_HATCHES)] if label in same else ""
 
 
 def _colour(label: str, index: int) -> str:
@@ -127,34 +139,38 @@ def accuracy_bars(
     if groups is not None and len(groups) != len(labels):
         raise ValueError("accuracy_bars needs one group per label")
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(max(4.0, 0.8 * len(labels) + 2.5), 4.0))
+    longest = max(len(line) for label in labels for line in label.split(", "))
+    per_bar = max(0.8, 0.075 * longest) if groups is not None else 0.8
+    fig, ax = plt.subplots(figsize=(max(4.0, per_bar * len(labels) + 2.5), 4.2))
     if groups is None:
         x = np.arange(len(labels), dtype=np.float64)
-        colours = ["#4C72B0"] * len(labels)
+        colours, hatches = ["#4C72B0"] * len(labels), [""] * len(labels)
     else:
         x = group_positions(groups)
         colours = [_colour(label, i) for i, label in enumerate(labels)]
-    ax.bar(x, estimates, color=colours, yerr=_errors(estimates, lows, highs), capsize=4)
+        hatches = [_hatch(label, labels) for label in labels]
+    bars = ax.bar(x, estimates, color=colours, yerr=_errors(estimates, lows, highs), capsize=4)
+    for bar, hatch in zip(bars, hatches, strict=True):
+        bar.set_hatch(hatch)
+        bar.set_edgecolor("white" if hatch else bar.get_facecolor())
     if chance is not None:
         ax.axhline(
             chance, color="black", linestyle="--", linewidth=1, label=f"chance ({chance:.2f})"
         )
         ax.legend(loc="upper right", fontsize=8)
-    ax.set_xticks(
-        x,
-        labels,
-        rotation=0 if groups is not None else 30,
-        ha="center" if groups is not None else "right",
-        fontsize=8,
-    )
-    if groups is not None:
+    if groups is None:
+        ax.set_xticks(x, labels, rotation=30, ha="right", fontsize=8)
+    else:  # settings one per line ("noise\nseed=1"), the model's name once below them
+        ticks = [label.replace(", ", "\n") for label in labels]
+        ax.set_xticks(x, ticks, fontsize=8)
+        depth = 10 * max(t.count("\n") + 1 for t in ticks) + 10
         for name in dict.fromkeys(groups):
             where = x[[i for i, g in enumerate(groups) if g == name]]
             ax.annotate(
                 name,
                 xy=(where.mean(), 0),
                 xycoords=("data", "axes fraction"),
-                xytext=(0, -22),
+                xytext=(0, -depth),
                 textcoords="offset points",
                 ha="center",
                 va="top",
@@ -194,7 +210,7 @@ def condition_bars(
     if not models or not conditions:
         raise ValueError("condition_bars needs at least one model and one condition")
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(max(5.5, 0.6 * len(models) * len(conditions) + 3.5), 3.8))
+    fig, ax = plt.subplots(figsize=(max(5.5, 0.6 * len(models) * len(conditions) + 2.5), 4.2))
     width = 0.8 / len(conditions)
     labelled: set[str] = set()
     for (model, condition), pos in centred_positions(models, conditions, values, width).items():
@@ -204,6 +220,8 @@ def condition_bars(
             est,
             width,
             color=_colour(condition, conditions.index(condition)),
+            hatch=_hatch(condition, conditions),
+            edgecolor="white",
             yerr=_errors([est], [low], [high]),
             capsize=3,
             label=None if condition in labelled else condition,
@@ -213,11 +231,11 @@ def condition_bars(
         ax.axhline(
             chance, color="black", linestyle="--", linewidth=1, label=f"chance ({chance:.2f})"
         )
-    ax.set_xticks(np.arange(len(models)), models, rotation=20, ha="right", fontsize=8)
+    ax.set_xticks(np.arange(len(models)), models, fontsize=8)
     ax.set_ylim(0, 1)
     ax.set_ylabel(f"accuracy ({confidence_level:.0%} CI)")
     ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.1), frameon=False)
     return _save(fig, path)
 
 
@@ -316,7 +334,7 @@ def pi_accuracy_scatter(
     span = max((np.ptp(x) for _, x, _, _ in series if x.size), default=0.0) or 1.0
     step = 0.012 * span
     for index, (names, x, y, extra) in enumerate(series):
-        label = ", ".join(names)
+        label = textwrap.fill(", ".join(names), 70)
         if len(names) > 1:
             label += f"\n(identical points{', ' + extra.strip('()') if extra else ''})"
         elif extra:
