@@ -152,7 +152,19 @@ def test_model_that_cannot_be_downloaded_says_why_at_once(
     assert constructions == []
 
 
-def test_no_network_is_one_line_without_retries(hub, monkeypatch, data_dir, tmp_path, capsys):
+@pytest.fixture
+def backoff(monkeypatch) -> list[float]:
+    """The hub client's back-off sleeps (one before each retried request)."""
+    import huggingface_hub.utils._http as hub_http
+
+    slept: list[float] = []
+    monkeypatch.setattr(hub_http.time, "sleep", slept.append)
+    return slept
+
+
+def test_no_network_is_one_line_without_retries(
+    hub, monkeypatch, data_dir, tmp_path, capsys, backoff, constructions
+):
 
     with socket.socket() as probe:  # a port nobody listens on: connection refused
         probe.bind(("127.0.0.1", 0))
@@ -161,6 +173,7 @@ def test_no_network_is_one_line_without_retries(hub, monkeypatch, data_dir, tmp_
     line = fail(hf_run("Qwen/Qwen2.5-0.5B-Instruct", data_dir, tmp_path), capsys)
     assert "cannot be downloaded: http://127.0.0.1" in line and "is not reachable" in line
     assert "pretrained=/path/to/model" in line and "--metadata" in line
+    assert backoff == [] and constructions == []
 
 
 def test_offline_mode_and_no_cached_copy(monkeypatch, data_dir, tmp_path, capsys, constructions):
@@ -253,3 +266,26 @@ def test_logs_are_quiet_and_said_once(model, tiny_lm, tiny_audio, data_dir, tmp_
     assert log.count("--limit SHOULD ONLY BE USED FOR TESTING") == 1
     assert log.count("Selected tasks:") == 1
     assert "majority_acc" in done.stdout and "Traceback" not in log
+
+
+def test_default_data_without_network_is_one_line_without_retries(
+    tiny_lm, monkeypatch, tmp_path, capsys, backoff, constructions
+):
+    from lm_eval_rul.questions import sources
+
+    with socket.socket() as probe:  # nobody listens: connection refused, like no network
+        probe.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    point_hub_at(monkeypatch, closed)
+    monkeypatch.setattr("huggingface_hub.constants.HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(sources, "RUL_GITHUB_URL", f"{closed}/RUL-MuchoMusic.json")
+    line = fail(
+        ["run", "--model", "hf", "--model_args", f"pretrained={tiny_lm}", "--tasks",
+         "rul_muchomusic"],
+        capsys,
+    )  # fmt: skip
+    assert "DataSourceError: cannot download RUL-MuChoMusic (github.com: " in line
+    assert (
+        "huggingface.co/datasets/yongyizang/RUListening: " in line and "(README: Offline)" in line
+    )
+    assert backoff == [] and constructions == []  # no request retried, no model built
