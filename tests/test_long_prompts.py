@@ -101,3 +101,15 @@ def test_error_lists_ten_and_counts_the_rest():
     error = PromptTooLongError({str(i): 100 + i for i in range(12)}, 64)
     assert str(error).startswith("12 question(s) have a scoring prompt longer than the model")
     assert "9 (109 tokens) and 2 more" in str(error)
+
+
+def test_run_stops_before_scoring_a_prompt_it_would_cut(tiny_lm, data_dir, tmp_path):
+    from lm_eval_rul.testing.harness import text_run_args
+
+    args = text_run_args(tiny_lm, data_dir, tmp_path, "rul_muchomusic", batch_size=2)
+    args[args.index("--model_args") + 1] += ",max_length=64"
+    done = run_cli(args, check=False)
+    assert done.returncode == 2 and "Truncating" not in done.stderr
+    (line,) = [x for x in done.stderr.splitlines() if "error:" in x]
+    assert "PromptTooLongError" in line and "context of 64 tokens: ids rul_muchomusic:" in line
+    assert not list(tmp_path.rglob("results_*.json"))

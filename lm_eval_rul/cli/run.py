@@ -6,6 +6,9 @@
   checks the ``model_args``, that the model can be loaded, the question files and
   ``--metadata`` (the tasks are loaded here, once, and handed to the harness) and, for
   audio models, every clip (``--audio_check``).
+* While the harness scores: a plugin task's prompt longer than the model's context stops
+  the run with the questions named, instead of being cut from the left
+  (:mod:`.long_prompts`).
 * After ``simple_evaluate``: add ``majority_acc`` (majority vote over the four
   leave-one-out folds, :func:`lm_eval_rul.report.samples.majority_from_samples`) to the
   ``rul_muchomusic`` and ``rul_muchomusic_gen`` groups, so it is in the printed table
@@ -21,6 +24,7 @@ import logging
 from collections.abc import Iterator
 from typing import Any
 
+from .long_prompts import no_cut_prompts
 from .preflight import check_before_model, check_clips_before_model, plugin_docs
 from .quiet import quiet_harness_logs
 from .task_names import task_name_hooks
@@ -78,7 +82,7 @@ def run_hooks(args: argparse.Namespace, *, audio_check: str = "header") -> Itera
 
     lm_eval.simple_evaluate = simple_evaluate
     try:
-        with task_name_hooks(), quiet_harness_logs():
+        with task_name_hooks(), quiet_harness_logs(), no_cut_prompts():
             yield
     finally:
         lm_eval.simple_evaluate = original

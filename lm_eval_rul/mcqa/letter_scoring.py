@@ -46,18 +46,20 @@ class PromptTooLongError(UserInputError, ValueError):
         limit: Tokens the model can read (its ``max_length``).
     """
 
-    def __init__(self, lengths: Mapping[str, int], limit: int) -> None:
+    def __init__(self, lengths: Mapping[str, int], limit: int, *, fix: str = "") -> None:
         self.lengths = dict(lengths)
         self.limit = limit
         items = list(self.lengths.items())
         shown = ", ".join(f"{qid} ({n} tokens)" for qid, n in items[:_SHOWN])
         more = f" and {len(items) - _SHOWN} more" if len(items) > _SHOWN else ""
+        fix = fix or (
+            "Use a model with a longer context, or pass --long_prompts skip to leave these "
+            "questions out (they are counted in the output)."
+        )
         super().__init__(
             f"{len(items)} question(s) have a scoring prompt longer than the model's context "
             f"of {limit} tokens: ids {shown}{more}. The harness would cut them from the left, "
-            "so the model would not see the start of the question. Use a model with a "
-            "longer context, or pass --long_prompts skip to leave these questions out "
-            "(they are counted in the output)."
+            f"so the model would not see the start of the question. {fix}"
         )
 
 
