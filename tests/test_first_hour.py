@@ -289,3 +289,17 @@ def test_default_data_without_network_is_one_line_without_retries(
         "huggingface.co/datasets/yongyizang/RUListening: " in line and "(README: Offline)" in line
     )
     assert backoff == [] and constructions == []  # no request retried, no model built
+
+
+def test_lalm_refuses_use_cache_before_loading(data_dir, tmp_path, capsys, constructions):
+    model = tmp_path / "never_loaded"
+    model.mkdir()
+    (model / "config.json").write_text("{}")
+    line = fail(
+        ["run", "--model", "lalm", "--model_args", f"pretrained={model}", "--tasks",
+         "rul_muchomusic", "--use_cache", tmp_path / "lm_cache",
+         "--metadata", json.dumps({"data_path": str(data_dir / "rul.json")})],
+        capsys,
+    )  # fmt: skip
+    assert "lalm does not support --use_cache" in line and "results_cache=PATH|none" in line
+    assert constructions == []

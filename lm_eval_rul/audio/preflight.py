@@ -155,8 +155,8 @@ def _decode_problem(ref: str, sampling_rate: int) -> str | None:
         with warnings.catch_warnings():  # over-long clips are trimmed later, with a warning
             warnings.simplefilter("ignore")
             decode_audio(source, sampling_rate=sampling_rate, name=name)
-    except AudioDecodeError as error:
-        return str(error).split(": ", 1)[-1]
+    except AudioDecodeError as error:  # "audio file X: cannot be decoded (why). Check ..."
+        return str(error).split(": ", 1)[-1].split(". Check the file")[0]
     return None
 
 

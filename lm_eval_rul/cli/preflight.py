@@ -169,9 +169,14 @@ def check_before_model(
     limit: int | float | None = None,
     samples: Mapping | None = None,
     audio_check: str = "header",
+    use_cache: str | None = None,
 ) -> None:
     """Run every check that needs no model (see the module docstring); raise the first."""
     args = check_model_args_for(model, dict(model_args or {}))
+    if model in AUDIO_MODELS and use_cache:
+        from ..models.args import USE_CACHE_REFUSAL, LALMArgumentError
+
+        raise LALMArgumentError(USE_CACHE_REFUSAL)
     check_model_available(model, args)
     if task_manager is None:
         return

@@ -68,6 +68,7 @@ def run_hooks(args: argparse.Namespace, *, audio_check: str = "header") -> Itera
             limit=kw.get("limit"),
             samples=kw.get("samples"),
             audio_check=audio_check,
+            use_cache=kw.get("use_cache"),
         )
         if not _wants_majority(kw.get("tasks")):
             return original(*a, **kw)

@@ -28,7 +28,7 @@ import transformers
 from lm_eval.models.huggingface import HFLM
 
 from ..audio import AudioSpec, condition_audio
-from .args import LALMArgumentError, audio_condition, validate_model_args
+from .args import USE_CACHE_REFUSAL, LALMArgumentError, audio_condition, validate_model_args
 from .families import Family, family_for, resolve_attr
 from .generation import AudioGenerationMixin
 from .prefix_scoring import ClipPrefix, PrefixScoringMixin
@@ -250,12 +250,7 @@ class LALM(PrefixScoringMixin, AudioGenerationMixin, HFLM):
     def set_cache_hook(self, cache_hook: Any) -> None:
         """Refuse lm-eval's response cache when it would mix up what the model heard."""
         if getattr(cache_hook, "dbdict", None) is not None:
-            raise LALMArgumentError(
-                "lalm does not support --use_cache: lm-eval keys cached responses by prompt "
-                "text only, so answers for another clip or audio condition would be reused. "
-                "Run without it: lalm keeps its own results cache, keyed by clip and "
-                "setting (model_args results_cache=PATH|none), and resumes from it."
-            )
+            raise LALMArgumentError(USE_CACHE_REFUSAL)
         super().set_cache_hook(cache_hook)
 
     def apply_chat_template(self, chat_history: list[dict[str, Any]], **kwargs: Any) -> str:
