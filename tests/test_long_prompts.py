@@ -113,3 +113,18 @@ def test_run_stops_before_scoring_a_prompt_it_would_cut(tiny_lm, data_dir, tmp_p
     (line,) = [x for x in done.stderr.splitlines() if "error:" in x]
     assert "PromptTooLongError" in line and "context of 64 tokens: ids rul_muchomusic:" in line
     assert not list(tmp_path.rglob("results_*.json"))
+
+
+def test_the_no_tokenizing_shortcut_never_lets_a_long_prompt_through(short_lm):
+    """``fits_surely`` skips tokenizing short prompts: check it against the real tokenizer on
+    texts that tokenize badly (non-ASCII, digits, emoji), around the limit."""
+    import random
+
+    from lm_eval_rul.mcqa.letter_scoring import fits_surely, request_tokens
+
+    rng = random.Random(0)
+    alphabet = "aé中🎵 7.,'(\n" + "Which instrument?"
+    for _ in range(300):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 120)))
+        if fits_surely(text + " A", CONTEXT):
+            assert request_tokens(short_lm, text, " A") <= CONTEXT + 1, text

@@ -25,7 +25,12 @@ _FIX = (
 
 def check_requests_fit(lm: Any, requests: list[Any]) -> None:
     """Raise :class:`~lm_eval_rul.mcqa.PromptTooLongError` for plugin requests ``lm`` would cut."""
-    from ..mcqa.letter_scoring import PromptTooLongError, context_limit
+    from ..mcqa.letter_scoring import (
+        PromptTooLongError,
+        context_limit,
+        fits_surely,
+        request_tokens,
+    )
 
     limit = context_limit(lm)
     if limit is None:
@@ -35,7 +40,9 @@ def check_requests_fit(lm: Any, requests: list[Any]) -> None:
         doc = request.doc if isinstance(request.doc, dict) else {}
         if "benchmark" not in doc or not request.args[0]:
             continue
-        tokens = sum(len(part) for part in lm._encode_pair(*request.args[:2]))
+        if fits_surely(request.args[0] + request.args[1], limit):
+            continue
+        tokens = request_tokens(lm, *request.args[:2])
         if tokens > limit + 1:
             key = f"{doc['benchmark']}:{doc.get('id')}"
             lengths[key] = max(tokens, lengths.get(key, 0))

@@ -73,6 +73,22 @@ def context_limit(lm: Any) -> int | None:
     return limit
 
 
+#: Tokens a tokenizer may add to a text (BOS, EOS, a prefix space...), beyond one per byte.
+_SPECIAL_TOKENS_MARGIN = 8
+
+
+def fits_surely(text: str, limit: int) -> bool:
+    """Whether ``text`` fits ``limit`` tokens whatever the tokenizer: no tokenizer makes more
+    tokens than the text has UTF-8 bytes (byte-level BPE at worst) plus a few special
+    ones, so short prompts need no tokenizing at all."""
+    return len(text.encode("utf-8")) + _SPECIAL_TOKENS_MARGIN <= limit + 1
+
+
+def request_tokens(lm: Any, context: str, continuation: str) -> int:
+    """Tokens of a ``loglikelihood`` request as the harness encodes it (``_encode_pair``)."""
+    return sum(len(part) for part in lm._encode_pair(context, continuation))
+
+
 def overlong_prompts(
     lm: Any, contexts: Sequence[str], n_options: Sequence[int]
 ) -> tuple[dict[int, int], int | None]:
@@ -87,10 +103,9 @@ def overlong_prompts(
         return {}, None
     too_long = {}
     for index, (context, n) in enumerate(zip(contexts, n_options, strict=True)):
-        tokens = max(
-            sum(len(part) for part in lm._encode_pair(context, f" {letter}"))
-            for letter in letters_for(n)
-        )
+        if fits_surely(context + " " + letters_for(n)[-1], limit):
+            continue
+        tokens = max(request_tokens(lm, context, f" {letter}") for letter in letters_for(n))
         if tokens > limit + 1:
             too_long[index] = tokens
     return too_long, limit
