@@ -65,10 +65,19 @@ def create_lm(
         device: ``--device`` (``None``: ``cuda`` when torch sees a GPU, else ``cpu``, as
             ``lm_eval run`` does for the ``hf`` model).
         batch_size: ``--batch_size`` (an int, or ``auto``).
+
+    Raises:
+        ModelUnavailableError: The model is neither a local folder nor fetchable
+            (:func:`lm_eval_rul.hub.check_model_available`), before anything loads.
     """
     from lm_eval.api.registry import get_model
+    from lm_eval.utils import simple_parse_args_string
+
+    from .hub import check_model_available
 
     register_models()
+    # a missing folder, an unreachable hub or a gated model: one line now, not retries
+    check_model_available(model, simple_parse_args_string(model_args or ""))
     config: dict[str, Any] = {}
     if batch_size is not None:
         config["batch_size"] = batch_size

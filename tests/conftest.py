@@ -10,6 +10,13 @@ from lm_eval_rul.testing.fixtures import write_muchomusic_csv, write_pools_json,
 from lm_eval_rul.testing.text import make_tiny_causal_lm
 
 
+@pytest.fixture(autouse=True)
+def _own_cache_dir(tmp_path, monkeypatch):
+    """Each test gets its own ``$LM_EVAL_RUL_CACHE``: ``lalm``'s stored results never leak
+    from one test into another."""
+    monkeypatch.setenv("LM_EVAL_RUL_CACHE", str(tmp_path / "lm_eval_rul_cache"))
+
+
 @pytest.fixture(scope="session")
 def tiny_lm(tmp_path_factory) -> Path:
     """A random-weight ``Qwen2ForCausalLM`` with a locally trained tokenizer."""

@@ -166,12 +166,15 @@ def test_cli_reports_all_missing_audio_before_loading_the_model(data_dir, id_dir
     for qid in IDS[:3]:
         (partial / f"{qid}.wav").write_bytes(next(id_dir.glob(f"{qid}.*")).read_bytes())
     meta = {"rul_data_path": str(data_dir / "rul.json"), "audio_dir": str(partial)}
+    never_loaded = tmp_path / "no_such_model"  # a folder with a config.json, no weights
+    never_loaded.mkdir()
+    (never_loaded / "config.json").write_text("{}")
     args = [
         "run",
         "--model",
         "lalm",
         "--model_args",
-        f"pretrained={tmp_path / 'no_such_model'},audio=original",
+        f"pretrained={never_loaded},audio=original",
         "--tasks",
         "rul_muchomusic",
         "--metadata",
@@ -328,7 +331,10 @@ def test_cli_reports_bad_model_args_cleanly(data_dir, id_dir, tmp_path, model_ar
 
 def test_cli_reports_an_unloadable_hf_dataset_cleanly(data_dir, tmp_path):
     meta = {"rul_data_path": str(data_dir / "rul.json"), "audio_hf_dataset": "nobody/nothing"}
-    model_args = f"pretrained={tmp_path / 'no_such_model'}"
+    never_loaded = tmp_path / "no_such_model"  # a config.json, no weights
+    never_loaded.mkdir()
+    (never_loaded / "config.json").write_text("{}")
+    model_args = f"pretrained={never_loaded}"
     args = ["run", "--model", "lalm", "--model_args", model_args, "--tasks", "rul_muchomusic"]
     done = run_cli([*args, "--metadata", json.dumps(meta)], check=False, timeout=300)
     assert done.returncode == 2, done.stderr[-3000:]

@@ -70,9 +70,9 @@ def test_task_loader_reads_metadata_and_seed(data_dir):
     assert docs["options"] != other["options"]
     with pytest.raises(FileNotFoundError, match="data_path='/nope.json': no such file"):
         load_rul_muchomusic(0, data_path="/nope.json")
-    with pytest.raises(DataValidationError, match="give each its file"):
+    with pytest.raises(DataValidationError, match="a run of both benchmarks gives each its own"):
         load_muchomusic(data_path=str(data_dir / "rul.json"))
-    with pytest.raises(DataValidationError, match="is not the RUL-MuChoMusic JSON"):
+    with pytest.raises(DataValidationError, match="rul_muchomusic. tasks read the RUL-MuChoMusic"):
         load_rul_muchomusic(0, data_path=str(data_dir / "muchomusic.csv"))
     with pytest.raises(ValueError, match="shuffle_seed must be an integer"):
         load_rul_muchomusic(0, data_path=str(data_dir / "rul.json"), shuffle_seed="x")

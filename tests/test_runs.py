@@ -114,7 +114,7 @@ def test_duplicate_tasks_keep_the_newer_file_and_say_so(outputs, tmp_path):
     (run,) = load_runs([outputs / "logged", copy, outputs / "logged"])
     assert len(run.results_files) == 2
     assert all(t.results_file.is_relative_to(copy) for t in run.tasks.values())
-    assert len(run.notes) == len(run.tasks) and "using the newer" in run.notes[0]
+    assert len(run.notes) == len(run.tasks) and "the newer" in run.notes[0]
 
 
 @pytest.mark.parametrize(

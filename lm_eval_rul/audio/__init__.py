@@ -12,10 +12,15 @@ Public names:
   :func:`decode_count`, :data:`CLIP_CACHE` (:mod:`.decoding`);
 * :class:`AudioSpec`, :data:`AUDIO_CONDITIONS`, :data:`FILE_CONDITIONS`,
   :func:`condition_key`, :func:`condition_audio`, :func:`noise_waveform`,
-  :func:`random_clip`, :func:`register_clip_pool`, :func:`check_audio_available`
-  (:mod:`.conditions`);
+  :func:`random_clip`, :func:`register_clip_pool`, :func:`check_audio_available`,
+  :func:`pool_refs` (:mod:`.conditions`);
 * :data:`WINDOW_FIELD`, :func:`doc_window`, :func:`cut_window` (:mod:`.windows`: a
   document that asks about one stretch of its clip);
+* :func:`clip_identity` (:mod:`.sources`: what identifies a clip's content, for stored
+  results);
+* :func:`preflight_clips`, :func:`refs_to_check`, :func:`clip_header_problem`,
+  :data:`AUDIO_CHECKS`, :class:`UnreadableAudioError` (:mod:`.preflight`: every clip
+  looked at before the model loads);
 * :class:`AudioError`, :class:`MissingAudioError`, :class:`AudioDecodeError`,
   :class:`UnknownConditionError` (:mod:`.errors`).
 """
@@ -27,6 +32,7 @@ from .conditions import (
     condition_audio,
     condition_key,
     noise_waveform,
+    pool_refs,
     random_clip,
     register_clip_pool,
 )
@@ -39,6 +45,14 @@ from .errors import (
     UnknownConditionError,
 )
 from .layouts import AUDIO_EXTENSIONS, attach_audio, track_identities
+from .preflight import (
+    AUDIO_CHECKS,
+    UnreadableAudioError,
+    clip_header_problem,
+    preflight_clips,
+    refs_to_check,
+)
+from .sources import clip_identity
 from .windows import WINDOW_FIELD, cut_window, doc_window
 
 __all__ = [
@@ -66,4 +80,11 @@ __all__ = [
     "WINDOW_FIELD",
     "doc_window",
     "cut_window",
+    "pool_refs",
+    "clip_identity",
+    "AUDIO_CHECKS",
+    "UnreadableAudioError",
+    "clip_header_problem",
+    "preflight_clips",
+    "refs_to_check",
 ]

@@ -45,6 +45,7 @@ __all__ = [
     "condition_key",
     "condition_audio",
     "check_audio_available",
+    "pool_refs",
     "CLIP_IDENTITY",
 ]
 
@@ -132,6 +133,11 @@ def register_clip_pool(clips: Iterable[tuple[str, str]]) -> str:
     pool_id = hashlib.sha1(json.dumps(pool).encode("utf-8")).hexdigest()[:16]
     _POOLS[pool_id] = pool
     return pool_id
+
+
+def pool_refs(pool_id: str) -> list[str]:
+    """The clip references of a registered pool (empty when it is not registered here)."""
+    return [ref for ref, _ in _POOLS.get(pool_id, ())]
 
 
 def _warn_unknown_tracks(pool_id: str, pool: Sequence[tuple[str, str]]) -> None:

@@ -17,7 +17,15 @@ from typing import Any
 
 from .errors import AudioDecodeError, AudioError
 
-__all__ = ["file_ref", "hf_ref", "ref_name", "clip_source", "load_any_dataset", "hf_audio_dataset"]
+__all__ = [
+    "file_ref",
+    "hf_ref",
+    "ref_name",
+    "clip_source",
+    "clip_identity",
+    "load_any_dataset",
+    "hf_audio_dataset",
+]
 
 
 def file_ref(path: Path) -> str:
@@ -55,6 +63,25 @@ def clip_source(ref: str) -> tuple[str | bytes, str]:
         return cell["path"], cell["path"]
     raise AudioDecodeError(f"audio {name}: the cell has neither bytes nor a readable path")
 
+
+def clip_identity(ref: str) -> dict[str, Any]:
+    """What identifies the *content* of a clip, read without decoding it.
+
+    A file: its path, size and modification time (``stat``, no read), so an edited or
+    replaced file gets a new identity while an untouched one keeps it. A row of a Hugging
+    Face dataset: the row and the dataset's fingerprint (which changes with its files).
+    Used to key stored results (:mod:`lm_eval_rul.cache`), so a changed clip never
+    reads a stale entry.
+    """
+    spec = json.loads(ref)
+    if spec["kind"] == "file":
+        try:
+            stat = os.stat(spec["path"])
+        except OSError:
+            return {"path": spec["path"], "missing": True}
+        return {"path": spec["path"], "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+    dataset = hf_audio_dataset(spec["source"], spec["split"], spec["column"])
+    return {**spec, "fingerprint": getattr(dataset, "_fingerprint", None)}
 
 
 def load_any_dataset(source: str, split: str) -> Any:

@@ -45,6 +45,9 @@ class BuildConfig:
         backoff: First retry delay in seconds (doubles each retry).
         stage: One of :data:`STAGES`.
         progress: Show tqdm bars.
+        limit: Only the first ``limit`` questions (pools or ``--data`` rows).
+        long_prompts: A scoring prompt longer than the scorer's context: ``error``
+            (default: stop, naming the questions) or ``skip`` (a failure record each).
     """
 
     output: Path
@@ -69,6 +72,8 @@ class BuildConfig:
     backoff: float = 2.0
     stage: str = "all"
     progress: bool = True
+    limit: int | None = None
+    long_prompts: str = "error"
 
     def __post_init__(self) -> None:
         self.output = Path(self.output)
@@ -88,6 +93,12 @@ class BuildConfig:
             )
         if self.protocol not in PROTOCOLS:
             raise BuildInputError(f"--protocol must be one of {PROTOCOLS}, got {self.protocol!r}")
+        if self.limit is not None and self.limit < 1:
+            raise BuildInputError(f"--limit must be at least 1, got {self.limit}")
+        if self.long_prompts not in ("error", "skip"):
+            raise BuildInputError(
+                f"--long_prompts must be error or skip, got {self.long_prompts!r}"
+            )
 
     def checkpoint_path(self, stage: str) -> Path:
         return self.output.with_name(f"{self.output.name}.{stage}.ckpt.jsonl")

@@ -50,6 +50,7 @@ __all__ = [
     "protocol_prompts",
     "check_pi_questions",
     "option_probabilities",
+    "long_prompt_questions",
     "aggregate_pi",
     "compute_pi",
 ]
@@ -200,10 +201,38 @@ def check_pi_questions(questions: Sequence[Question], *, source: str = "the data
         )
 
 
-def option_probabilities(lm: Any, prompts: Sequence[PIPrompt]) -> list[np.ndarray]:
-    """p̂ over each prompt's offered letters (softmax of the letters' log-likelihoods)."""
-    logliks = letter_logliks(lm, [p.text for p in prompts], [len(p.options) for p in prompts])
+def option_probabilities(
+    lm: Any, prompts: Sequence[PIPrompt], labels: Sequence[str] | None = None
+) -> list[np.ndarray]:
+    """p̂ over each prompt's offered letters (softmax of the letters' log-likelihoods).
+
+    ``labels`` (each prompt's question id) name the questions of a prompt too long for
+    the model (:class:`~lm_eval_rul.mcqa.letter_scoring.PromptTooLongError`).
+    """
+    logliks = letter_logliks(
+        lm, [p.text for p in prompts], [len(p.options) for p in prompts], labels=labels
+    )
     return [choice_probabilities(ll) for ll in logliks]
+
+
+def long_prompt_questions(
+    lm: Any, questions: Sequence[Question], *, protocol: str = "release", seed: int = DEFAULT_SEED
+) -> tuple[dict[str, int], int | None]:
+    """``({question id: tokens of its longest prompt}, limit)`` for the prompts of
+    ``questions`` that ``lm`` would have to cut (checked with its own tokenizer)."""
+    from ..mcqa.letter_scoring import overlong_prompts
+
+    prompts = [
+        (q.id, p) for q in questions for p in protocol_prompts(q, protocol=protocol, seed=seed)
+    ]
+    too_long, limit = overlong_prompts(
+        lm, [p.text for _, p in prompts], [len(p.options) for _, p in prompts]
+    )
+    lengths: dict[str, int] = {}
+    for index, tokens in too_long.items():
+        qid = prompts[index][0]
+        lengths[qid] = max(tokens, lengths.get(qid, 0))
+    return lengths, limit
 
 
 def aggregate_pi(
@@ -271,18 +300,19 @@ def compute_pi(
         progress: Show a tqdm bar.
         on_result: Called with each finished question's result (e.g. to stream rows).
     """
-    from tqdm.auto import tqdm
-
     if protocol not in PROTOCOLS:
         raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
     check_pi_questions(questions)
     results: list[PIResult] = []
-    bar = tqdm(total=len(questions), desc=f"PI ({protocol})", unit="q", disable=not progress)
+    from ..progress import progress_bar
+
+    bar = progress_bar(len(questions), f"PI ({protocol})", enabled=progress, unit="q")
     for start in range(0, len(questions), max(1, chunk_size)):
         chunk = questions[start : start + max(1, chunk_size)]
         per_question = [protocol_prompts(q, protocol=protocol, seed=seed) for q in chunk]
         flat = [p for prompts in per_question for p in prompts]
-        probabilities = option_probabilities(lm, flat)
+        labels = [q.id for q, prompts in zip(chunk, per_question, strict=True) for _ in prompts]
+        probabilities = option_probabilities(lm, flat, labels)
         offset = 0
         for q, prompts in zip(chunk, per_question, strict=True):
             probs = probabilities[offset : offset + len(prompts)]

@@ -68,8 +68,17 @@ def format_summary(summary: dict[str, Any], *, title: str = "PI") -> str:
     return "\n".join(lines)
 
 
-def write_pi(results: Sequence[PIResult], output: str | Path) -> tuple[Path, dict[str, Any]]:
-    """Write the JSONL rows and ``<output stem>.summary.json``; return (summary path, summary)."""
+def write_pi(
+    results: Sequence[PIResult],
+    output: str | Path,
+    *,
+    skipped: dict[str, Any] | None = None,
+) -> tuple[Path, dict[str, Any]]:
+    """Write the JSONL rows and ``<output stem>.summary.json``; return (summary path, summary).
+
+    ``skipped`` (questions left out, e.g. ``{"long_prompts": {"limit": ..., "ids": {...}}}``)
+    goes into the summary as it is, so nothing is dropped without a trace.
+    """
     output = Path(output)
     output.parent.mkdir(parents=True, exist_ok=True)
     with output.open("w", encoding="utf-8") as handle:
@@ -80,6 +89,8 @@ def write_pi(results: Sequence[PIResult], output: str | Path) -> tuple[Path, dic
     with_source = [r for r in results if r.source_pi is not None]
     if with_source:
         summary["source_pi_mean"] = float(np.mean([r.source_pi for r in with_source]))
+    if skipped:
+        summary["skipped"] = skipped
     path = output.with_name(output.stem + ".summary.json")
     path.write_text(json.dumps(summary, indent=2))
     return path, summary

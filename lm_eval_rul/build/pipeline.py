@@ -48,7 +48,7 @@ def run_build(
 
     failures: dict[str, dict[str, Any]]
     if config.pools is None:
-        questions = load_questions_without_distractors(config.data)
+        questions = load_questions_without_distractors(config.data)[: config.limit]
         if generator_lm is None:
             generator_lm = create_lm(config.generator, config.generator_args)
         pools, generation = generate_stage(config, questions, generator_lm, sleep=sleep)
@@ -64,8 +64,13 @@ def run_build(
         source = fingerprint_digest(generation["fingerprint"])
     else:
         pools, cleaning, failures, extra = read_stage_pools(config.pools)
+        if config.limit is not None:  # the first N questions, as `pi --limit`
+            pools = pools[: config.limit]
+            failures = {qid: f for qid, f in failures.items() if qid in {q.id for q in pools}}
         source = file_digest(config.pools)
     extra["cleaning"] = asdict(cleaning)
+    if config.limit is not None:
+        extra["limit"] = config.limit
     order = [q.id for q in pools]
     if stage == "clean":
         return write_pools(config, pools, failures, extra)

@@ -21,9 +21,10 @@ __all__ = [
 
 
 def progress_bar(total: int, desc: str, enabled: bool) -> Any:
-    from tqdm.auto import tqdm
+    """A per-question bar that ends once (:mod:`lm_eval_rul.progress`)."""
+    from ..progress import progress_bar as ends_once
 
-    return tqdm(total=total, desc=desc, unit="q", disable=not enabled)
+    return ends_once(total, desc, enabled=enabled, unit="q")
 
 
 def _pools_json(

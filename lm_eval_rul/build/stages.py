@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, replace
 from typing import Any
 
-from ..mcqa.letter_scoring import LetterScorer
+from ..mcqa.letter_scoring import LetterScorer, PromptTooLongError
 from ..questions import (
     Question,
     load_questions,
@@ -225,6 +225,11 @@ def filter_stage(
     naming the count. Each record stores the ``chance`` PI of its prompts (and
     ``chance_before`` with the original distractors): ``1 - 1/n_options``.
 
+    A prompt longer than the scorer's context is never scored cut: with
+    ``config.long_prompts == "skip"`` its question gets a failure record saying so;
+    otherwise the other questions are finished (and checkpointed) and one
+    :class:`~lm_eval_rul.mcqa.letter_scoring.PromptTooLongError` names them all.
+
     Args:
         config: The build configuration.
         pools: Clean pools.
@@ -249,6 +254,8 @@ def filter_stage(
     }
     checkpoint = Checkpoint(config.checkpoint_path("filter"), fingerprint)
     scorer = LetterScorer(lm, style=config.prompt_style)
+    too_long: dict[str, int] = {}
+    limit = 0
     bar = progress_bar(len(pools), f"filter ({config.strategy})", config.progress)
     for q in pools:
         if q.id in skip or checkpoint.done(q.id):
@@ -262,43 +269,67 @@ def filter_stage(
             "pool_size": len(q.distractors),
         }
         try:
-            chosen = filter_pool(
-                q.distractors,
-                q.correct_answer,
-                lambda sets, text=q.question: scorer(text, sets),
-                strategy=config.strategy,
-                seed=config.seed,
-                question_id=q.id,
-            )
+            record = _filter_one(config, q, lm, scorer, base, reference.get(q.id))
         except TooFewCandidates as err:
-            checkpoint.add({**base, "status": "failed", "stage": "filter", "error": str(err)})
-            bar.update(1)
-            continue
-        final = Question(q.id, q.question, q.correct_answer, tuple(chosen.distractors), q.caption)
-        (after,) = compute_pi(
-            [final], lm, protocol=config.protocol, seed=config.seed, progress=False
-        )
-        record = {
-            **base,
-            "status": "ok",
-            "distractors": chosen.distractors,
-            "n_filter_prompts": chosen.n_prompts,
-            "pi": after.pi,
-            "chance": after.chance,
-            "p_correct": after.p_correct,
-            "pi_before": None,
-            "chance_before": None,
-            "original_distractors": None,
-        }
-        original = reference.get(q.id)
-        if original is not None:
-            (before,) = compute_pi(
-                [original], lm, protocol=config.protocol, seed=config.seed, progress=False
-            )
-            record["pi_before"] = before.pi
-            record["chance_before"] = before.chance
-            record["original_distractors"] = list(original.distractors)
+            record = {**base, "status": "failed", "stage": "filter", "error": str(err)}
+        except PromptTooLongError as err:  # never scored cut from the left
+            if config.long_prompts != "skip":
+                too_long.update(err.lengths)  # named together once the others are done
+                limit = err.limit
+                bar.update(1)
+                continue
+            tokens = max(err.lengths.values())
+            record = {
+                **base,
+                "status": "failed",
+                "stage": "filter",
+                "error": f"a prompt of {tokens} tokens is longer than the scorer's context "
+                f"of {err.limit} (skipped: --long_prompts skip)",
+            }
         checkpoint.add(record)
         bar.update(1)
     bar.close()
+    if too_long:
+        raise PromptTooLongError(too_long, limit)
     return checkpoint
+
+
+def _filter_one(
+    config: BuildConfig,
+    q: Question,
+    lm: Any,
+    scorer: LetterScorer,
+    base: dict[str, Any],
+    original: Question | None,
+) -> dict[str, Any]:
+    """The filter record of one pool: four distractors and the PI after (and before)."""
+    chosen = filter_pool(
+        q.distractors,
+        q.correct_answer,
+        lambda sets, text=q.question: scorer(text, sets, label=q.id),
+        strategy=config.strategy,
+        seed=config.seed,
+        question_id=q.id,
+    )
+    final = Question(q.id, q.question, q.correct_answer, tuple(chosen.distractors), q.caption)
+    (after,) = compute_pi([final], lm, protocol=config.protocol, seed=config.seed, progress=False)
+    record = {
+        **base,
+        "status": "ok",
+        "distractors": chosen.distractors,
+        "n_filter_prompts": chosen.n_prompts,
+        "pi": after.pi,
+        "chance": after.chance,
+        "p_correct": after.p_correct,
+        "pi_before": None,
+        "chance_before": None,
+        "original_distractors": None,
+    }
+    if original is not None:
+        (before,) = compute_pi(
+            [original], lm, protocol=config.protocol, seed=config.seed, progress=False
+        )
+        record["pi_before"] = before.pi
+        record["chance_before"] = before.chance
+        record["original_distractors"] = list(original.distractors)
+    return record

@@ -12,13 +12,13 @@ Public names: :func:`main` (the console script), :class:`PluginCLI`,
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib
 import sys
 
 from lm_eval._cli import HarnessCLI
 
 from .. import registration
+from .help import DESCRIPTION, EPILOG, add_run_help
 
 __all__ = ["main", "PluginCLI", "SUBCOMMAND_MODULES"]
 
@@ -30,37 +30,52 @@ _TASK_COMMANDS = ("run", "ls", "validate")
 
 
 class PluginCLI(HarnessCLI):
-    """lm-eval's ``HarnessCLI`` plus the plugin's subcommands."""
+    """lm-eval's ``HarnessCLI`` plus the plugin's subcommands, help and pre-run checks."""
 
     def __init__(self) -> None:
         super().__init__()
         self._parser.prog = "lm-eval-rul"
+        self._parser.description = DESCRIPTION
+        self._parser.epilog = EPILOG
         # Subparsers copy the program name when created: rename the harness's own ones and
         # make ours start from the plugin's name.
         self._subparsers._prog_prefix = "lm-eval-rul"
         for name, parser in self._subparsers.choices.items():
             parser.prog = f"lm-eval-rul {name}"
+        add_run_help(self._subparsers.choices["run"])
         for name in SUBCOMMAND_MODULES:
             module = importlib.import_module(f"{__name__}.{name}")
             module.add_parser(self._subparsers)
+
+    def parse_args(self) -> argparse.Namespace:
+        """The harness's parsing, but a bad flag is reported with its subcommand's usage."""
+        argv = sys.argv[1:]
+        if len(argv) > 1 and argv[0] not in self._subparsers.choices and argv[0] not in (
+            "-h",
+            "--help",
+        ):
+            argv.insert(0, "run")  # the harness's legacy form: lm-eval-rul --model ...
+        elif argv == ["run"]:
+            self._subparsers.choices["run"].print_help()
+            raise SystemExit(0)
+        args, extra = self._parser.parse_known_args(argv)
+        if extra:
+            parser = self._subparsers.choices.get(getattr(args, "command", None), self._parser)
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        return args
 
     def execute(self, args: argparse.Namespace) -> None:
         command = getattr(args, "command", None)
         if command in _TASK_COMMANDS:
             args.include_path = _with_plugin_tasks(getattr(args, "include_path", None))
-        if command == "run" and _uses_plugin_mc_tasks(args.tasks):
-            from ..mcqa.letters import warn_for_model_args
-
-            warn_for_model_args(args.model, args.model_args)
-        from .run import run_hooks  # audio check before the model; majority vote after
-
-        with run_hooks(args) if command == "run" else contextlib.nullcontext():
+        if command != "run":
             super().execute(args)
+            return
+        from .run import run_hooks  # checks before the model; majority vote after
 
-
-def _uses_plugin_mc_tasks(tasks: list[str] | str | None) -> bool:
-    names = tasks.split(",") if isinstance(tasks, str) else tasks or []
-    return any("muchomusic" in name and "_gen" not in name for name in names)
+        audio_check = vars(args).pop("audio_check", "header")
+        with run_hooks(args, audio_check=audio_check):
+            super().execute(args)
 
 
 def _with_plugin_tasks(include_path: str | list[str] | None) -> list[str] | str:

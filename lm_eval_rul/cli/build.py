@@ -82,6 +82,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "filter checkpoint and <output>.filter.meta.json of the same --output",
     )
     parser.add_argument("--output", required=True, help="Output JSON (released RUL schema)")
+    parser.add_argument(
+        "--limit", type=int, default=None, help="Only the first N questions (as in pi)"
+    )
+    parser.add_argument(
+        "--long_prompts",
+        choices=("error", "skip"),
+        default="error",
+        help="A scoring prompt longer than the scorer's context: error (default: stop and "
+        "name the questions, after finishing the others) or skip (record them as failed, "
+        "counted in the report). Never cut from the left",
+    )
     parser.add_argument("--no_progress", action="store_true", help="Hide progress bars")
     parser.set_defaults(func=_execute)
 
@@ -112,6 +123,8 @@ def _execute(args: argparse.Namespace) -> None:
         backoff=args.backoff,
         stage=args.stage,
         progress=not args.no_progress,
+        limit=args.limit,
+        long_prompts=args.long_prompts,
     )
     report = run_build(config)
     if "n_written" in report:

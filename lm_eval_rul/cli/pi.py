@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import textwrap
 
 from ._harness_args import add_harness_model_arguments
+
+logger = logging.getLogger(__name__)
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -47,6 +50,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--chunk_size", type=int, default=16, help="Questions per model call (default 16)"
     )
     parser.add_argument("--limit", type=int, default=None, help="Only the first N questions")
+    parser.add_argument(
+        "--long_prompts",
+        choices=("error", "skip"),
+        default="error",
+        help="A prompt longer than the model's context: error (default: stop before "
+        "scoring, naming the questions) or skip (leave them out, listed in the summary). "
+        "Never cut from the left",
+    )
     parser.set_defaults(func=_execute)
 
 
@@ -69,7 +80,14 @@ def _load(path: str) -> list:
 
 
 def _execute(args: argparse.Namespace) -> None:
-    from ..build import check_pi_questions, compute_pi, format_summary, write_pi
+    from ..build import (
+        check_pi_questions,
+        compute_pi,
+        format_summary,
+        long_prompt_questions,
+        write_pi,
+    )
+    from ..mcqa import PromptTooLongError
     from ..registration import create_lm
 
     questions = _load(args.data)
@@ -77,9 +95,25 @@ def _execute(args: argparse.Namespace) -> None:
         questions = questions[: args.limit]
     check_pi_questions(questions, source=args.data)  # before loading the model
     lm = create_lm(args.model, args.model_args, device=args.device, batch_size=args.batch_size)
+    too_long, limit = long_prompt_questions(lm, questions, protocol=args.protocol, seed=args.seed)
+    skipped = None
+    if too_long and args.long_prompts == "error":
+        raise PromptTooLongError(too_long, int(limit))
+    if too_long:
+        logger.warning(
+            "skipping %d question(s) whose prompts are longer than the model's context of %d "
+            "tokens (--long_prompts skip; listed in the summary): %s",
+            len(too_long),
+            limit,
+            ", ".join(list(too_long)[:10]),
+        )
+        questions = [q for q in questions if q.id not in too_long]
+        skipped = {"long_prompts": {"limit": limit, "n": len(too_long), "tokens": too_long}}
     results = compute_pi(
         questions, lm, protocol=args.protocol, seed=args.seed, chunk_size=args.chunk_size
     )
-    summary_path, summary = write_pi(results, args.output)
+    summary_path, summary = write_pi(results, args.output, skipped=skipped)
     print(format_summary(summary, title=f"PI ({args.protocol}) of {args.data}"))
+    if skipped:
+        print(f"skipped {len(too_long)} question(s) with prompts over {limit} tokens")
     print(f"wrote {args.output} and {summary_path}")

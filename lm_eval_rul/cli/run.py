@@ -1,9 +1,17 @@
 """Hooks around the harness's ``run`` (``lm-eval-rul run``).
 
-* Before the model is built (``--model lalm``): load the selected tasks' documents with
-  the same ``--metadata`` and raise ONE :class:`~lm_eval_rul.audio.MissingAudioError`
-  for every item whose audio is missing (the harness builds the model first, so a
-  missing file would otherwise surface only after minutes of model loading).
+* While the command parses its tasks: a fast task index and unknown names as one line
+  (:mod:`.task_names`); the harness's noise about our tasks muted (:mod:`.quiet`).
+* Before the model is built, for every model type: :func:`~.preflight.check_before_model`
+  checks the ``model_args``, that the model can be loaded, the question files and
+  ``--metadata`` (the tasks are loaded here, once, and handed to the harness) and, for
+  audio models, every clip (``--audio_check``).
+* While the harness scores: a plugin task's prompt longer than the model's context stops
+  the run with the questions named, instead of being cut from the left
+  (:mod:`.long_prompts`).
+* Factual tasks with an audio model (:mod:`._factual_run`): the window length set from
+  the model's audio limit, and every requested factual task's audio checked at once,
+  before anything loads; after scoring, each logged window gets its item's prediction.
 * After ``simple_evaluate``: add ``majority_acc`` (our strict majority vote over the four
   leave-one-out folds) and ``plurality_acc_release`` (the authors' plurality vote,
   :func:`lm_eval_rul.report.samples.majority_from_samples`) to the fold groups
@@ -16,10 +24,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib
 import logging
 from collections.abc import Iterator
 from typing import Any
+
+from .long_prompts import no_cut_prompts
+from .preflight import AUDIO_MODELS, check_before_model, check_clips_before_model, plugin_docs
+from .quiet import quiet_harness_logs
+from .task_names import task_name_hooks
 
 __all__ = [
     "MAJORITY_GROUPS",
@@ -39,32 +51,46 @@ MAJORITY_GROUPS: tuple[str, ...] = (
 )
 #: The fold votes added to those groups (:func:`~lm_eval_rul.report.majority_from_samples`).
 VOTE_METRICS: tuple[str, ...] = ("majority_acc", "plurality_acc_release")
-#: Audio models -> the module of ``lm_eval_rul.models`` whose ``check_model_args`` checks them.
-_AUDIO_MODELS: dict[str, str] = {"lalm": "lalm", "lalm-api": "api"}
+
+
+def _wants_majority(tasks: Any) -> bool:
+    names = tasks if isinstance(tasks, str) else ",".join(map(str, tasks or []))
+    return any(group in names for group in MAJORITY_GROUPS)
 
 
 @contextlib.contextmanager
-def run_hooks(args: argparse.Namespace) -> Iterator[None]:
-    """Wrap one ``run``: audio checked before the model, majority vote added after."""
-    from . import _factual_run
+def run_hooks(args: argparse.Namespace, *, audio_check: str = "header") -> Iterator[None]:
+    """Wrap one ``run``: checks before the model, quiet logs, majority vote after.
 
-    tasks = getattr(args, "tasks", None) or ""
-    names = tasks if isinstance(tasks, str) else ",".join(map(str, tasks))
-    factual = _factual_run.uses_factual_tasks(names)
-    if getattr(args, "model", None) in _AUDIO_MODELS:
-        if factual:
-            _factual_run.set_chunk_seconds(args)
-            _factual_run.check_audio(args)
-        check_audio_before_model(args)
-    majority = any(group in names for group in MAJORITY_GROUPS)
-    if not majority and not factual:
-        yield
-        return
+    Args:
+        args: The parsed ``run`` arguments (the harness's).
+        audio_check: ``header``, ``decode`` or ``none`` (``--audio_check``).
+    """
     import lm_eval
 
+    from . import _factual_run
+
+    names = args.tasks if isinstance(args.tasks, str) else ",".join(map(str, args.tasks or []))
+    factual = _factual_run.uses_factual_tasks(names)
+    if factual and getattr(args, "model", None) in AUDIO_MODELS:
+        _factual_run.set_chunk_seconds(args)  # before the harness reads --metadata
+        _factual_run.check_audio(args)
     original = lm_eval.simple_evaluate
 
     def simple_evaluate(*a: Any, **kw: Any) -> dict[str, Any] | None:
+        check_before_model(
+            model=kw.get("model"),
+            model_args=kw.get("model_args"),
+            tasks=kw.get("tasks"),
+            task_manager=kw.get("task_manager"),
+            limit=kw.get("limit"),
+            samples=kw.get("samples"),
+            audio_check=audio_check,
+            use_cache=kw.get("use_cache"),
+        )
+        majority = _wants_majority(kw.get("tasks"))
+        if not majority and not factual:
+            return original(*a, **kw)
         wanted = bool(kw.get("log_samples"))
         kw["log_samples"] = wanted or majority
         results = original(*a, **kw)
@@ -79,58 +105,48 @@ def run_hooks(args: argparse.Namespace) -> Iterator[None]:
 
     lm_eval.simple_evaluate = simple_evaluate
     try:
-        yield
+        with task_name_hooks(), quiet_harness_logs(), no_cut_prompts():
+            yield
     finally:
         lm_eval.simple_evaluate = original
 
 
-def _tasks(task_dict: dict[Any, Any]) -> Iterator[Any]:
-    for value in task_dict.values():
-        if isinstance(value, dict):
-            yield from _tasks(value)
-        else:
-            yield value
-
-
 def check_audio_before_model(args: argparse.Namespace) -> None:
-    """Raise :class:`~lm_eval_rul.audio.MissingAudioError` before any model is loaded.
+    """The audio checks of a parsed ``run`` command line on their own, before any model.
 
-    First the ``lalm`` ``--model_args`` are checked
-    (:func:`~lm_eval_rul.models.lalm.check_model_args`): an unknown name, an unknown
-    ``audio=`` condition or a value of the wrong kind is reported at once.
+    The audio model's ``--model_args`` (names and values), then every document the run would
+    evaluate (plugin tasks of the ``--include_path`` folders, ``--limit`` applied) must
+    have a clip, and every clip must be readable at ``args.audio_check`` (``header`` by
+    default). ``lm-eval-rul run`` runs the same checks inside :func:`run_hooks`.
 
-    Reads the documents the run will evaluate (``--limit`` applied as the harness does)
-    of every plugin task in ``--tasks``, with the run's ``--metadata`` and the
-    ``audio=`` condition of ``--model_args``. Only the ``--include_path`` folders are
-    indexed (the plugin's tasks live there), so the check costs little; conditions
-    that need no files skip it.
+    Raises:
+        UnknownModelArgsError, LALMArgumentError, UnknownConditionError: bad model_args.
+        MissingAudioError, UnreadableAudioError: see :func:`check_clips_before_model`.
     """
     from lm_eval.config.evaluate_config import EvaluatorConfig
-    from lm_eval.evaluator_utils import get_sample_size
-    from lm_eval.tasks import TaskManager, get_task_dict
+    from lm_eval.tasks import TaskManager
 
-    from ..audio import FILE_CONDITIONS, check_audio_available
+    from .preflight import check_model_args_for
 
-    checker = importlib.import_module(f"lm_eval_rul.models.{_AUDIO_MODELS[args.model]}")
-    cfg = EvaluatorConfig.from_cli(argparse.Namespace(**vars(args)))
-    # bad names or values (audio=loud, noise_seconds=abc) fail here, before data and model
-    model_args = checker.check_model_args(cfg.model_args or {})
+    options = dict(vars(args))
+    audio_check = options.pop("audio_check", None) or "header"
+    cfg = EvaluatorConfig.from_cli(argparse.Namespace(**options))
+    model_args = check_model_args_for(args.model, cfg.model_args or {})
     condition = str(model_args.get("audio", "original"))
-    if condition not in FILE_CONDITIONS or not cfg.tasks:
+    if not cfg.tasks:
         return
-    task_manager = TaskManager(
+    manager = TaskManager(
         include_path=cfg.include_path, include_defaults=False, metadata=cfg.metadata
     )
     requested = cfg.tasks.split(",") if isinstance(cfg.tasks, str) else list(cfg.tasks)
-    names = task_manager.match_tasks([t for t in requested if isinstance(t, str)])
-    docs: list[dict[str, Any]] = []
-    for task in _tasks(get_task_dict(names, task_manager) if names else {}):
-        task_docs = list(task.eval_docs)
-        if not task_docs or "benchmark" not in task_docs[0]:
-            continue  # not one of the plugin's tasks
-        limit = None if cfg.samples else get_sample_size(task, cfg.limit)
-        docs.extend(task_docs[:limit] if limit is not None else task_docs)
-    check_audio_available(docs, condition)
+    names = manager.match_tasks([t for t in requested if isinstance(t, str)])
+    loaded = manager.load(names) if names else {}
+    docs = [
+        d
+        for _, task_docs in plugin_docs(loaded, limit=cfg.limit, samples=cfg.samples)
+        for d in task_docs
+    ]
+    check_clips_before_model(docs, condition, audio_check=audio_check)
 
 
 def add_majority_acc(results: dict[str, Any]) -> None:

@@ -13,8 +13,9 @@ Public names:
   (:mod:`.folds`: harness documents with seeded option orders);
 * :func:`choice_probabilities`, :func:`perceptual_index`, :func:`is_correct`,
   :func:`mean_perceptual_index` (:mod:`.scoring`);
-* :func:`letter_instances`, :func:`letter_logliks`, :class:`LetterScorer`
-  (:mod:`.letter_scoring`: letters of many prompts in one harness call);
+* :func:`letter_instances`, :func:`letter_logliks`, :class:`LetterScorer`,
+  :class:`PromptTooLongError`, :func:`overlong_prompts`, :data:`LONG_PROMPT_CHOICES`
+  (:mod:`.letter_scoring`: letters of many prompts in one harness call, never cut);
 * :func:`letter_token_ids`, :func:`multi_token_letter_warnings`,
   :func:`warn_for_model_args` (:mod:`.letters`);
 * :func:`parse_answer`, :class:`ParsedAnswer`, :data:`PARSE_RULES` (:mod:`.parsing`);
@@ -29,7 +30,14 @@ Public names:
 """
 
 from .folds import N_FOLDS, make_doc, make_docs, shuffled_options
-from .letter_scoring import LetterScorer, letter_instances, letter_logliks
+from .letter_scoring import (
+    LONG_PROMPT_CHOICES,
+    LetterScorer,
+    PromptTooLongError,
+    letter_instances,
+    letter_logliks,
+    overlong_prompts,
+)
 from .letters import letter_token_ids, multi_token_letter_warnings, warn_for_model_args
 from .parsing import PARSE_RULES, ParsedAnswer, parse_answer
 from .prompts import (
@@ -71,6 +79,9 @@ __all__ = [
     "letter_instances",
     "letter_logliks",
     "LetterScorer",
+    "PromptTooLongError",
+    "overlong_prompts",
+    "LONG_PROMPT_CHOICES",
     "letter_token_ids",
     "multi_token_letter_warnings",
     "warn_for_model_args",

@@ -4,19 +4,111 @@ Every prompt's option letters are asked as one-token continuations (`` A``, `` B
 of the same context, consecutively, so lm-eval's ``hf`` model (and ``lalm``) serve all
 letters of a prompt from one forward pass (their logits cache groups requests that share
 a context). :class:`LetterScorer` is the scorer callable the build's filtering takes.
+
+A prompt longer than the model's context would be cut from the left by the harness's
+``hf``/``vllm`` models (the model would not see the start of the question, and the
+score would silently mean something else). :func:`letter_logliks` measures every prompt
+with the model's own tokenizer first and raises :class:`PromptTooLongError` naming the
+questions instead; callers that were asked to skip such questions catch it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from ..errors import UserInputError
 from .prompts import letters_for, pi_prompt
 from .scoring import choice_probabilities
 
-__all__ = ["letter_instances", "letter_logliks", "LetterScorer"]
+__all__ = [
+    "LONG_PROMPT_CHOICES",
+    "PromptTooLongError",
+    "context_limit",
+    "overlong_prompts",
+    "letter_instances",
+    "letter_logliks",
+    "LetterScorer",
+]
+
+#: ``--long_prompts``: stop with an error naming the questions, or skip and count them.
+LONG_PROMPT_CHOICES: tuple[str, ...] = ("error", "skip")
+_SHOWN = 10
+
+
+class PromptTooLongError(UserInputError, ValueError):
+    """Scoring prompts longer than the model's context (the harness would cut their start).
+
+    Attributes:
+        lengths: ``{question id: tokens of its longest prompt}``.
+        limit: Tokens the model can read (its ``max_length``).
+    """
+
+    def __init__(self, lengths: Mapping[str, int], limit: int, *, fix: str = "") -> None:
+        self.lengths = dict(lengths)
+        self.limit = limit
+        items = list(self.lengths.items())
+        shown = ", ".join(f"{qid} ({n} tokens)" for qid, n in items[:_SHOWN])
+        more = f" and {len(items) - _SHOWN} more" if len(items) > _SHOWN else ""
+        fix = fix or (
+            "Use a model with a longer context, or pass --long_prompts skip to leave these "
+            "questions out (they are counted in the output)."
+        )
+        super().__init__(
+            f"{len(items)} question(s) have a scoring prompt longer than the model's context "
+            f"of {limit} tokens: ids {shown}{more}. The harness would cut them from the left, "
+            f"so the model would not see the start of the question. {fix}"
+        )
+
+
+def context_limit(lm: Any) -> int | None:
+    """Tokens ``lm`` can score without cutting (``None`` when it cannot be told)."""
+    limit = getattr(lm, "max_length", None)
+    if not isinstance(limit, int) or getattr(lm, "tokenizer", None) is None:
+        return None
+    if not callable(getattr(lm, "_encode_pair", None)):
+        return None
+    return limit
+
+
+#: Tokens a tokenizer may add to a text (BOS, EOS, a prefix space...), beyond one per byte.
+_SPECIAL_TOKENS_MARGIN = 8
+
+
+def fits_surely(text: str, limit: int) -> bool:
+    """Whether ``text`` fits ``limit`` tokens whatever the tokenizer: no tokenizer makes more
+    tokens than the text has UTF-8 bytes (byte-level BPE at worst) plus a few special
+    ones, so short prompts need no tokenizing at all."""
+    return len(text.encode("utf-8")) + _SPECIAL_TOKENS_MARGIN <= limit + 1
+
+
+def request_tokens(lm: Any, context: str, continuation: str) -> int:
+    """Tokens of a ``loglikelihood`` request as the harness encodes it (``_encode_pair``)."""
+    return sum(len(part) for part in lm._encode_pair(context, continuation))
+
+
+def overlong_prompts(
+    lm: Any, contexts: Sequence[str], n_options: Sequence[int]
+) -> tuple[dict[int, int], int | None]:
+    """``({prompt index: tokens}, limit)`` of the prompts ``lm`` would have to cut.
+
+    A prompt's length is its context plus its longest option letter, encoded as the
+    harness encodes a ``loglikelihood`` request (``_encode_pair``); the harness keeps the
+    last ``max_length + 1`` tokens of that, so anything longer is cut.
+    """
+    limit = context_limit(lm)
+    if limit is None:
+        return {}, None
+    too_long = {}
+    for index, (context, n) in enumerate(zip(contexts, n_options, strict=True)):
+        if fits_surely(context + " " + letters_for(n)[-1], limit):
+            continue
+        tokens = max(request_tokens(lm, context, f" {letter}") for letter in letters_for(n))
+        if tokens > limit + 1:
+            too_long[index] = tokens
+    return too_long, limit
 
 
 def letter_instances(contexts: Sequence[str], n_options: Sequence[int]) -> list[Any]:
@@ -42,14 +134,32 @@ def letter_instances(contexts: Sequence[str], n_options: Sequence[int]) -> list[
     return instances
 
 
-def letter_logliks(lm: Any, contexts: Sequence[str], n_options: Sequence[int]) -> list[np.ndarray]:
+def letter_logliks(
+    lm: Any,
+    contexts: Sequence[str],
+    n_options: Sequence[int],
+    *,
+    labels: Sequence[str] | None = None,
+) -> list[np.ndarray]:
     """Log-likelihood of each option letter after each context, in one model call.
 
     Args:
         lm: Any lm-eval ``LM`` with ``loglikelihood``.
         contexts: Prompts whose next token is the answer letter.
         n_options: Number of options (letters A, B, ...) of each prompt.
+        labels: The question id of each prompt, for :class:`PromptTooLongError`.
+
+    Raises:
+        PromptTooLongError: Some prompts are longer than ``lm``'s context (checked with its
+            own tokenizer before anything is scored).
     """
+    too_long, limit = overlong_prompts(lm, contexts, n_options)
+    if too_long:
+        lengths: dict[str, int] = {}
+        for index, tokens in too_long.items():
+            label = str(labels[index]) if labels is not None else f"prompt {index}"
+            lengths[label] = max(tokens, lengths.get(label, 0))
+        raise PromptTooLongError(lengths, int(limit))
     instances = letter_instances(contexts, n_options)
     if not instances:
         return []
@@ -83,9 +193,14 @@ class LetterScorer:
         self.n_calls = 0
         self.n_prompts = 0
 
-    def __call__(self, question: str, option_sets: Sequence[Sequence[str]]) -> list[np.ndarray]:
+    def __call__(
+        self, question: str, option_sets: Sequence[Sequence[str]], *, label: str | None = None
+    ) -> list[np.ndarray]:
+        """Option probabilities of each option list; ``label`` (the question id) names
+        the question in :class:`PromptTooLongError`."""
         self.n_calls += 1
         self.n_prompts += len(option_sets)
         contexts = [pi_prompt(question, list(opts), style=self.style) for opts in option_sets]
-        logliks = letter_logliks(self.lm, contexts, [len(o) for o in option_sets])
+        labels = None if label is None else [label] * len(contexts)
+        logliks = letter_logliks(self.lm, contexts, [len(o) for o in option_sets], labels=labels)
         return [choice_probabilities(ll) for ll in logliks]

@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -88,17 +89,42 @@ def _existing(path: str | os.PathLike[str], key: str) -> Path:
     return resolved
 
 
+#: Which file each benchmark's tasks read, for messages.
+_WANTS = {
+    "rul_muchomusic": "the RUL-MuChoMusic JSON (RUL-MuchoMusic.json)",
+    "muchomusic": "MuChoMusic's CSV (muchomusic.csv from mulab-mir/muchomusic)",
+}
+_BOTH = '{"rul_data_path": "RUL-MuchoMusic.json", "muchomusic_data_path": "muchomusic.csv"}'
+
+
 def _check_kind(path: Path, key: str, *, want_csv: bool, benchmark: str) -> None:
-    """A shared ``data_path`` given to both benchmarks reaches one of them in the wrong format."""
-    if key == "data_path" and (path.suffix.lower() == ".csv") != want_csv:
-        expected = "MuChoMusic's CSV" if want_csv else "the RUL-MuChoMusic JSON"
-        raise DataValidationError(
-            path,
-            [f"--metadata data_path is not {expected}, which the {benchmark} tasks read"],
-            hint="When one run mixes rul_muchomusic* and muchomusic* tasks, give each its file: "
-            '--metadata \'{"rul_data_path": "RUL-MuchoMusic.json", '
-            '"muchomusic_data_path": "muchomusic.csv"}\'.',
-        )
+    """A question file of the other benchmark (a CSV for RUL, a JSON for MuChoMusic)."""
+    if (path.suffix.lower() == ".csv") == want_csv:
+        return
+    other = "muchomusic" if benchmark == "rul_muchomusic" else "rul_muchomusic"
+    raise DataValidationError(
+        path,
+        [
+            f"--metadata {key} is {_WANTS[other]}, but {benchmark}* tasks read "
+            f"{_WANTS[benchmark]}"
+        ],
+        hint=f"Give that file instead; a run of both benchmarks gives each its own: '{_BOTH}'.",
+    )
+
+
+def _refuse_pools(error: DataValidationError, path: Path, key: str) -> None:
+    """A distractor pools file (more than 4 candidates per question) given as RUL data."""
+    counts = [re.search(r"expected 4 distractors, found (\d+)", p) for p in error.problems]
+    if not counts or not all(m and int(m.group(1)) > 4 for m in counts):
+        return
+    raise DataValidationError(
+        path,
+        [
+            f"--metadata {key} is a distractor pools file ({len(counts)} questions with more "
+            f"than 4 candidates), but rul_muchomusic* tasks read {_WANTS['rul_muchomusic']}"
+        ],
+        hint="Pools are the input of `lm-eval-rul build --pools`, which picks four distractors.",
+    ) from None
 
 
 def rul_questions(**metadata: Any) -> list[Question]:
@@ -107,9 +133,15 @@ def rul_questions(**metadata: Any) -> list[Question]:
     source = metadata.get(key)
     path = _existing(source, key) if source else default_rul_path()
     _check_kind(path, key, want_csv=False, benchmark="rul_muchomusic")
-    questions = list(_read_rul_cached(_stamp(path)))
+    try:
+        questions = list(_read_rul_cached(_stamp(path)))
+    except DataValidationError as error:
+        _refuse_pools(error, path, key)
+        raise
     if metadata.get("muchomusic_csv"):
-        reference = muchomusic_questions(muchomusic_data_path=metadata["muchomusic_csv"])
+        csv = _existing(metadata["muchomusic_csv"], "muchomusic_csv")
+        _check_kind(csv, "muchomusic_csv", want_csv=True, benchmark="muchomusic")
+        reference = muchomusic_questions(muchomusic_data_path=str(csv))
         questions = attach_tracks(questions, reference)
     return questions
 

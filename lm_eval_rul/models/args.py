@@ -20,10 +20,21 @@ __all__ = [
     "validate_model_args",
     "supported_args",
     "audio_condition",
+    "USE_CACHE_REFUSAL",
 ]
 
 #: Keyword arguments lm-eval itself adds to every model's constructor.
 _HARNESS_ARGS = ("batch_size", "max_batch_size", "device")
+
+
+#: Why ``lalm`` refuses lm-eval's ``--use_cache`` (said before the model loads, and by the
+#: model itself when built another way).
+USE_CACHE_REFUSAL = (
+    "lalm does not support --use_cache: lm-eval keys cached responses by prompt text only, "
+    "so answers for another clip or audio condition would be reused. Run without it: lalm "
+    "keeps its own results cache, keyed by clip and setting (model_args "
+    "results_cache=PATH|none), and resumes from it."
+)
 
 
 class UnknownModelArgsError(UserInputError, TypeError):

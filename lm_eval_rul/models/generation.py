@@ -17,9 +17,10 @@ from lm_eval.models.utils import (
     postprocess_generated_text,
 )
 from lm_eval.models.utils_hf import stop_sequences_criteria
-from tqdm import tqdm
 
 from ..audio import WINDOW_FIELD, check_audio_available, condition_audio
+from ..progress import progress_bar
+from .stored_results import request_parts
 
 __all__ = ["AudioGenerationMixin"]
 
@@ -27,15 +28,41 @@ __all__ = ["AudioGenerationMixin"]
 class AudioGenerationMixin:
     """``generate_until`` for :class:`~lm_eval_rul.models.lalm.LALM`.
 
-    Uses the model's ``prompt_text``, ``_model_inputs``, ``spec`` and ``condition``.
+    Uses the model's ``prompt_text``, ``_model_inputs``, ``_stored``, ``spec`` and
+    ``condition``.
     """
 
     @torch.no_grad()
     def generate_until(self, requests: list[Any], disable_tqdm: bool = False) -> list[str]:
-        """Greedy (unless the task asks otherwise) generation with audio, batched."""
+        """Greedy (unless the task asks otherwise) generation with audio, batched.
+
+        Answers already in the results cache (:mod:`.stored_results`) are read back;
+        the others are generated and written as each batch finishes.
+        """
         if not requests:
             return []
         check_audio_available([r.doc for r in requests if r.doc is not None], self.condition)
+        keys = [
+            request_parts(
+                "generate_until",
+                [r.args[0], r.args[1], self.max_gen_toks],
+                self._stored.heard(r.doc or {}, self.spec),
+            )
+            for r in requests
+        ]
+        results: list[str | None] = list(self._stored.lookup(keys))
+        todo = [i for i, value in enumerate(results) if value is None]
+        self._stored.report("generate_until", len(requests), len(requests) - len(todo))
+        if todo:
+            generated = self._generate([requests[i] for i in todo], disable_tqdm, keys, todo)
+            for local, text in generated.items():
+                results[todo[local]] = text
+        return results  # type: ignore[return-value]
+
+    def _generate(
+        self, requests: list[Any], disable_tqdm: bool, keys: list[Any], todo: list[int]
+    ) -> dict[int, str]:
+        """Generate ``requests`` in batches; each batch's answers are stored when done."""
         indexed = [(i, r.args[0], r.args[1], r.doc) for i, r in enumerate(requests)]
         collator = Collator(
             indexed,
@@ -44,52 +71,66 @@ class AudioGenerationMixin:
             group_fn=lambda x: x[2],
         )
         results: dict[int, str] = {}
-        bar = tqdm(total=len(requests), disable=disable_tqdm or self.rank != 0, desc="lalm: gen")
+        bar = progress_bar(len(requests), "lalm: gen", enabled=not disable_tqdm and self.rank == 0)
         items = _ItemProgress([r.doc for r in requests], bar)
         eos = self.tok_decode(self.eot_token_id, skip_special_tokens=False)
-        for chunk in collator.get_batched(n=self.batch_size, batch_fn=None):
-            indices, contexts, all_kwargs, chunk_docs = zip(*chunk, strict=True)
-            kwargs = normalize_gen_kwargs(dict(all_kwargs[0]), self.max_gen_toks)
-            until = handle_stop_sequences(kwargs.pop("until", None), eos=eos)
-            max_new = int(kwargs.pop("max_gen_toks"))
-            kwargs.pop("max_length", None)
-            texts = [self.prompt_text(c) for c in contexts]
-            waves = None
-            if self.condition != "none":
-                waves = [condition_audio(doc, self.spec)[1] for doc in chunk_docs]
-            padding_side = self.tokenizer.padding_side
-            self.tokenizer.padding_side = "left"
-            try:
-                inputs = self._model_inputs(texts, waves)
-            finally:
-                self.tokenizer.padding_side = padding_side
-            width = inputs["input_ids"].shape[1]
-            if not kwargs.get("do_sample"):
-                kwargs["do_sample"] = False
-                kwargs.pop("temperature", None)
-                kwargs.pop("top_p", None)
-            output = self.model.generate(
-                **inputs,
-                max_new_tokens=max_new,
-                stopping_criteria=stop_sequences_criteria(self.tokenizer, until, width, len(texts)),
-                pad_token_id=self.tokenizer.pad_token_id,
-                **kwargs,
+        try:
+            for chunk in collator.get_batched(n=self.batch_size, batch_fn=None):
+                indices, contexts, all_kwargs, chunk_docs = zip(*chunk, strict=True)
+                texts = self._generate_batch(contexts, all_kwargs[0], chunk_docs, eos)
+                for index, context, text in zip(indices, contexts, texts, strict=True):
+                    results[index] = text
+                    self.cache_hook.add_partial("generate_until", (context, all_kwargs[0]), text)
+                self._stored.store([(keys[todo[i]], results[i]) for i in indices])
+                bar.update(len(indices))
+                for index in indices:
+                    items.done(requests[index].doc)
+        finally:
+            bar.close()
+        return results
+
+    def _generate_batch(
+        self, contexts: tuple[str, ...], gen_kwargs: dict, docs: tuple[Any, ...], eos: str
+    ) -> list[str]:
+        """One ``generate`` call over a batch of prompts sharing ``gen_kwargs``."""
+        kwargs = normalize_gen_kwargs(dict(gen_kwargs), self.max_gen_toks)
+        until = handle_stop_sequences(kwargs.pop("until", None), eos=eos)
+        max_new = int(kwargs.pop("max_gen_toks"))
+        kwargs.pop("max_length", None)
+        texts = [self.prompt_text(c) for c in contexts]
+        waves = None
+        if self.condition != "none":
+            waves = [condition_audio(doc, self.spec)[1] for doc in docs]
+        padding_side = self.tokenizer.padding_side
+        self.tokenizer.padding_side = "left"
+        try:
+            inputs = self._model_inputs(texts, waves)
+        finally:
+            self.tokenizer.padding_side = padding_side
+        width = inputs["input_ids"].shape[1]
+        if not kwargs.get("do_sample"):
+            kwargs["do_sample"] = False
+            kwargs.pop("temperature", None)
+            kwargs.pop("top_p", None)
+        output = self.model.generate(
+            **inputs,
+            max_new_tokens=max_new,
+            stopping_criteria=stop_sequences_criteria(self.tokenizer, until, width, len(texts)),
+            pad_token_id=self.tokenizer.pad_token_id,
+            **kwargs,
+        )
+        return [
+            postprocess_generated_text(
+                self.tok_decode(tokens[width:]), stop=until, think_end_token=None
             )
-            for index, context, tokens in zip(indices, contexts, output.tolist(), strict=True):
-                text = self.tok_decode(tokens[width:])
-                text = postprocess_generated_text(text, stop=until, think_end_token=None)
-                results[index] = text
-                self.cache_hook.add_partial("generate_until", (context, all_kwargs[0]), text)
-                bar.update(1)
-                items.done(requests[index].doc)
-        bar.close()
-        return [results[i] for i in range(len(requests))]
+            for tokens in output.tolist()
+        ]
 
 
 class _ItemProgress:
     """Counts items (benchmark, id) whose window documents are all generated, on the bar."""
 
-    def __init__(self, docs: list[Any], bar: tqdm) -> None:
+    def __init__(self, docs: list[Any], bar: Any) -> None:
         self.bar = bar
         self.windowed = any(d is not None and d.get(WINDOW_FIELD) is not None for d in docs)
         self.left = Counter(self._key(d) for d in docs)

@@ -28,12 +28,13 @@ import transformers
 from lm_eval.models.huggingface import HFLM
 
 from ..audio import AudioSpec, condition_audio
-from .args import LALMArgumentError, audio_condition, validate_model_args
+from .args import USE_CACHE_REFUSAL, LALMArgumentError, audio_condition, validate_model_args
 from .common import audio_settings, chat_messages
 from .families import Family, family_for, family_max_seconds, resolve_attr
 from .generation import AudioGenerationMixin
 from .prefix_scoring import ClipPrefix, PrefixScoringMixin
 from .processors import load_processor
+from .stored_results import StoredResults, results_path, results_scope
 
 __all__ = ["LALM", "check_model_args"]
 
@@ -75,6 +76,10 @@ class LALM(PrefixScoringMixin, AudioGenerationMixin, HFLM):
         revision: Checkpoint revision on the Hub.
         trust_remote_code: Passed to transformers (the supported families need none).
         parallelize: Split one model over several GPUs (``device_map="auto"``).
+        results_cache: Where results are kept as they are computed, so an interrupted
+            run resumes without repeating a forward pass (:mod:`.stored_results`):
+            ``auto`` (default: ``lalm_results.sqlite`` in ``$LM_EVAL_RUL_CACHE``), a
+            file path, or ``none``.
     """
 
     MULTIMODAL = True
@@ -99,6 +104,7 @@ class LALM(PrefixScoringMixin, AudioGenerationMixin, HFLM):
         revision: str = "main",
         trust_remote_code: bool = False,
         parallelize: bool = False,
+        results_cache: str | None = "auto",
         **unknown: Any,
     ) -> None:
         given = {
@@ -149,12 +155,13 @@ class LALM(PrefixScoringMixin, AudioGenerationMixin, HFLM):
         self._parts = self._template_parts(with_audio=condition != "none")
         self._warned: set[str] = set()
         self._prefix_lru: OrderedDict[Hashable, ClipPrefix] = OrderedDict()
+        self._stored = StoredResults(results_path(results_cache), results_scope(self))
         self._forward_names = set(inspect.signature(self.model.forward).parameters)
         # transformers 5.24 renamed the forward argument past_key_values to cache
         self._cache_arg = "cache" if "cache" in self._forward_names else "past_key_values"
         logger.info(
             "lalm: %s from %s; audio=%s seed=%d noise_seconds=%s noise_std=%s "
-            "sampling_rate=%d max_audio_seconds=%s prefix_cache=%s",
+            "sampling_rate=%d max_audio_seconds=%s prefix_cache=%s results_cache=%s",
             self.family.name,
             pretrained,
             self.condition,
@@ -164,6 +171,7 @@ class LALM(PrefixScoringMixin, AudioGenerationMixin, HFLM):
             self.spec.sampling_rate,
             self.spec.max_seconds,
             self.prefix_cache,
+            self._stored.path or "none",
         )
 
     # ------------------------------------------------------------------ loading hooks
@@ -232,11 +240,7 @@ class LALM(PrefixScoringMixin, AudioGenerationMixin, HFLM):
     def set_cache_hook(self, cache_hook: Any) -> None:
         """Refuse lm-eval's response cache when it would mix up what the model heard."""
         if getattr(cache_hook, "dbdict", None) is not None:
-            raise LALMArgumentError(
-                "lalm does not support --use_cache: lm-eval keys cached responses by prompt "
-                "text only, so answers for another clip or audio condition would be reused. "
-                "Run without --use_cache (the clip prefix cache already avoids re-encoding)."
-            )
+            raise LALMArgumentError(USE_CACHE_REFUSAL)
         super().set_cache_hook(cache_hook)
 
     def apply_chat_template(self, chat_history: list[dict[str, Any]], **kwargs: Any) -> str:

@@ -11,18 +11,19 @@ from __future__ import annotations
 
 import logging
 from collections import OrderedDict
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import torch
 import torch.nn.functional as F
 import transformers
-from tqdm import tqdm
 
 from ..audio import check_audio_available, condition_key
 from ..mcqa.letters import multi_token_message
+from ..progress import progress_bar
 from .args import LALMArgumentError
+from .stored_results import request_parts
 
 __all__ = ["ClipPrefix", "PrefixScoringMixin", "continuation_score"]
 
@@ -46,12 +47,14 @@ class PrefixScoringMixin:
     """``loglikelihood`` for :class:`~lm_eval_rul.models.lalm.LALM` (see the module doc).
 
     Uses the model's ``_encode_request``, ``_encode``, ``_model_inputs``, ``_waves``,
-    ``_parts``, ``_audio_ids``, ``spec``, ``condition`` and ``prefix_cache``.
+    ``_parts``, ``_audio_ids``, ``_stored``, ``spec``, ``condition`` and ``prefix_cache``.
     """
 
     def loglikelihood(self, requests: list[Any], disable_tqdm: bool = False) -> list:
         """``(log p(continuation | audio, prompt), is_greedy)`` per request.
 
+        Results already in the model's results cache (:mod:`.stored_results`) are read
+        back; the others are computed and written as each forward pass finishes.
         Requests sharing a clip are scored together: the clip's prefix is encoded
         once; each (document, context) costs one batched forward of its suffix.
         """
@@ -60,9 +63,36 @@ class PrefixScoringMixin:
         if any(r.doc is None for r in requests):
             raise ValueError("lalm: a loglikelihood request has no document to take audio from.")
         check_audio_available({id(r.doc): r.doc for r in requests}.values(), self.condition)
-        if not self.prefix_cache:
-            return self._loglikelihood_naive(requests, disable_tqdm)
+        keys = [
+            request_parts("loglikelihood", r.args[:2], self._stored.heard(r.doc, self.spec))
+            for r in requests
+        ]
+        results: list[tuple[float, bool] | None] = [
+            None if v is None else (float(v[0]), bool(v[1])) for v in self._stored.lookup(keys)
+        ]
+        todo = [i for i, value in enumerate(results) if value is None]
+        self._stored.report("loglikelihood", len(requests), len(requests) - len(todo))
 
+        def finished(pairs: list[tuple[int, tuple[float, bool]]]) -> None:
+            for local, value in pairs:
+                results[todo[local]] = value
+                self.cache_hook.add_partial("loglikelihood", requests[todo[local]].args, value)
+            self._stored.store([(keys[todo[local]], list(value)) for local, value in pairs])
+
+        remaining = [requests[i] for i in todo]
+        if remaining and not self.prefix_cache:
+            self._loglikelihood_naive(remaining, disable_tqdm, finished)
+        elif remaining:
+            self._loglikelihood_prefix(remaining, disable_tqdm, finished)
+        return results  # type: ignore[return-value]
+
+    def _loglikelihood_prefix(
+        self,
+        requests: list[Any],
+        disable_tqdm: bool,
+        finished: Callable[[list[tuple[int, tuple[float, bool]]]], None],
+    ) -> None:
+        """Score ``requests`` clip by clip; ``finished`` gets each forward's results."""
         # (clip key) -> (prompt context) -> [(request index, continuation ids)]
         by_clip: OrderedDict[Hashable, OrderedDict[str, list]] = OrderedDict()
         first_doc: dict[Hashable, dict] = {}
@@ -84,25 +114,22 @@ class PrefixScoringMixin:
             context_ids.setdefault(context, ctx_ids)
             by_clip.setdefault(key, OrderedDict()).setdefault(context, []).append((index, cont_ids))
 
-        results: list[tuple[float, bool] | None] = [None] * len(requests)
-        bar = tqdm(
-            total=len(requests),
-            disable=disable_tqdm or self.rank != 0,
-            desc="lalm: scoring (one prefix per clip)",
+        bar = progress_bar(
+            len(requests),
+            "lalm: scoring (one prefix per clip)",
+            enabled=not disable_tqdm and self.rank == 0,
         )
-        for key, contexts in by_clip.items():
-            prefix = self._prefix(key, first_doc[key])
-            items = list(contexts.items())
-            for start in range(0, len(items), self.batch_size):
-                chunk = items[start : start + self.batch_size]
-                scores = self._score_suffixes(prefix, [(context_ids[c], reqs) for c, reqs in chunk])
-                for index, value in scores:
-                    results[index] = value
-                    self.cache_hook.add_partial("loglikelihood", requests[index].args, value)
-                bar.update(sum(len(reqs) for _, reqs in chunk))
-        bar.close()
-        self._prefix_lru.clear()
-        return results  # type: ignore[return-value]
+        try:
+            for key, contexts in by_clip.items():
+                prefix = self._prefix(key, first_doc[key])
+                items = list(contexts.items())
+                for start in range(0, len(items), self.batch_size):
+                    chunk = items[start : start + self.batch_size]
+                    finished(self._score_suffixes(prefix, [(context_ids[c], r) for c, r in chunk]))
+                    bar.update(sum(len(reqs) for _, reqs in chunk))
+        finally:
+            bar.close()
+            self._prefix_lru.clear()
 
     def _warn_multi_token(self, continuation: str, ids: list[int]) -> None:
         if len(ids) > 1 and continuation not in self._warned:
@@ -221,17 +248,25 @@ class PrefixScoringMixin:
         return cache
 
     @torch.no_grad()
-    def _loglikelihood_naive(self, requests: list[Any], disable_tqdm: bool) -> list:
+    def _loglikelihood_naive(
+        self,
+        requests: list[Any],
+        disable_tqdm: bool,
+        finished: Callable[[list[tuple[int, tuple[float, bool]]]], None],
+    ) -> None:
         """Reference path: one full forward per request, the audio encoded each time."""
-        out = []
-        for request in tqdm(requests, disable=disable_tqdm or self.rank != 0, desc="lalm: naive"):
+        bar = progress_bar(
+            len(requests), "lalm: naive", enabled=not disable_tqdm and self.rank == 0
+        )
+        for index, request in enumerate(requests):
             context, continuation = request.args[:2]
             whole, _, cont_ids = self._encode_request(context, continuation)
             _, waves = self._waves(request.doc)
             inputs = self._model_inputs([whole], waves)
             logits = self.model(**inputs).logits[0]
-            out.append(continuation_score(logits[-len(cont_ids) - 1 : -1], cont_ids))
-        return out
+            finished([(index, continuation_score(logits[-len(cont_ids) - 1 : -1], cont_ids))])
+            bar.update(1)
+        bar.close()
 
 
 def continuation_score(logits: torch.Tensor, cont_ids: Sequence[int]) -> tuple[float, bool]:

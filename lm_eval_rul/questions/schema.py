@@ -73,6 +73,10 @@ class DataValidationError(UserInputError, ValueError):
     def __init__(self, path: str | os.PathLike[str], problems: Sequence[str], hint: str = ""):
         self.path = str(path)
         self.problems = list(problems)
+        if len(self.problems) == 1:  # one mistake, one line
+            problem = self.problems[0].rstrip(".")
+            super().__init__(f"1 problem in {self.path}: {problem}." + (f" {hint}" if hint else ""))
+            return
         shown = "\n".join(f"  - {p}" for p in self.problems[:MAX_LISTED])
         more = len(self.problems) - MAX_LISTED
         tail = f"\n  ... and {more} more" if more > 0 else ""

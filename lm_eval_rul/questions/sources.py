@@ -49,9 +49,23 @@ def _download(url: str, target: Path) -> Path:
     return target
 
 
+def _probe_hub(repo: str) -> None:
+    """One metadata request to the hub, never retried: an unreachable hub fails at once
+    (listing a repository's files would retry five times, about 23 s)."""
+    from huggingface_hub import get_hf_file_metadata, hf_hub_url
+    from huggingface_hub.errors import EntryNotFoundError
+
+    try:
+        url = hf_hub_url(repo, ".gitattributes", repo_type="dataset")
+        get_hf_file_metadata(url, timeout=10, retry_on_errors=False)
+    except EntryNotFoundError:
+        pass  # the hub answered
+
+
 def _hf_rul_file() -> Path:
     from huggingface_hub import hf_hub_download, list_repo_files
 
+    _probe_hub(RUL_HF_REPO)
     files = list_repo_files(RUL_HF_REPO, repo_type="dataset")
     preferred = sorted(
         (f for f in files if f.lower().endswith((".json", ".jsonl", ".csv", ".parquet"))),
@@ -76,16 +90,23 @@ def default_rul_path() -> Path:
     try:
         return _download(RUL_GITHUB_URL, cached)
     except Exception as err:  # noqa: BLE001 - any network failure falls through to the mirror
-        errors.append(f"{RUL_GITHUB_URL}: {err}")
+        errors.append(f"github.com: {_reason(err)}")
     try:
         return _hf_rul_file()
     except Exception as err:  # noqa: BLE001
-        errors.append(f"huggingface.co/datasets/{RUL_HF_REPO}: {err}")
+        errors.append(f"huggingface.co/datasets/{RUL_HF_REPO}: {_reason(err)}")
     raise DataSourceError(
-        "Could not download RUL-MuChoMusic:\n  "
-        + "\n  ".join(errors)
-        + '\nPass a local copy with --metadata \'{"data_path": "/path/to/RUL-MuchoMusic.json"}\'.'
+        f"cannot download RUL-MuChoMusic ({'; '.join(errors)}); offline or behind a "
+        "firewall? Pass a local copy: --metadata "
+        '\'{"data_path": "/path/to/RUL-MuchoMusic.json"}\' (README: Offline).'
     )
+
+
+def _reason(error: BaseException) -> str:
+    """The first line of an error, with the reason of a wrapped network error."""
+    reason = getattr(error, "reason", None) or error
+    lines = str(reason).strip().splitlines()
+    return lines[0] if lines else type(error).__name__
 
 
 def default_muchomusic_csv() -> Path:
@@ -96,7 +117,8 @@ def default_muchomusic_csv() -> Path:
         return Path(hf_hub_download(MUCHOMUSIC_HF_REPO, MUCHOMUSIC_CSV_NAME, repo_type="dataset"))
     except Exception as err:  # noqa: BLE001
         raise DataSourceError(
-            f"Could not download {MUCHOMUSIC_CSV_NAME} from huggingface.co/datasets/"
-            f"{MUCHOMUSIC_HF_REPO}: {err}\nPass a local copy with --metadata "
-            '\'{"data_path": "/path/to/muchomusic.csv"}\' (or "muchomusic_csv" for RUL tasks).'
+            f"cannot download {MUCHOMUSIC_CSV_NAME} from huggingface.co/datasets/"
+            f"{MUCHOMUSIC_HF_REPO} ({_reason(err)}); pass a local copy: --metadata "
+            '\'{"data_path": "/path/to/muchomusic.csv"}\' (or "muchomusic_csv" for RUL tasks; '
+            "README: Offline)."
         ) from err

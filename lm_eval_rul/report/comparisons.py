@@ -18,6 +18,7 @@ from ..questions import derive_seed
 from .runs import Run, RunReadError
 from .samples import Sample
 from .settings import (
+    BENCHMARK_NAMES,
     ReportSettings,
     base_benchmark,
     condition_rank,
@@ -45,6 +46,18 @@ def _aligned(a: Run, b: Run, benchmark: str) -> tuple[list[Sample], list[Sample]
     return [left[k] for k in shared], [right[k] for k in shared], coverage
 
 
+def _name(benchmark: str) -> str:
+    return BENCHMARK_NAMES.get(benchmark, benchmark)
+
+
+def _pairs(keys: Sequence[Sequence[Any]]) -> str:
+    """``[["11", 0], ["11", 1]]`` -> ``question 11 (fold 0), question 11 (fold 1)``."""
+    return ", ".join(
+        f"question {qid}" + (f" (fold {fold})" if fold is not None and fold >= 0 else "")
+        for qid, fold in keys
+    )
+
+
 def _per_question(samples: Sequence[Sample]) -> dict[str, float]:
     scores: dict[str, list[float]] = defaultdict(list)
     for sample in samples:
@@ -63,14 +76,15 @@ def _paired_entry(
     left, right, coverage = _aligned(a, b, benchmark)
     if coverage["n_dropped"]:
         notes.append(
-            f"{benchmark}: {a.label} vs {b.label}: runs covered different questions; compared "
-            f"on the {coverage['n_shared']} shared (question, fold) pairs, dropped "
-            f"{coverage['only_in_a']} only in {a.label} and {coverage['only_in_b']} only in "
-            f"{b.label} (e.g. {coverage['examples_dropped']})"
+            f"{_name(benchmark)}, {a.label} vs {b.label}: the runs covered different "
+            f"questions, so they are compared on the {coverage['n_shared']} (question, fold) "
+            f"pairs both have; left out: {coverage['only_in_a']} only in {a.label} and "
+            f"{coverage['only_in_b']} only in {b.label} (e.g. "
+            f"{_pairs(coverage['examples_dropped'])})."
         )
     if not left:
         notes.append(
-            f"{benchmark}: {a.label} vs {b.label}: no shared (question, fold) pair; skipped"
+            f"{_name(benchmark)}, {a.label} vs {b.label}: no question in common; not compared."
         )
         return None
     groups = resample_groups(left, settings.by, f"{a.label} on {benchmark}")
@@ -116,14 +130,14 @@ def find_backbone(runs: Sequence[Run], name: str | None, notes: list[str]) -> Ru
     if name is None:
         if len({r.pretrained for r in text_runs}) == 1:
             notes.append(
-                f"text leakage: no --text-backbone given; using the only text-only model, "
-                f"{text_runs[0].model}"
+                "Text leakage is measured against the only text-only model, "
+                f"{text_runs[0].model} (no --text-backbone given)."
             )
             return text_runs[0]
         if text_runs:
             notes.append(
-                "text leakage: several text-only models and no --text-backbone; pass "
-                f"--text-backbone NAME (one of {sorted({r.model for r in text_runs})})"
+                "Text leakage is not reported: there are several text-only models; choose one "
+                f"with --text-backbone NAME ({', '.join(sorted({r.model for r in text_runs}))})."
             )
         return None
     for run in text_runs:
@@ -131,7 +145,7 @@ def find_backbone(runs: Sequence[Run], name: str | None, notes: list[str]) -> Ru
             return run
     raise RunReadError(
         f"--text-backbone {name!r} matches no text-only run; text-only models found: "
-        f"{sorted({r.model for r in text_runs}) or 'none'}"
+        f"{', '.join(sorted({r.model for r in text_runs})) or 'none'}"
     )
 
 
@@ -175,7 +189,7 @@ def _pi_source(
             if sample.source_pi is not None:
                 stored.setdefault(sample.id, sample.source_pi)
     if stored:
-        return "source_pi stored in the dataset", stored
+        return "the PI stored in the dataset", stored
     return None, {}
 
 
@@ -185,8 +199,9 @@ def pi_correlations(
     source, pi = _pi_source(runs, benchmark, settings)
     if not pi:
         notes.append(
-            f"{benchmark}: no PI for the PI-accuracy correlation: pass "
-            f"--pi {base_benchmark(benchmark)}=PI.jsonl (from lm-eval-rul pi)"
+            f"{_name(benchmark)}: no PI-accuracy correlation, as no PI is known for its "
+            f"questions; pass --pi {base_benchmark(benchmark)}=PI.jsonl (written by "
+            "lm-eval-rul pi)."
         )
         return [], {}
     groups: dict[str, list[Run]] = defaultdict(list)
@@ -203,18 +218,21 @@ def pi_correlations(
         dropped = len(union - shared)
         if dropped:
             notes.append(
-                f"{benchmark}: PI-accuracy ({name}): {dropped} of {len(union)} questions dropped "
-                "(not covered by every run of the group or without a PI)"
+                f"{_name(benchmark)}, PI-accuracy of {name}: {dropped} of {len(union)} questions "
+                "left out (not covered by every run of the group, or without a PI)."
             )
         if len(ids) < 3:
-            notes.append(f"{benchmark}: PI-accuracy ({name}): only {len(ids)} questions; skipped")
+            notes.append(
+                f"{_name(benchmark)}, PI-accuracy of {name}: only {len(ids)} questions, too few "
+                "for a correlation; not reported."
+            )
             continue
         x = [pi[i] for i in ids]
         y = [float(np.mean([scores[i] for scores in per_run])) for i in ids]
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             correlation = pearson(x, y, confidence_level=settings.confidence_level)
-        notes.extend(f"{benchmark}: PI-accuracy ({name}): {w.message}" for w in caught)
+        notes.extend(f"{_name(benchmark)}, PI-accuracy of {name}: {w.message}" for w in caught)
         entries.append(
             {
                 "group": name,

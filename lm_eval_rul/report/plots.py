@@ -6,12 +6,22 @@ runs or computes statistics (see :mod:`.summary` and :mod:`.stats`).
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-__all__ = ["accuracy_bars", "condition_bars", "pi_histograms", "pi_accuracy_scatter"]
+__all__ = [
+    "accuracy_bars",
+    "condition_bars",
+    "pi_histograms",
+    "pi_accuracy_scatter",
+    "group_positions",
+    "centred_positions",
+    "merge_identical",
+]
 
 _DPI = 120
 
@@ -39,6 +49,67 @@ def _save(fig, path: str | Path) -> Path:
     return path
 
 
+#: Colours of the audio conditions (text-only first), the same in every figure.
+_CONDITION_COLOURS = {
+    "text": "#4C72B0",
+    "original": "#55A868",
+    "noise": "#C44E52",
+    "silence": "#8172B2",
+    "random": "#CCB974",
+    "none": "#64B5CD",
+}
+_OTHER_COLOURS = ("#937860", "#DA8BC3", "#8C8C8C", "#1F77B4", "#FF7F0E")
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">")
+
+
+_HATCHES = ("", "//", "..", "xx", "\\\\", "++")
+
+
+def _hatch(label: str, labels: Sequence[str]) -> str:
+    """Settings of one condition (``noise, seed=0`` / ``noise, seed=1``) share its colour and
+    differ by hatching."""
+    condition = label.split(",")[0].strip()
+    same = list(dict.fromkeys(x for x in labels if x.split(",")[0].strip() == condition))
+    return _HATCHES[same.index(label) % len(_HATCHES)] if label in same else ""
+
+
+def _colour(label: str, index: int) -> str:
+    """A condition's colour (by the condition before any ``, setting``), else a spare one."""
+    return _CONDITION_COLOURS.get(
+        label.split(",")[0].strip(), _OTHER_COLOURS[index % len(_OTHER_COLOURS)]
+    )
+
+
+def group_positions(groups: Sequence[str]) -> np.ndarray:
+    """x of each bar: consecutive bars of one group side by side, a gap between groups.
+
+    >>> group_positions(["a", "b", "b", "c"]).tolist()
+    [0.0, 1.6, 2.6, 4.2]
+    """
+    starts = [i for i in range(len(groups)) if i and groups[i] != groups[i - 1]]
+    return np.array([i + 0.6 * sum(s <= i for s in starts) for i in range(len(groups))], float)
+
+
+def centred_positions(
+    models: Sequence[str],
+    conditions: Sequence[str],
+    values: Mapping[tuple[str, str], Any],
+    width: float,
+) -> dict[tuple[str, str], float]:
+    """x of each (model, condition) bar: a model's bars centred on its tick ``x = index``.
+
+    >>> centred_positions(["m", "n"], ["a", "b"], {("m", "a"): 0, ("m", "b"): 0,
+    ...                   ("n", "b"): 0}, 0.4)
+    {('m', 'a'): -0.2, ('m', 'b'): 0.2, ('n', 'b'): 1.0}
+    """
+    out = {}
+    for x, model in enumerate(models):
+        present = [c for c in conditions if (model, c) in values]
+        for slot, condition in enumerate(present):
+            out[(model, condition)] = round(x + (slot - (len(present) - 1) / 2) * width, 9)
+    return out
+
+
 def accuracy_bars(
     path: str | Path,
     labels: Sequence[str],
@@ -46,6 +117,7 @@ def accuracy_bars(
     lows: Sequence[float],
     highs: Sequence[float],
     *,
+    groups: Sequence[str] | None = None,
     chance: float | None = None,
     title: str = "",
     confidence_level: float = 0.95,
@@ -54,22 +126,57 @@ def accuracy_bars(
 
     Args:
         path: PNG to write.
-        labels: One label per bar (e.g. ``model [condition]``).
+        labels: One label per bar (with ``groups``: the audio condition of the run).
         estimates, lows, highs: Accuracy and its interval per bar.
+        groups: The model of each bar: a model's bars stand together, its name written
+            once under them, and each bar is coloured by its condition.
         chance: Accuracy of a uniform guess, drawn as a dashed line.
         title: Figure title.
         confidence_level: Shown in the axis label.
     """
     if not (len(labels) == len(estimates) == len(lows) == len(highs)) or not labels:
         raise ValueError("accuracy_bars needs one estimate, low and high per label (>= 1 label)")
+    if groups is not None and len(groups) != len(labels):
+        raise ValueError("accuracy_bars needs one group per label")
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(max(4.0, 0.9 * len(labels) + 2), 3.8))
-    x = np.arange(len(labels))
-    ax.bar(x, estimates, color="#4C72B0", yerr=_errors(estimates, lows, highs), capsize=4)
+    longest = max(len(line) for label in labels for line in label.split(", "))
+    per_bar = max(0.8, 0.075 * longest) if groups is not None else 0.8
+    fig, ax = plt.subplots(figsize=(max(4.0, per_bar * len(labels) + 2.5), 4.2))
+    if groups is None:
+        x = np.arange(len(labels), dtype=np.float64)
+        colours, hatches = ["#4C72B0"] * len(labels), [""] * len(labels)
+    else:
+        x = group_positions(groups)
+        colours = [_colour(label, i) for i, label in enumerate(labels)]
+        hatches = [_hatch(label, labels) for label in labels]
+    bars = ax.bar(x, estimates, color=colours, yerr=_errors(estimates, lows, highs), capsize=4)
+    for bar, hatch in zip(bars, hatches, strict=True):
+        bar.set_hatch(hatch)
+        bar.set_edgecolor("white" if hatch else bar.get_facecolor())
     if chance is not None:
-        ax.axhline(chance, color="#C44E52", linestyle="--", label=f"chance ({chance:.2f})")
+        ax.axhline(
+            chance, color="black", linestyle="--", linewidth=1, label=f"chance ({chance:.2f})"
+        )
         ax.legend(loc="upper right", fontsize=8)
-    ax.set_xticks(x, labels, rotation=30, ha="right", fontsize=8)
+    if groups is None:
+        ax.set_xticks(x, labels, rotation=30, ha="right", fontsize=8)
+    else:  # settings one per line ("noise\nseed=1"), the model's name once below them
+        ticks = [label.replace(", ", "\n") for label in labels]
+        ax.set_xticks(x, ticks, fontsize=8)
+        depth = 10 * max(t.count("\n") + 1 for t in ticks) + 10
+        for name in dict.fromkeys(groups):
+            where = x[[i for i, g in enumerate(groups) if g == name]]
+            ax.annotate(
+                name,
+                xy=(where.mean(), 0),
+                xycoords=("data", "axes fraction"),
+                xytext=(0, -depth),
+                textcoords="offset points",
+                ha="center",
+                va="top",
+                fontsize=9,
+                fontweight="bold",
+            )
     ax.set_ylim(0, 1)
     ax.set_ylabel(f"accuracy ({confidence_level:.0%} CI)")
     ax.set_title(title, fontsize=10)
@@ -88,10 +195,13 @@ def condition_bars(
 ) -> Path:
     """Grouped bars: per model, accuracy under each audio condition (original, noise, ...).
 
+    A model's bars are centred on its name whatever conditions it has; each condition has
+    one colour (and one legend entry) throughout.
+
     Args:
         path: PNG to write.
         models: One group per model.
-        conditions: One bar per condition within each group (missing pairs are left empty).
+        conditions: The conditions, in display order (a model shows those it has).
         values: ``(model, condition) -> (estimate, low, high)``.
         chance: Chance accuracy, drawn as a dashed line.
         title: Figure title.
@@ -100,28 +210,32 @@ def condition_bars(
     if not models or not conditions:
         raise ValueError("condition_bars needs at least one model and one condition")
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(max(5.5, 0.6 * len(models) * len(conditions) + 3.5), 3.8))
+    fig, ax = plt.subplots(figsize=(max(5.5, 0.6 * len(models) * len(conditions) + 2.5), 4.2))
     width = 0.8 / len(conditions)
-    x = np.arange(len(models))
-    for index, condition in enumerate(conditions):
-        present = [m for m in models if (m, condition) in values]
-        if not present:
-            continue
-        pos = (
-            np.array([x[models.index(m)] for m in present])
-            + (index - (len(conditions) - 1) / 2) * width
+    labelled: set[str] = set()
+    for (model, condition), pos in centred_positions(models, conditions, values, width).items():
+        est, low, high = values[(model, condition)]
+        ax.bar(
+            pos,
+            est,
+            width,
+            color=_colour(condition, conditions.index(condition)),
+            hatch=_hatch(condition, conditions),
+            edgecolor="white",
+            yerr=_errors([est], [low], [high]),
+            capsize=3,
+            label=None if condition in labelled else condition,
         )
-        est, low, high = zip(*(values[(m, condition)] for m in present), strict=True)
-        ax.bar(pos, est, width, yerr=_errors(est, low, high), capsize=3, label=condition)
+        labelled.add(condition)
     if chance is not None:
         ax.axhline(
             chance, color="black", linestyle="--", linewidth=1, label=f"chance ({chance:.2f})"
         )
-    ax.set_xticks(x, models, rotation=20, ha="right", fontsize=8)
+    ax.set_xticks(np.arange(len(models)), models, fontsize=8)
     ax.set_ylim(0, 1)
     ax.set_ylabel(f"accuracy ({confidence_level:.0%} CI)")
     ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.1), frameon=False)
     return _save(fig, path)
 
 
@@ -133,10 +247,11 @@ def pi_histograms(
     title: str = "Perceptual Index",
     chance: float | None = 0.75,
 ) -> Path:
-    """Overlaid PI histograms (e.g. MuChoMusic vs RUL-MuChoMusic), means in the legend.
+    """PI histograms side by side in each bin (e.g. MuChoMusic vs RUL-MuChoMusic), means in
+    the legend.
 
     Bars show the share of each benchmark's questions, so benchmarks of different sizes
-    compare.
+    compare; within a bin each benchmark has its own bar, so equal shares stay visible.
 
     Args:
         path: PNG to write.
@@ -150,15 +265,17 @@ def pi_histograms(
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(5.5, 3.8))
     edges = np.linspace(0.0, 1.0, bins + 1)
-    for label, values in distributions.items():
-        data = np.asarray(values, dtype=np.float64)
-        ax.hist(
-            data,
-            bins=edges,
-            weights=np.full(data.size, 1.0 / data.size),
-            alpha=0.5,
-            label=f"{label} (n={data.size}, mean {data.mean():.3f})",
-        )
+    data = [np.asarray(v, dtype=np.float64) for v in distributions.values()]
+    ax.hist(
+        data,
+        bins=edges,
+        weights=[np.full(d.size, 1.0 / d.size) for d in data],
+        color=[_OTHER_COLOURS[i % len(_OTHER_COLOURS)] for i in range(len(data))],
+        label=[
+            f"{k} (n={d.size}, mean {d.mean():.3f})"
+            for k, d in zip(distributions, data, strict=True)
+        ],
+    )
     if chance is not None:
         ax.axvline(
             chance, color="black", linestyle="--", linewidth=1, label=f"chance ({chance:.2f})"
@@ -170,6 +287,23 @@ def pi_histograms(
     return _save(fig, path)
 
 
+def merge_identical(
+    groups: Mapping[str, tuple[Sequence[float], Sequence[float]]],
+    annotations: Mapping[str, str],
+) -> list[tuple[list[str], np.ndarray, np.ndarray, str]]:
+    """Series with exactly the same points become one: (labels, x, y, annotation)."""
+    merged: list[tuple[list[str], np.ndarray, np.ndarray, str]] = []
+    for label, (pis, accs) in groups.items():
+        x, y = np.asarray(pis, dtype=np.float64), np.asarray(accs, dtype=np.float64)
+        for names, mx, my, _ in merged:
+            if mx.shape == x.shape and np.array_equal(mx, x) and np.array_equal(my, y):
+                names.append(label)
+                break
+        else:
+            merged.append(([label], x, y, annotations.get(label, "")))
+    return merged
+
+
 def pi_accuracy_scatter(
     path: str | Path,
     groups: Mapping[str, tuple[Sequence[float], Sequence[float]]],
@@ -177,7 +311,12 @@ def pi_accuracy_scatter(
     title: str = "PI vs accuracy",
     annotations: Mapping[str, str] | None = None,
 ) -> Path:
-    """Per-question PI (x) vs accuracy (y), one colour per group, each with its fitted line.
+    """Per-question PI (x) vs accuracy (y), one colour and marker per group, each with its
+    fitted line.
+
+    Groups with exactly the same points are drawn once, and the legend names them all
+    ("identical"); points of different groups that coincide are dodged sideways (the fits
+    use the true values), so no series hides behind another.
 
     Args:
         path: PNG to write.
@@ -190,18 +329,53 @@ def pi_accuracy_scatter(
     if not groups:
         raise ValueError("pi_accuracy_scatter needs at least one group")
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(7.5, 3.8))
-    for label, (pis, accs) in groups.items():
-        x, y = np.asarray(pis, dtype=np.float64), np.asarray(accs, dtype=np.float64)
-        extra = (annotations or {}).get(label, "")
-        points = ax.scatter(x, y, s=14, alpha=0.6, label=f"{label} {extra}".strip())
+    series = merge_identical(groups, annotations or {})
+    fig, ax = plt.subplots(figsize=(6.5, 4.2 + 0.3 * len(series)))
+    span = max((np.ptp(x) for _, x, _, _ in series if x.size), default=0.0) or 1.0
+    step = 0.012 * span
+    for index, (names, x, y, extra) in enumerate(series):
+        label = textwrap.fill(", ".join(names), 70)
+        if len(names) > 1:
+            label += f"\n(identical points{', ' + extra.strip('()') if extra else ''})"
+        elif extra:
+            label += f" {extra}"
+        colour = _colour(_series_condition(names[0]), index)
+        dodge = (index - (len(series) - 1) / 2) * step if len(series) > 1 else 0.0
+        ax.scatter(
+            x + dodge,
+            y,
+            s=24,
+            alpha=0.85,
+            marker=_MARKERS[index % len(_MARKERS)],
+            facecolors="none" if index else colour,
+            edgecolors=colour,
+            label=label,
+        )
         if x.size >= 2 and np.ptp(x) > 0:
             fit = stats.linregress(x, y)
             line = np.linspace(x.min(), x.max(), 50)
-            ax.plot(line, fit.intercept + fit.slope * line, color=points.get_facecolor()[0])
+            ax.plot(
+                line,
+                fit.intercept + fit.slope * line,
+                color=colour,
+                linestyle=("-", "--", ":", "-.")[index % 4],
+            )
     ax.set_xlabel("Perceptual Index")
     ax.set_ylabel("accuracy (mean over runs and folds)")
     ax.set_ylim(-0.05, 1.05)
+    title = (
+        title
+        if len(series) < 2
+        else f"{title}\n(series dodged sideways by {step:.3f}; fits use the true PI)"
+    )
     ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), frameon=False)
     return _save(fig, path)
+
+
+def _series_condition(label: str) -> str:
+    """``text-only`` -> ``text``; ``audio (noise, seed=1)`` -> ``noise``."""
+    if label.startswith("text"):
+        return "text"
+    inner = label.split("(", 1)[-1].rstrip(")")
+    return inner.split(",")[0].strip()

@@ -338,8 +338,8 @@ def load_runs(run_dirs: Iterable[str | Path]) -> list[Run]:
         for name, task in run.tasks.items():
             if name in target.tasks:
                 target.notes.append(
-                    f"{target.label}: task {name} appears in {target.tasks[name].results_file} "
-                    f"and {file}; using the newer {file.name}"
+                    f"{target.label}: task {name} is in both {target.tasks[name].results_file} "
+                    f"and {file}; the newer {file.name} is used."
                 )
             target.tasks[name] = task
         target.group_metrics.update(run.group_metrics)

@@ -56,8 +56,8 @@ def _table_row(run: Run, benchmark: str, settings: ReportSettings) -> dict[str, 
         printed = task.metrics.get("acc")
         if printed is not None and not math.isclose(printed, from_samples, abs_tol=1e-9):
             notes.append(
-                f"{run.label}: {task.task} acc printed {printed:.6f} but samples give "
-                f"{from_samples:.6f} (the logged samples may come from another run)"
+                f"{run.label}, {task.task}: the harness printed acc {printed:.6f} but the logged "
+                f"samples give {from_samples:.6f}; the samples may come from another run."
             )
         folds[str(task.fold if task.fold is not None else -1)] = {
             "task": task.task,
@@ -81,8 +81,8 @@ def _table_row(run: Run, benchmark: str, settings: ReportSettings) -> dict[str, 
         and not math.isclose(majority, printed_majority, abs_tol=1e-9)
     ):
         notes.append(
-            f"{run.label}: {benchmark} majority_acc printed {printed_majority:.6f} but the "
-            f"logged samples give {majority:.6f}"
+            f"{run.label}, {BENCHMARK_NAMES.get(benchmark, benchmark)}: the harness printed "
+            f"majority_acc {printed_majority:.6f} but the logged samples give {majority:.6f}."
         )
     return {
         "run": run.label,
@@ -116,10 +116,10 @@ def _coverage_note(runs: Sequence[Run], benchmark: str, notes: list[str]) -> Non
     union, shared = set().union(*keys), set.intersection(*keys)
     if union != shared:
         notes.append(
-            f"{benchmark}: runs disagree on which questions they covered ({len(shared)} "
-            f"(question, fold) pairs in all runs, {len(union)} in any): each table row uses its "
-            "own questions (the numbers the harness printed); paired comparisons use the "
-            "intersection"
+            f"{BENCHMARK_NAMES.get(benchmark, benchmark)}: the runs covered different questions "
+            f"({len(shared)} (question, fold) pairs in all runs, {len(union)} in any). Each "
+            "table row uses its own questions (the numbers the harness printed); paired "
+            "comparisons use the pairs both runs have."
         )
 
 
@@ -217,7 +217,7 @@ def pi_distributions(
     chances: dict[str, dict[str, float]] = {}
     source = None
     if settings.pi_files:
-        source = "--pi files"
+        source = "from the --pi files"
         for label, pi_file in settings.pi_files.items():
             values[label] = dict(pi_file.pi)
             from_docs = _sample_chance(runs, [label, f"{label}_gen"])
@@ -237,17 +237,17 @@ def pi_distributions(
                 if per_question and label not in values:
                     values[label] = {q: float(np.mean(v)) for q, v in per_question.items()}
                     chances[label] = {q: float(np.mean(v)) for q, v in chance.items()}
-                    source = f"perceptual_index logged by {run.label}"
+                    source = f"logged by the text-only run of {run.model}"
     summary = {}
     for label, pi in values.items():
         known = [qid for qid in pi if not math.isnan(chances[label][qid])]
         if len(known) < len(pi):
             notes.append(
-                f"PI distribution {label}: {len(pi) - len(known)} of {len(pi)} questions have "
-                "no chance level (their PI row has no 'chance' and no run logged their "
-                "options); 'share above chance' counts the other questions only. Recompute the "
-                "PI file with lm-eval-rul pi, or name it after its benchmark (--pi "
-                "rul_muchomusic=FILE)"
+                f"PI distribution of {label}: {len(pi) - len(known)} of {len(pi)} questions "
+                "have no chance level (their PI row has no chance field and no run logged "
+                "their options), so the share above chance counts the other questions only. "
+                "Recompute the PI file with lm-eval-rul pi, or name it after its benchmark "
+                "(--pi rul_muchomusic=FILE)."
             )
         summary[label] = {
             "n": len(pi),

@@ -26,10 +26,11 @@ def draw_figures(report: dict[str, Any], out: Path) -> None:
         rows = data["rows"]
         path = plots.accuracy_bars(
             figures_dir / f"accuracy_{benchmark}.png",
-            [r["run"] for r in rows],
+            [r["setting"] for r in rows],
             [r["accuracy"]["estimate"] for r in rows],
             [r["accuracy"]["low"] for r in rows],
             [r["accuracy"]["high"] for r in rows],
+            groups=[r["model"] for r in rows],
             chance=data["chance"],
             title=f"{data['name']}: accuracy",
             confidence_level=level,

@@ -22,19 +22,32 @@ OFFLINE_ENV: dict[str, str] = {
 }
 
 
+_OFFLINE_KEYS = (
+    "HF_HUB_OFFLINE",
+    "HF_DATASETS_OFFLINE",
+    "TRANSFORMERS_OFFLINE",
+    "TOKENIZERS_PARALLELISM",
+)
+
+
 def run_cli(
     args: Sequence[str],
     *,
     program: Sequence[str] | None = None,
     check: bool = True,
     timeout: float = 600,
+    cwd: str | os.PathLike[str] | None = None,
 ) -> subprocess.CompletedProcess:
     """Run ``python -m lm_eval_rul ARGS`` (or ``program ARGS``) offline, capturing output.
 
-    With ``check`` a non-zero exit raises ``AssertionError`` holding the output's tail.
+    With ``check`` a non-zero exit raises ``AssertionError`` holding the output's tail;
+    ``cwd`` runs it from another folder (e.g. outside any git clone).
     """
     command = [*(program or [sys.executable, "-m", "lm_eval_rul"]), *map(str, args)]
-    done = subprocess.run(command, capture_output=True, text=True, env=OFFLINE_ENV, timeout=timeout)
+    env = {**os.environ, **{k: OFFLINE_ENV[k] for k in _OFFLINE_KEYS}}  # env at call time
+    done = subprocess.run(
+        command, capture_output=True, text=True, env=env, timeout=timeout, cwd=cwd
+    )
     if check:
         assert done.returncode == 0, (
             f"{command} failed:\n{done.stdout[-3000:]}\n{done.stderr[-5000:]}"

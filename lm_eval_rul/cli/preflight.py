@@ -1,0 +1,195 @@
+"""Everything ``lm-eval-rul run`` checks before a model loads, for every model type.
+
+The harness builds the model first and reads the tasks' data afterwards, so a typo in a
+data path, a missing clip or a model argument meant for another model used to surface
+only after minutes of model loading. :func:`check_before_model` runs, in order:
+
+1. the ``model_args``: ``lalm``'s names and values; for any other model, the names that
+   only ``lalm`` takes (``audio=``, ``noise_std``...) are named with the model they
+   belong to;
+2. the model's availability (:mod:`lm_eval_rul.hub`: a local folder, the cache, or one
+   request to the hub, never retried);
+3. the tasks: loaded once with the run's ``--metadata`` (question files and metadata are
+   validated here) and handed to the harness, so they are not read twice;
+4. option letters that are several tokens for the model's tokenizer (a warning);
+5. for audio models: every item has a clip (:class:`~lm_eval_rul.audio.MissingAudioError`)
+   and every clip is readable (:func:`~lm_eval_rul.audio.preflight_clips`, ``--audio_check``).
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from ..errors import UserInputError
+from ..hub import check_model_available
+
+__all__ = [
+    "AUDIO_MODELS",
+    "ModelArgsError",
+    "check_before_model",
+    "check_model_args_for",
+    "load_tasks_once",
+    "plugin_docs",
+    "check_clips_before_model",
+]
+
+logger = logging.getLogger(__name__)
+
+#: Harness models that hear audio (the audio checks apply to them).
+AUDIO_MODELS: tuple[str, ...] = ("lalm", "lalm-api")
+#: Models whose tokenizer the multi-token letter check can load.
+_TOKENIZER_MODELS = ("hf", "hf-auto", "huggingface", "lalm")
+
+
+class ModelArgsError(UserInputError, TypeError):
+    """A ``model_args`` name the chosen model does not take (another model does)."""
+
+
+def _constructor_names(model_class: type) -> set[str]:
+    names: set[str] = set()
+    for klass in model_class.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None:
+            continue
+        for name, parameter in inspect.signature(init).parameters.items():
+            if name != "self" and parameter.kind not in (
+                inspect.Parameter.VAR_KEYWORD,
+                inspect.Parameter.VAR_POSITIONAL,
+            ):
+                names.add(name)
+        break  # the class's own constructor decides
+    return names
+
+
+def check_model_args_for(model: str | None, model_args: Mapping[str, Any]) -> dict[str, Any]:
+    """Check ``model_args`` for ``model`` before anything loads; return them (converted).
+
+    Raises:
+        ModelArgsError: ``model`` is not an audio model and is given names only ``lalm``
+            takes.
+        UnknownModelArgsError, LALMArgumentError, UnknownConditionError: the audio
+            model's own checks (its module's ``check_model_args``).
+    """
+    from ..models.args import supported_args
+    from ..models.lalm import LALM
+    from ..registration import model_args_checker
+
+    if model in AUDIO_MODELS:
+        return model_args_checker(model)(model_args)
+    if not model or not model_args:
+        return dict(model_args)
+    from lm_eval.api.registry import get_model
+    from lm_eval.models.huggingface import HFLM
+
+    try:
+        takes = _constructor_names(get_model(model))
+    except Exception:  # noqa: BLE001 - an unknown model is the harness's to report
+        return dict(model_args)
+    audio_only = set(supported_args(LALM)) - _constructor_names(HFLM) - {"device", "batch_size"}
+    wrong = sorted(name for name in model_args if name in audio_only and name not in takes)
+    if wrong:
+        shown = ", ".join(f"{name}={model_args[name]}" for name in wrong)
+        raise ModelArgsError(
+            f"--model {model} does not take model_args {shown}: "
+            f"{'they are arguments' if len(wrong) > 1 else 'it is an argument'} of --model "
+            "lalm (audio language models). For an audio model use --model lalm "
+            f"--model_args pretrained=...,{wrong[0]}={model_args[wrong[0]]}; for a text-only "
+            f"run drop {', '.join(wrong)}."
+        )
+    return dict(model_args)
+
+
+def load_tasks_once(task_manager: Any, tasks: Any) -> dict[str, Any]:
+    """Load ``tasks`` now and make the harness's own ``task_manager.load(tasks)`` reuse it.
+
+    The question files and ``--metadata`` are read and validated here, before the model;
+    the harness then gets the same task objects instead of reading everything again.
+    """
+    loaded = task_manager.load(tasks)
+    original = task_manager.load
+
+    def load(task_list: Any) -> Any:
+        return loaded if task_list is tasks else original(task_list)
+
+    task_manager.load = load
+    return loaded
+
+
+def plugin_docs(
+    loaded: Mapping[str, Any], *, limit: int | float | None, samples: Mapping | None
+) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """(task name, documents the run will evaluate) of each plugin task in ``loaded``.
+
+    A plugin task is one whose documents carry a ``benchmark`` field. ``--limit`` and
+    ``--samples`` select documents as the harness does.
+    """
+    from lm_eval.evaluator_utils import get_sample_size
+
+    for name, task in (loaded.get("tasks") or {}).items():
+        docs = list(task.eval_docs)
+        if not docs or "benchmark" not in docs[0]:
+            continue
+        if samples and name in samples:
+            docs = [docs[int(i)] for i in samples[name]]
+        else:
+            size = get_sample_size(task, limit)
+            docs = docs[:size] if size is not None else docs
+        yield name, docs
+
+
+def check_clips_before_model(
+    docs: Sequence[Mapping[str, Any]], condition: str, *, audio_check: str = "header"
+) -> None:
+    """Every item has a clip, and every clip it may hear is readable (before the model).
+
+    Args:
+        docs: The documents the run evaluates (any plugin task whose documents carry a
+            ``benchmark`` field and the fields of :func:`lm_eval_rul.audio.attach_audio`).
+        condition: The ``audio=`` condition.
+        audio_check: ``header`` (read every clip's header), ``decode`` (decode every
+            clip) or ``none``.
+
+    Raises:
+        MissingAudioError: Items without a clip (all named).
+        UnreadableAudioError: Empty or unreadable clips (all named, with the count).
+    """
+    from ..audio import check_audio_available, preflight_clips, refs_to_check
+
+    check_audio_available(docs, condition)
+    preflight_clips(refs_to_check(docs, condition), level=audio_check)
+
+
+def check_before_model(
+    *,
+    model: str | None,
+    model_args: Mapping[str, Any] | None,
+    tasks: Any,
+    task_manager: Any,
+    limit: int | float | None = None,
+    samples: Mapping | None = None,
+    audio_check: str = "header",
+    use_cache: str | None = None,
+) -> None:
+    """Run every check that needs no model (see the module docstring); raise the first."""
+    args = check_model_args_for(model, dict(model_args or {}))
+    if model in AUDIO_MODELS and use_cache:
+        from ..models.args import USE_CACHE_REFUSAL, LALMArgumentError
+
+        raise LALMArgumentError(USE_CACHE_REFUSAL)
+    check_model_available(model, args)
+    if task_manager is None:
+        return
+    loaded = load_tasks_once(task_manager, tasks)
+    docs, letter_scored = [], False
+    for name, task_docs in plugin_docs(loaded, limit=limit, samples=samples):
+        docs.extend(task_docs)
+        letter_scored |= loaded["tasks"][name].OUTPUT_TYPE == "multiple_choice"
+    if model in _TOKENIZER_MODELS and letter_scored:
+        from ..mcqa.letters import warn_for_model_args
+
+        warn_for_model_args(model, args)
+    if model in AUDIO_MODELS:
+        check_clips_before_model(docs, str(args.get("audio", "original")), audio_check=audio_check)

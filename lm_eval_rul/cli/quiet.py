@@ -1,0 +1,72 @@
+"""Quiet, honest logs: the harness's lines that say nothing about the plugin's tasks go.
+
+* lm-eval warns once per task whose data comes from a ``custom_dataset`` function that
+  "Custom kwargs can be passed to `--metadata`" (8 times for ``rul_muchomusic`` +
+  ``rul_muchomusic_gen``); the plugin's tasks document their ``--metadata`` keys, so the
+  warning is dropped for them (other tasks keep it).
+* lm-eval records the git commit of the working directory by running ``git describe``,
+  whose ``fatal: not a git repository`` reaches the terminal outside a clone; the same
+  lookup runs here with git's error output captured.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import subprocess
+from collections.abc import Iterator
+
+__all__ = ["PluginTaskWarningFilter", "quiet_git_hash", "quiet_harness_logs"]
+
+_CUSTOM_KWARGS = ": Custom kwargs can be passed to `--metadata`"
+
+
+class PluginTaskWarningFilter(logging.Filter):
+    """Drop the harness's per-task "Custom kwargs" warning for the plugin's tasks."""
+
+    def __init__(self, task_names: set[str]) -> None:
+        super().__init__()
+        self.task_names = task_names
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if _CUSTOM_KWARGS not in message:
+            return True
+        return message.split(_CUSTOM_KWARGS, 1)[0] not in self.task_names
+
+
+def quiet_git_hash() -> str | None:
+    """lm-eval's ``get_git_commit_hash`` (the working directory's commit), without git's
+    error output on the terminal."""
+    from lm_eval.loggers.utils import get_commit_from_path
+
+    try:
+        done = subprocess.run(
+            ["git", "describe", "--always"],  # noqa: S607 - what the harness runs
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return done.stdout.strip() or None
+    except (subprocess.CalledProcessError, FileNotFoundError, OSError):
+        return get_commit_from_path(os.getcwd())
+
+
+@contextlib.contextmanager
+def quiet_harness_logs() -> Iterator[None]:
+    """While a ``run`` executes: the filter on the harness's task logger, the quiet git."""
+    import lm_eval.evaluator as evaluator
+
+    from .task_names import plugin_task_names
+
+    task_logger = logging.getLogger("lm_eval.api.task")
+    warning_filter = PluginTaskWarningFilter(set(plugin_task_names()))
+    task_logger.addFilter(warning_filter)
+    original_hash = evaluator.get_git_commit_hash
+    evaluator.get_git_commit_hash = quiet_git_hash
+    try:
+        yield
+    finally:
+        evaluator.get_git_commit_hash = original_hash
+        task_logger.removeFilter(warning_filter)

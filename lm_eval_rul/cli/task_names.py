@@ -1,0 +1,116 @@
+"""Task names for ``run``: a fast index for the plugin's tasks, close matches for typos.
+
+The harness indexes all of its ~15,000 task configs (about 8 s) on every run. When each
+requested task is found in the ``--include_path`` folders (the plugin's own tasks are
+there), :func:`task_name_hooks` lets the harness index only those folders. A name that
+matches nothing becomes one :class:`UnknownTaskError` line naming the closest task
+names, instead of the harness's ``ValueError`` traceback.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import functools
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import UserInputError
+
+__all__ = ["UnknownTaskError", "close_task_names", "plugin_task_names", "task_name_hooks"]
+
+_NOT_FOUND = "Tasks not found: "
+
+
+class UnknownTaskError(UserInputError, ValueError):
+    """``--tasks`` names a task that no task folder defines."""
+
+    def __init__(self, missing: Sequence[str], known: Iterable[str]) -> None:
+        known = sorted(set(known))
+        parts = []
+        for name in missing:
+            close = close_task_names(name, known)
+            hint = f" (closest: {', '.join(close)})" if close else ""
+            parts.append(f"{name!r}{hint}")
+        plugin = ", ".join(n for n in plugin_task_names() if "fold" not in n)
+        super().__init__(
+            f"unknown task {'; '.join(parts)}. This plugin's tasks: {plugin} (and the "
+            "rul_muchomusic*_fold0..3 subtasks); `lm-eval-rul ls tasks` lists every task."
+        )
+
+
+def close_task_names(name: str, known: Iterable[str], n: int = 4) -> list[str]:
+    """The task names closest to ``name`` (difflib ratio >= 0.6), best first."""
+    return difflib.get_close_matches(name, list(known), n=n, cutoff=0.6)
+
+
+@functools.lru_cache(maxsize=8)
+def _index(include_path: tuple[str, ...]) -> frozenset[str]:
+    from lm_eval.tasks import TaskManager
+
+    manager = TaskManager(include_path=list(include_path), include_defaults=False)
+    return frozenset(manager.all_tasks)
+
+
+def plugin_task_names() -> list[str]:
+    """Every task, group and tag the plugin's task folder defines."""
+    from ..registration import tasks_dir
+
+    return sorted(_index((str(tasks_dir()),)))
+
+
+def _requested(tasks: Any) -> list[str]:
+    if isinstance(tasks, str):
+        return [t for t in tasks.split(",") if t]
+    return [t for item in tasks or [] for t in str(item).split(",") if t]
+
+
+def _in_include_paths(include_path: Any, names: list[str]) -> bool:
+    """Whether every name is a task of the ``--include_path`` folders (no globs, no files)."""
+    if not include_path or not names:
+        return False
+    paths = include_path if isinstance(include_path, list | tuple) else [include_path]
+    if any(n.endswith(".yaml") or "*" in n or Path(n).is_dir() for n in names):
+        return False
+    known = _index(tuple(str(p) for p in paths))
+    return all(name in known for name in names)
+
+
+@contextlib.contextmanager
+def task_name_hooks() -> Iterator[None]:
+    """While a ``run`` executes: the fast index, and unknown names as one clear line."""
+    import lm_eval.tasks as harness_tasks
+    from lm_eval.config.evaluate_config import EvaluatorConfig
+
+    original_process = EvaluatorConfig.process_tasks
+    original_manager = harness_tasks.TaskManager
+
+    def process_tasks(self: Any, metadata: dict | None = None) -> Any:
+        only_included = _in_include_paths(self.include_path, _requested(self.tasks))
+        made: list[Any] = []
+
+        class RecordingTaskManager(original_manager):  # type: ignore[misc, valid-type]
+            def __init__(self, *args: Any, **kwargs: Any) -> None:
+                if only_included:
+                    kwargs["include_defaults"] = False
+                super().__init__(*args, **kwargs)
+                made.append(self)
+
+        harness_tasks.TaskManager = RecordingTaskManager
+        try:
+            return original_process(self, metadata)
+        except ValueError as error:
+            text = str(error)
+            if not text.startswith(_NOT_FOUND) or not made:
+                raise
+            missing = [name.strip() for name in text[len(_NOT_FOUND) :].split(",")]
+            raise UnknownTaskError(missing, made[-1].all_tasks) from None
+        finally:
+            harness_tasks.TaskManager = original_manager
+
+    EvaluatorConfig.process_tasks = process_tasks
+    try:
+        yield
+    finally:
+        EvaluatorConfig.process_tasks = original_process
