@@ -136,7 +136,10 @@ def test_what_stays_ambiguous_is_named_or_left_out_on_request(collision, caplog)
 
 def test_cli_names_the_ambiguous_questions_before_loading_a_model(collision, tmp_path):
     meta = {"rul_data_path": str(collision["rul"]), "audio_hf_dataset": str(collision["hf"])}
-    args = ["run", "--model", "lalm", "--model_args", f"pretrained={tmp_path / 'none'}",
+    never_loaded = tmp_path / "none"  # a folder with a config.json, no weights
+    never_loaded.mkdir()
+    (never_loaded / "config.json").write_text("{}")
+    args = ["run", "--model", "lalm", "--model_args", f"pretrained={never_loaded}",
             "--tasks", "rul_muchomusic", "--metadata", json.dumps(meta), "--device", "cpu"]
     done = run_cli(args, check=False, timeout=300)
     assert done.returncode == 2 and "Traceback" not in done.stderr
