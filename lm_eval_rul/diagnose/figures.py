@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 # The report's figure helpers: Agg backend, tight layout, one DPI for every PNG.
-from ..report.plots import _pyplot, _save
+from ..report.plots import pyplot, save_figure
 
 __all__ = ["similarity_histograms", "similarity_scatter", "audit_bars"]
 
@@ -39,7 +39,7 @@ def similarity_histograms(
     """
     if not values:
         raise ValueError("similarity_histograms needs at least one space")
-    plt = _pyplot()
+    plt = pyplot()
     fig, axes = plt.subplots(1, len(values), figsize=(5.2 * len(values), 3.8), squeeze=False)
     for ax, (space, by_dataset) in zip(axes[0], values.items(), strict=True):
         present = {n: np.asarray(v, dtype=np.float64) for n, v in by_dataset.items() if len(v)}
@@ -67,7 +67,7 @@ def similarity_histograms(
         ax.set_xlabel("cosine similarity to the correct answer")
         ax.set_ylabel("share of distractors")
         ax.legend(fontsize=8, loc="upper left")
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def similarity_scatter(
@@ -90,7 +90,7 @@ def similarity_scatter(
     """
     if not points:
         raise ValueError("similarity_scatter needs at least one dataset")
-    plt = _pyplot()
+    plt = pyplot()
     fig, axes = plt.subplots(1, len(points), figsize=(4.4 * len(points), 4.0), squeeze=False)
     for ax, (name, (x, y)) in zip(axes[0], points.items(), strict=True):
         x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
@@ -105,7 +105,7 @@ def similarity_scatter(
         ax.set_title(f"{name} (n={x.size})", fontsize=10)
         ax.set_xlabel(axis_labels[0])
         ax.set_ylabel(axis_labels[1])
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def audit_bars(
@@ -120,7 +120,7 @@ def audit_bars(
     """
     if not counts or not rules:
         raise ValueError("audit_bars needs at least one dataset and one rule")
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7.0, 0.5 * len(rules) * max(1, len(counts)) + 1.2))
     height = 0.8 / len(counts)
     y = np.arange(len(rules))[::-1]
@@ -133,4 +133,4 @@ def audit_bars(
     ax.set_xlabel("questions flagged")
     ax.set_title("QA audit", fontsize=10)
     ax.legend(fontsize=8, loc="lower right")
-    return _save(fig, path)
+    return save_figure(fig, path)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .plots import _pyplot, _save
+from .plots import pyplot, save_figure
 
 __all__ = ["factual_f1_bars"]
 
@@ -36,7 +36,7 @@ def factual_f1_bars(
     """
     if not tasks or not conditions:
         raise ValueError("factual_f1_bars needs at least one task and one condition")
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(max(6.0, 0.35 * len(tasks) * len(conditions) + 3.0), 4.2))
     width = 0.8 / len(conditions)
     x = np.arange(len(tasks))
@@ -63,4 +63,4 @@ def factual_f1_bars(
     ax.set_ylabel(f"mean F1 over items ({confidence_level:.0%} CI)")
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    return _save(fig, path)
+    return save_figure(fig, path)

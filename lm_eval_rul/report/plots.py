@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "pyplot",
+    "save_figure",
     "accuracy_bars",
     "condition_bars",
     "pi_histograms",
@@ -26,7 +28,8 @@ __all__ = [
 _DPI = 120
 
 
-def _pyplot():
+def pyplot():
+    """``matplotlib.pyplot`` on the Agg backend (files only, no display), imported lazily."""
     import matplotlib
 
     matplotlib.use("Agg", force=True)
@@ -40,12 +43,13 @@ def _errors(estimates, lows, highs) -> np.ndarray:
     return np.vstack([np.clip(est - low, 0, None), np.clip(high - est, 0, None)])
 
 
-def _save(fig, path: str | Path) -> Path:
+def save_figure(fig, path: str | Path) -> Path:
+    """Write ``fig`` as a PNG at the report's resolution (folders made) and close it."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
     fig.savefig(path, dpi=_DPI)
-    _pyplot().close(fig)
+    pyplot().close(fig)
     return path
 
 
@@ -138,7 +142,7 @@ def accuracy_bars(
         raise ValueError("accuracy_bars needs one estimate, low and high per label (>= 1 label)")
     if groups is not None and len(groups) != len(labels):
         raise ValueError("accuracy_bars needs one group per label")
-    plt = _pyplot()
+    plt = pyplot()
     longest = max(len(line) for label in labels for line in label.split(", "))
     per_bar = max(0.8, 0.075 * longest) if groups is not None else 0.8
     fig, ax = plt.subplots(figsize=(max(4.0, per_bar * len(labels) + 2.5), 4.2))
@@ -180,7 +184,7 @@ def accuracy_bars(
     ax.set_ylim(0, 1)
     ax.set_ylabel(f"accuracy ({confidence_level:.0%} CI)")
     ax.set_title(title, fontsize=10)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def condition_bars(
@@ -209,7 +213,7 @@ def condition_bars(
     """
     if not models or not conditions:
         raise ValueError("condition_bars needs at least one model and one condition")
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(max(5.5, 0.6 * len(models) * len(conditions) + 2.5), 4.2))
     width = 0.8 / len(conditions)
     labelled: set[str] = set()
@@ -236,7 +240,7 @@ def condition_bars(
     ax.set_ylabel(f"accuracy ({confidence_level:.0%} CI)")
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.1), frameon=False)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def pi_histograms(
@@ -262,7 +266,7 @@ def pi_histograms(
     """
     if not distributions or any(len(v) == 0 for v in distributions.values()):
         raise ValueError("pi_histograms needs at least one non-empty distribution")
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(5.5, 3.8))
     edges = np.linspace(0.0, 1.0, bins + 1)
     data = [np.asarray(v, dtype=np.float64) for v in distributions.values()]
@@ -284,7 +288,7 @@ def pi_histograms(
     ax.set_ylabel("share of questions")
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=8, loc="upper left")
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def merge_identical(
@@ -328,7 +332,7 @@ def pi_accuracy_scatter(
 
     if not groups:
         raise ValueError("pi_accuracy_scatter needs at least one group")
-    plt = _pyplot()
+    plt = pyplot()
     series = merge_identical(groups, annotations or {})
     fig, ax = plt.subplots(figsize=(6.5, 4.2 + 0.3 * len(series)))
     span = max((np.ptp(x) for _, x, _, _ in series if x.size), default=0.0) or 1.0
@@ -370,7 +374,7 @@ def pi_accuracy_scatter(
     )
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), frameon=False)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def _series_condition(label: str) -> str:
