@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from test_distractors import ChatServer, chat_lm
+from test_distractors import chat_lm, scripted_server
 
 from lm_eval_rul.build import BuildConfig, CheckpointMismatch, run_build, with_retries
 from lm_eval_rul.questions import DataValidationError, normalize_answer, read_pools
@@ -150,7 +150,7 @@ def test_generation_build_through_chat_completions_server(tmp_path, data_dir, hf
     data = tmp_path / "questions.json"
     data.write_text(json.dumps(rows))
     delays: list[float] = []
-    with ChatServer(script) as server:
+    with scripted_server(script) as server:
         config = _config(
             tmp_path,
             data=data,
@@ -231,7 +231,7 @@ def test_staged_build_carries_every_question_and_failure_to_the_report(tmp_path,
     data = tmp_path / "questions.json"
     data.write_text(json.dumps(fixture_rows(4)))
     staged, whole = tmp_path / "staged", tmp_path / "whole"
-    with ChatServer(GEN_SCRIPT) as server:
+    with scripted_server(GEN_SCRIPT) as server:
         gen = dict(
             generator="local-chat-completions",
             generator_args=f"base_url={server.url},model=fake-llm,max_retries=1",
@@ -348,7 +348,7 @@ def test_build_against_a_server_answering_401_stops_within_seconds(tmp_path):
 
     data = tmp_path / "questions.json"
     data.write_text(json.dumps(fixture_rows(4)))
-    with ChatServer({k: [401] for k in range(4)}) as server:
+    with scripted_server({k: [401] for k in range(4)}) as server:
         start = time.monotonic()
         done = run_cli(
             ["build", "--data", data, "--stage", "generate", "--generator",
@@ -373,7 +373,7 @@ def test_the_same_error_on_the_first_questions_stops_the_run(tmp_path):
     data = tmp_path / "questions.json"
     data.write_text(json.dumps(fixture_rows(6)))
     delays: list[float] = []
-    with ChatServer({k: [503] for k in range(6)}) as server:  # transient, but always
+    with scripted_server({k: [503] for k in range(6)}) as server:  # transient, but always
         config = BuildConfig(
             output=tmp_path / "pools.json", data=data, stage="generate", progress=False,
             generator="local-chat-completions",

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -14,6 +12,7 @@ from lm_eval_rul.build import DistractorGenerator, parse_candidates, with_retrie
 from lm_eval_rul.build.prompts import DISTRACTOR_EXAMPLES, distractor_messages
 from lm_eval_rul.questions import Question, clean_pool
 from lm_eval_rul.registration import create_lm
+from lm_eval_rul.testing.chat import ChatServer
 
 
 def test_prompt_has_examples_item_and_tag_instructions():
@@ -57,64 +56,23 @@ def test_clean_pool_normalises_deduplicates_and_drops_the_correct_answer():
 # ----------------------------------------------------------------------------- loopback server
 
 
-class ChatServer:
-    """A tiny OpenAI chat-completions server replaying scripted replies per track.
+def scripted_server(script: dict[int, list]) -> ChatServer:
+    """A loopback chat server replaying scripted replies per track.
 
-    ``script[track]`` is a list of replies (a string, or an int HTTP status to fail with);
-    the question is recognised by the ``track N`` in its caption.
+    ``script[track]`` is a list of replies (a string, or an int HTTP status to fail with),
+    the last one repeated; the question is recognised by the ``track N`` in its caption.
+    The returned server's ``script`` holds the queues (a test may refill them).
     """
+    queues = {k: list(v) for k, v in script.items()}
 
-    def __init__(self, script: dict[int, list]):
-        self.script = {k: list(v) for k, v in script.items()}
-        self.requests: list[dict] = []
-        server = self
+    def reply(body: dict) -> str | int:
+        track = int(re.findall(r"track (\d+)", body["messages"][-1]["content"])[-1])
+        queue = server.script[track]
+        return queue.pop(0) if len(queue) > 1 else queue[0]
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                """Keep the test output quiet (the base class writes every request)."""
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.requests.append(body)
-                user = body["messages"][-1]["content"]
-                track = int(re.findall(r"track (\d+)", user)[-1])
-                queue = server.script[track]
-                reply = queue.pop(0) if len(queue) > 1 else queue[0]
-                if isinstance(reply, int):
-                    self.send_response(reply)
-                    self.end_headers()
-                    self.wfile.write(b'{"error": "scripted failure"}')
-                    return
-                payload = {
-                    "id": "x",
-                    "object": "chat.completion",
-                    "model": body["model"],
-                    "choices": [
-                        {
-                            "index": 0,
-                            "message": {"role": "assistant", "content": reply},
-                            "finish_reason": "stop",
-                        }
-                    ],
-                }
-                data = json.dumps(payload).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1/chat/completions"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+    server = ChatServer(reply)
+    server.script = queues
+    return server
 
 
 def chat_lm(url: str):
@@ -131,7 +89,7 @@ def test_generation_through_local_chat_completions():
             "<distractor>tense</distractor><distractor>Calm</distractor><distractor>Sad",
         ]
     }
-    with ChatServer(script) as server:
+    with scripted_server(script) as server:
         generator = DistractorGenerator(chat_lm(server.url), n_batches=3, n_per_batch=5, seed=7)
         delays: list[float] = []
         replies = [
