@@ -60,18 +60,6 @@ def tiny_audio_lm(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def audio_data(tmp_path_factory) -> dict[str, str]:
     """``--metadata`` of 8 RUL and MuChoMusic questions with one clip per track (4 tracks)."""
-    from lm_eval_rul.mcqa.tasks import rul_questions
-    from lm_eval_rul.testing.audio import write_audio_dir
+    from lm_eval_rul.testing.audio import write_audio_benchmark
 
-    root = tmp_path_factory.mktemp("audio_data")
-    rul = write_rul_json(root / "rul.json", n=8)
-    csv = write_muchomusic_csv(root / "muchomusic.csv", n=8)
-    questions = rul_questions(rul_data_path=str(rul), muchomusic_csv=str(csv))
-    tracks = sorted({q.track for q in questions})
-    write_audio_dir(root / "audio", tracks)
-    return {
-        "rul_data_path": str(rul),
-        "muchomusic_data_path": str(csv),
-        "muchomusic_csv": str(csv),
-        "audio_dir": str(root / "audio"),
-    }
+    return write_audio_benchmark(tmp_path_factory.mktemp("audio_data"))

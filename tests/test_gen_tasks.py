@@ -74,10 +74,8 @@ def test_majority_acc_without_log_samples_keeps_samples_out(tiny_lm, data_dir, t
     assert value in {0.0, 1 / 3, 2 / 3, 1.0}  # three items
 
 
-def test_gen_task_with_the_lalm_model_hearing_noise(data_dir, tmp_path_factory):
-    from lm_eval_rul.testing.audio import make_tiny_audio_lm
-
-    model = make_tiny_audio_lm(tmp_path_factory.mktemp("gen_qwen2_audio"), "qwen2_audio")
+def test_gen_task_with_the_lalm_model_hearing_noise(data_dir, tmp_path_factory, tiny_audio_lm):
+    model = tiny_audio_lm
     out = tmp_path_factory.mktemp("gen_lalm_out")
     metadata = json.dumps({"rul_data_path": str(data_dir / "rul.json")})
     args = [

@@ -28,19 +28,9 @@ def tiny(tmp_path_factory) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="session")
-def fixture_data(tmp_path_factory) -> dict[str, str]:
+def fixture_data(audio_data) -> dict[str, str]:
     """8 RUL questions, their MuChoMusic CSV (tracks shared by pairs) and 4 clips."""
-    from lm_eval_rul.mcqa.tasks import rul_questions
-    from lm_eval_rul.testing.audio import write_audio_dir
-    from lm_eval_rul.testing.fixtures import write_muchomusic_csv, write_rul_json
-
-    root = tmp_path_factory.mktemp("lalm_data")
-    rul = write_rul_json(root / "rul.json", n=8)
-    csv = write_muchomusic_csv(root / "muchomusic.csv", n=8)
-    questions = rul_questions(rul_data_path=str(rul), muchomusic_csv=str(csv))
-    tracks = sorted({q.track for q in questions})
-    write_audio_dir(root / "audio", tracks)
-    return {"rul_data_path": str(rul), "muchomusic_csv": str(csv), "audio_dir": str(root / "audio")}
+    return audio_data
 
 
 def _docs(metadata: dict[str, str], fold: int = 0) -> list[dict]:

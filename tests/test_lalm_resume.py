@@ -15,27 +15,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
 @pytest.fixture(scope="module")
-def tiny_audio_lm(tmp_path_factory) -> Path:
-    from lm_eval_rul.testing.audio import make_tiny_audio_lm
-
-    return make_tiny_audio_lm(
-        tmp_path_factory.mktemp("resume_model") / "qwen2_audio", "qwen2_audio"
-    )
-
-
-@pytest.fixture(scope="module")
-def data(tmp_path_factory) -> dict[str, str]:
+def data(audio_data) -> dict[str, str]:
     """8 RUL questions whose MuChoMusic tracks pair them up: 4 clips, 8 documents each."""
-    from lm_eval_rul.mcqa.tasks import rul_questions
-    from lm_eval_rul.testing.audio import write_audio_dir
-    from lm_eval_rul.testing.fixtures import write_muchomusic_csv, write_rul_json
-
-    root = tmp_path_factory.mktemp("resume_data")
-    rul = write_rul_json(root / "rul.json", n=8)
-    csv = write_muchomusic_csv(root / "muchomusic.csv", n=8)
-    questions = rul_questions(rul_data_path=str(rul), muchomusic_csv=str(csv))
-    write_audio_dir(root / "audio", sorted({q.track for q in questions}))
-    return {"rul_data_path": str(rul), "muchomusic_csv": str(csv), "audio_dir": str(root / "audio")}
+    return audio_data
 
 
 class Models:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..questions import Question, clean_candidate
+from ..questions import DEFAULT_SEED, Question, clean_candidate
 from ..questions.seeding import derive_seed
 from .prompts import distractor_messages
 
@@ -96,7 +96,7 @@ class DistractorGenerator:
         n_per_batch: int = 10,
         temperature: float = 1.0,
         max_gen_toks: int = 512,
-        seed: int = 1234,
+        seed: int = DEFAULT_SEED,
     ) -> None:
         if n_batches < 1:
             raise ValueError(f"n_batches must be at least 1, got {n_batches}")

@@ -24,6 +24,7 @@ __all__ = [
     "synth_clip",
     "write_clip",
     "write_audio_dir",
+    "write_audio_benchmark",
     "make_tiny_audio_lm",
     "make_tiny_omni_full_checkpoint",
 ]
@@ -146,6 +147,28 @@ def _whisper_like_encoder(**extra) -> dict:
         max_source_positions=frames // 2,
         **extra,
     )
+
+
+def write_audio_benchmark(root: str | Path, n: int = 8) -> dict[str, str]:
+    """``n`` RUL questions, their MuChoMusic CSV and one synthesised clip per track.
+
+    The fixture questions share tracks in pairs, so ``n`` questions hear ``n / 2`` clips
+    (each clip heard by 2 questions x 4 folds). Returns the run's ``--metadata``.
+    """
+    from ..mcqa.tasks import rul_questions
+    from .fixtures import write_muchomusic_csv, write_rul_json
+
+    root = Path(root)
+    rul = write_rul_json(root / "rul.json", n=n)
+    csv = write_muchomusic_csv(root / "muchomusic.csv", n=n)
+    questions = rul_questions(rul_data_path=str(rul), muchomusic_csv=str(csv))
+    write_audio_dir(root / "audio", sorted({q.track for q in questions}))
+    return {
+        "rul_data_path": str(rul),
+        "muchomusic_data_path": str(csv),
+        "muchomusic_csv": str(csv),
+        "audio_dir": str(root / "audio"),
+    }
 
 
 def make_tiny_audio_lm(
