@@ -53,6 +53,8 @@ class ReportSettings:
         text_backbone: Model name (or ``pretrained``) of the text run used for leakage.
         pi_files: Label -> :class:`~lm_eval_rul.report.pi_files.PIFile` (from ``--pi``); a
             label equal to a benchmark name supplies that benchmark's PI for the correlations.
+        parsed_runs: Parser name -> the runs of an ``lm-eval-rul reparse`` copy (from
+            ``--parsed``), compared with the runs' own lexicon parser.
 
     Raises:
         ReportSettingsError: An option out of range; the message names it and the fix.
@@ -65,6 +67,7 @@ class ReportSettings:
     method: str = "percentile"
     text_backbone: str | None = None
     pi_files: dict[str, PIFile] = field(default_factory=dict)
+    parsed_runs: dict[str, list[Run]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.by not in ("question", "track"):
