@@ -10,7 +10,8 @@ task's lexicon (:func:`~lm_eval_rul.factual.prompts.read_parser_reply`).
   scoped by (parser model, prompt version) and keyed by (task, closed list, response), so
   re-scoring the same answers again costs no call. The labels are re-read from the
   cached reply each time (an alias-table fix applies at once).
-* **Malformed replies** (:func:`reply_problem`: an item that is a sentence, not a label;
+* **Malformed replies** (:func:`reply_problem`: an item that is prose, not a label: more
+  than five words, "?"/"!", or words such as "response", "mentioned", "is", "think";
   for the closed-list tasks, an item not on the list) are asked again, with what was
   wrong, at most ``retries`` times; a reply still malformed is *counted* and gives no
   labels (an empty prediction), never a guess, and is not cached (a rerun asks again).
@@ -24,6 +25,7 @@ task's lexicon (:func:`~lm_eval_rul.factual.prompts.read_parser_reply`).
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -53,7 +55,13 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-_MAX_WORDS = 6  # an item longer than this is prose, not a label
+_MAX_WORDS = 5  # an item longer than this is prose, not a label
+#: Words that make an item prose ("the response mentions", "I cannot tell"), never a label.
+_PROSE = re.compile(
+    r"\b(?:response|answer|mentions?|mentioned|listed|here|there|is|are|was|were|think|sorry|"
+    r"cannot|can't|unclear|unknown)\b",
+    re.IGNORECASE,
+)
 _FAIL_FAST = (400, 401, 403, 404)
 
 
@@ -150,7 +158,7 @@ def reply_problem(reply: str, query: ParserQuery) -> str | None:
     (True, "'Melancholy pop' is not on the list")
     """
     for term in parser_reply_terms(reply, query.task):
-        if len(term.split()) > _MAX_WORDS or any(c in term for c in "?!"):
+        if len(term.split()) > _MAX_WORDS or any(c in term for c in "?!") or _PROSE.search(term):
             return f"{term[:60]!r} is a sentence, not a label"
         if query.closed and not read_parser_reply(term, query.lexicon):
             return f"{term!r} is not on the list"
