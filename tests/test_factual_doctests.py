@@ -17,6 +17,9 @@ MODULES = [
     "metrics",
     "baselines",
     "prompts",
+    "binary",
+    "truefalse",
+    "llm_parser",
 ]
 
 

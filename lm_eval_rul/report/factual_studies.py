@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..factual.binary import binary_figures, binary_items
+from ..factual.labels import TASKS
 from ..factual.prompts import PHRASINGS
 from ..factual.truefalse import TRUEFALSE_RULES, label_answers, truefalse_figures
 from ..questions import derive_seed
@@ -103,12 +104,17 @@ def _interval(scores, groups, settings: ReportSettings, *parts: object) -> dict[
 
 
 def _members(runs: Sequence[Run], study: str) -> dict[str, list[tuple[Run, TaskResult]]]:
+    """Task key -> the (run, task) pairs of ``study``, tasks in the order of ``TASKS``."""
     found: dict[str, list[tuple[Run, TaskResult]]] = defaultdict(list)
     for run in runs:
         for result in run.study_tasks():
             if result.study_windows[0].study == study:
                 found[result.study_windows[0].task].append((run, result))
-    return found
+    order = list(TASKS)
+    return {
+        task: found[task]
+        for task in sorted(found, key=lambda t: (order.index(t) if t in order else len(order), t))
+    }
 
 
 def _row_base(run: Run, result: TaskResult) -> dict[str, Any]:
