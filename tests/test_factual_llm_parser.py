@@ -153,3 +153,22 @@ def test_reply_terms_and_the_prompt():
     text = parser_prompt("mood", "It is a sad song.")
     assert "Choose only from these moods" in text and text.endswith("Moods:")
     assert PARSER_PROMPT_VERSION == "llm-parser-1"
+
+
+def test_reparse_names_what_it_cannot_read(tmp_path):
+    import json
+
+    from lm_eval_rul.factual.reparse import ReparseError, reparse_runs
+
+    parser = LLMParser(lm=None, name="unused")
+    with pytest.raises(ReparseError, match="no results_"):
+        reparse_runs([tmp_path], parser, tmp_path / "out", parser_info={})
+    run = tmp_path / "run" / "model"
+    run.mkdir(parents=True)
+    (run / "results_2025-01-01T00-00-00.json").write_text(json.dumps({
+        "results": {"factual_mood_open": {"f1,none": 0.5}},
+        "configs": {"factual_mood_open": {"dataset_kwargs": {"factual_task": "mood"}}},
+        "config": {"model": "lalm"},
+    }))  # fmt: skip
+    with pytest.raises(ReparseError, match="'factual_mood_open' has no logged samples"):
+        reparse_runs([tmp_path / "run"], parser, tmp_path / "out", parser_info={})

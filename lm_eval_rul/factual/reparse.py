@@ -116,7 +116,15 @@ def _tasks_of(results_file: Path, results: dict[str, Any], genres_csv) -> list[_
     found = []
     for name in results.get("results") or {}:
         samples_file = results_file.parent / f"samples_{name}_{stamp}.jsonl"
-        if name in groups or not samples_file.is_file():
+        if name in groups:
+            continue
+        if not samples_file.is_file():
+            kwargs = ((results.get("configs") or {}).get(name) or {}).get("dataset_kwargs") or {}
+            if kwargs.get("factual_task") and "scoring" not in kwargs:  # a label-set task
+                raise ReparseError(
+                    f"{results_file}: factual task {name!r} has no logged samples (looked for "
+                    f"{samples_file.name}); rerun it with --log_samples"
+                )
             continue
         rows = [r for r in _read_rows(samples_file) if is_factual_doc(r.get("doc") or {})]
         if not rows:
