@@ -30,6 +30,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
               lm-eval-rul report runs/* --out report --text-backbone Qwen2-7B-Instruct \\
                   --pi muchomusic=pi_mm.jsonl --pi rul_muchomusic=pi_rul.jsonl --by track \\
                   --muchomusic-csv muchomusic.csv
+              lm-eval-rul report runs/original runs/random --parsed gpt=runs_gpt --out report
             """
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -78,6 +79,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
             "--metadata (muchomusic_csv / muchomusic_data_path), if any"
         ),
     )
+    parser.add_argument(
+        "--parsed",
+        action="append",
+        default=[],
+        metavar="NAME=DIR",
+        help=(
+            "a copy of the factual runs re-parsed by `lm-eval-rul reparse` (repeatable): the "
+            "report compares each parser NAME with the runs' own lexicon parser and with the "
+            "other NAMEs (label-set agreement, F1 difference, model ranking)"
+        ),
+    )
     parser.add_argument("--n-resamples", type=int, default=9999, help="bootstrap resamples")
     parser.add_argument("--seed", type=int, default=0, help="seed of every bootstrap (default 0)")
     parser.add_argument(
@@ -117,6 +129,30 @@ def _pi_files(specs: list[str]) -> dict[str, PIFile]:
     return files
 
 
+def _parsed_runs(specs: list[str]) -> dict[str, list]:
+    """``--parsed NAME=DIR`` options -> NAME -> the runs of DIR.
+
+    Raises:
+        ReportSettingsError: A spec without NAME=, or a NAME given twice.
+        RunReadError: An unreadable folder.
+    """
+    from ..report import ReportSettingsError, load_runs
+
+    parsed: dict[str, list] = {}
+    for spec in specs:
+        name, sep, path = spec.partition("=")
+        if not sep or not name or not path:
+            raise ReportSettingsError(
+                f"--parsed {spec}: give NAME=DIR (DIR written by lm-eval-rul reparse)"
+            )
+        if name in parsed or name == "lexicon":
+            raise ReportSettingsError(
+                f"--parsed {spec}: the name {name!r} is taken; give each parser its own NAME"
+            )
+        parsed[name] = load_runs([path])
+    return parsed
+
+
 def _execute(args: argparse.Namespace) -> None:
     """Run the report; bad input raises a ``UserInputError`` (printed by the CLI, exit 2)."""
     from ..report import ReportSettings, build_report, load_runs, write_report
@@ -130,6 +166,7 @@ def _execute(args: argparse.Namespace) -> None:
         text_backbone=args.text_backbone,
         pi_files=_pi_files(args.pi),
         muchomusic_csv=args.muchomusic_csv,
+        parsed_runs=_parsed_runs(args.parsed),
     )
     runs = load_runs(args.run_dirs)
     report = build_report(runs, settings)

@@ -38,6 +38,12 @@ Modules and their public names:
   ``figure_names``, ``ItemPrediction`` (chunk records -> item predictions -> figures)
 * :mod:`.tasks`: ``load_factual``, ``process_results``, ``AGGREGATIONS_BY_METRIC``,
   ``add_item_predictions``, ``check_tasks_audio`` (the harness glue)
+* the robustness studies: :mod:`.binary` (``binary_pairs``, ``read_binary_answer``,
+  ``binary_items``, ``binary_figures``), :mod:`.truefalse` (``read_truefalse_answer``,
+  ``aggregate_answers``, ``label_answers``, ``truefalse_figures``), :mod:`.studies`
+  (their documents), :mod:`.study_tasks` (their harness functions)
+* the LLM parser: :mod:`.llm_parser` (``LLMParser``, ``ParserQuery``, ``reply_problem``),
+  :mod:`.reparse` (``reparse_runs``: re-score finished runs into a copy)
 
 Nothing is read at import time.
 """

@@ -93,7 +93,12 @@ def _windows(item: Item, options: RunOptions) -> list[tuple[float, float] | None
 
 
 def make_documents(
-    prepared: PreparedTask, *, task_name: str, variant: str, options: RunOptions
+    prepared: PreparedTask,
+    *,
+    task_name: str,
+    variant: str,
+    options: RunOptions,
+    question: str | None = None,
 ) -> list[dict[str, Any]]:
     """The documents of ``prepared`` for one prompt variant, in item then window order.
 
@@ -103,9 +108,12 @@ def make_documents(
         task_name: The harness task name, written as ``benchmark``.
         variant: Prompt variant (``open``, ``list``, ...).
         options: From :func:`run_options`.
+        question: The prompt, when it is not the variant's label-set question (the
+            binary and true/false studies write their own per document).
     """
     task, tree = prepared.task, prepared.genre_tree
-    question = prompt(task, variant, genre_tree=tree)
+    if question is None:
+        question = prompt(task, variant, genre_tree=tree)
     clips = (*prepared.items, *prepared.partners.values())
     pool = register_clip_pool([(file_ref(it.audio), str(it.audio)) for it in clips])
     docs: list[dict[str, Any]] = []

@@ -31,6 +31,7 @@ __all__ = [
     "TaskItems",
     "RandomClips",
     "sample_items",
+    "sample_key",
     "assign_random_clips",
     "id_order",
 ]
@@ -89,6 +90,11 @@ def id_order(item_id: str) -> tuple:
     )
 
 
+def sample_key(item: Item, seed: int = 0) -> tuple[int, str]:
+    """The item's place in the seeded sample order: samples are prefixes of this order."""
+    return derive_seed("factual-sample", seed, item.task, item.id), item.id
+
+
 def sample_items(items: Sequence[Item], sample_size: int | None, *, seed: int = 0) -> list[Item]:
     """The seeded sample of ``sample_size`` items (all of them for None), in id order.
 
@@ -112,9 +118,7 @@ def sample_items(items: Sequence[Item], sample_size: int | None, *, seed: int = 
             f"sample_size must be a positive integer (or left out for every item), "
             f"got {sample_size!r}"
         )
-    ranked = sorted(
-        items, key=lambda it: (derive_seed("factual-sample", seed, it.task, it.id), it.id)
-    )
+    ranked = sorted(items, key=lambda it: sample_key(it, seed))
     return sorted(ranked[:sample_size], key=lambda it: id_order(it.id))
 
 

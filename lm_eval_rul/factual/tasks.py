@@ -42,6 +42,8 @@ __all__ = [
     "add_item_predictions",
     "is_factual_doc",
     "check_tasks_audio",
+    "prepared_task",
+    "genre_tree_of",
 ]
 
 #: ``--metadata`` keys that change what :func:`prepare_task` returns (besides the paths).
@@ -51,11 +53,13 @@ logger = logging.getLogger(__name__)
 
 
 def is_factual_doc(doc: Mapping[str, Any]) -> bool:
-    """Whether a harness document (or a logged sample's ``doc``) is a factual window."""
-    return "factual_task" in doc and "chunk" in doc
+    """Whether a harness document (or a logged sample's ``doc``) is a window of a label-set
+    task (open, list, phrasings; the binary and true/false studies carry ``study``)."""
+    return "factual_task" in doc and "chunk" in doc and "study" not in doc
 
 
-def _prepared(task: str, condition: str, metadata: Mapping[str, Any]) -> PreparedTask:
+def prepared_task(task: str, condition: str, metadata: Mapping[str, Any]) -> PreparedTask:
+    """:func:`~lm_eval_rul.factual.sources.prepare_task`, read once per process and options."""
     keys = (*METADATA_KEYS[task_info(task).dataset], *_PREPARE_KEYS)
     relevant = {k: metadata[k] for k in keys if k in metadata}
     return _prepared_cached(task, condition, json.dumps(relevant, sort_keys=True, default=str))
@@ -83,7 +87,7 @@ def check_tasks_audio(tasks: Sequence[str], metadata: Mapping[str, Any]) -> None
     errors: list[AudioFilesError] = []
     for task in dict.fromkeys(tasks):
         try:
-            _prepared(task, condition, metadata)
+            prepared_task(task, condition, metadata)
         except AudioFilesError as error:
             errors.append(error)
     if len(errors) == 1:
@@ -109,7 +113,7 @@ def load_factual(factual_task: str, variant: str, **metadata: Any) -> dict[str, 
     import datasets
 
     options = run_options(metadata)
-    prepared = _prepared(factual_task, options.condition, metadata)
+    prepared = prepared_task(factual_task, options.condition, metadata)
     task_name = f"factual_{factual_task}_{variant}"
     docs = make_documents(prepared, task_name=task_name, variant=variant, options=options)
     if factual_task == "genre":  # process_results reads the tree again for the roots
@@ -134,7 +138,8 @@ def _tree(path: str, mtime: float) -> GenreTree:
     return read_genre_tree(path)
 
 
-def _genre_tree(doc: Mapping[str, Any]) -> GenreTree:
+def genre_tree_of(doc: Mapping[str, Any]) -> GenreTree:
+    """The FMA tree of a genre document (read from its ``genres_csv``, cached)."""
     path = doc.get("genres_csv")
     if not path:
         raise ValueError(f"genre document {doc.get('id')!r} lacks 'genres_csv'")
@@ -149,7 +154,7 @@ def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, di
     as ``parsed``, so ``--log_samples`` shows it.
     """
     task = str(doc["factual_task"])
-    tree = _genre_tree(doc) if task == "genre" else None
+    tree = genre_tree_of(doc) if task == "genre" else None
     parsed = parse_labels(str(results[0]), lexicon_for(task, tree))
     doc["parsed"] = parsed.to_log()
     record: dict[str, Any] = {

@@ -30,7 +30,10 @@ Modules: :mod:`.samples` and :mod:`.runs` (reading harness output folders),
 :mod:`.settings`, :mod:`.summary`, :mod:`.comparisons` (the numbers), :mod:`.plots`,
 :mod:`.markdown` and :mod:`.writing` (the files); the factual section: :mod:`.factual_runs`
 (logged windows), :mod:`.factual` (per task: figures, baselines, correct vs random with
-:mod:`.paired_scores`), :mod:`.factual_markdown`, :mod:`.factual_plots`.
+:mod:`.paired_scores`), :mod:`.factual_markdown`, :mod:`.factual_plots`; its robustness
+studies :mod:`.factual_studies` (phrasings, binary choice, true/false),
+:mod:`.parser_agreement` (two parsers of the same answers), :mod:`.factual_studies_markdown`,
+:mod:`.factual_studies_plots`.
 
 Public names: :func:`load_runs`, :func:`read_results_file`, :class:`Run`,
 :class:`TaskResult`, :class:`Sample`, :class:`RunReadError`, :data:`TEXT_CONDITION`,

@@ -58,9 +58,16 @@ FIGURE_FIELDS: tuple[str, ...] = (
 )
 
 
+#: How a prompt variant is named in titles.
+VARIANT_TITLES: dict[str, str] = {
+    "open_casual": "casual open prompt",
+    "open_formal": "formal open prompt",
+}
+
+
 def factual_title(task: str, variant: str) -> str:
     """``"Instruments (MusicNet), open prompt"``."""
-    return f"{TASK_TITLES.get(task, task)}, {variant} prompt"
+    return f"{TASK_TITLES.get(task, task)}, {VARIANT_TITLES.get(variant, f'{variant} prompt')}"
 
 
 def _figures(metrics: Any) -> dict[str, Any]:
@@ -178,9 +185,10 @@ def _comparisons(
     return entries
 
 
-def _task_order(name: str, task: str, variant: str) -> tuple[int, str, str]:
+def _task_order(name: str, task: str, variant: str) -> tuple[int, int, str]:
     position = list(TASKS).index(task) if task in TASKS else len(TASKS)
-    return position, variant != "open", name
+    variants = ("open", "list", "open_casual", "open_formal")
+    return position, variants.index(variant) if variant in variants else len(variants), name
 
 
 def factual_report(
@@ -190,10 +198,14 @@ def factual_report(
 
     Returns:
         ``{"tasks": {task name: {"task", "variant", "title", "n_items", "baselines",
-        "rows", "comparisons"}}, "figures": {}}``, tasks in order (instrument ...
-        timesig, open before list; none when no run has a factual task); the figures are
-        filled in when the report is written.
+        "rows", "comparisons"}}, "figures": {}, "studies": {...}}``, tasks in order
+        (instrument ... timesig, open before list; none when no run has a factual task);
+        the figures are filled in when the report is written. ``studies`` holds the
+        robustness studies and the parser agreement
+        (:func:`~lm_eval_rul.report.factual_studies.studies_section`).
     """
+    from .factual_studies import studies_section
+
     found: dict[str, list[tuple[Run, TaskResult]]] = defaultdict(list)
     for run in runs:
         for result in run.factual_tasks():
@@ -224,4 +236,6 @@ def factual_report(
             "comparisons": comparisons,
         }
     order = sorted(out, key=lambda n: _task_order(n, out[n]["task"], out[n]["variant"]))
-    return {"tasks": {name: out[name] for name in order}, "figures": {}}
+    tasks = {name: out[name] for name in order}
+    studies = studies_section(runs, tasks, settings, notes)
+    return {"tasks": tasks, "figures": {}, "studies": studies}

@@ -79,7 +79,10 @@ def _comparisons(entries: list[dict[str, Any]], level: str) -> list[str]:
 
 def render_factual(factual: Mapping[str, Any], confidence_level: float) -> list[str]:
     """The lines of the factual section (none when no run has a factual task)."""
-    if not factual.get("tasks"):
+    from .factual_studies_markdown import render_studies
+
+    studies = render_studies(factual.get("studies") or {}, confidence_level)
+    if not factual.get("tasks") and not studies:
         return []
     level = f"{confidence_level:.0%}"
     lines = [
@@ -103,4 +106,4 @@ def render_factual(factual: Mapping[str, Any], confidence_level: float) -> list[
             lines += _comparisons(data["comparisons"], level)
     for model, path in factual.get("figures", {}).items():
         lines.append(f"![{model}: F1 per factual task and audio condition]({path})")
-    return lines + [""]
+    return lines + [""] + studies

@@ -5,6 +5,10 @@ model's raw answer, and the chunk record (:mod:`lm_eval_rul.factual.records`) th
 ``process_results`` made of it (the value of every metric, e.g. ``row["f1"]``). The
 report rebuilds each item's aggregated prediction from the records with
 :func:`~lm_eval_rul.factual.records.item_predictions`, as the harness's aggregation did.
+
+The binary-choice and true/false studies log one window (true/false: one window and
+label) per sample, with their own records (:mod:`lm_eval_rul.factual.study_tasks`), read
+as :class:`StudyWindow`.
 """
 
 from __future__ import annotations
@@ -14,10 +18,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..factual.records import figure_names
+from ..factual.study_tasks import is_study_doc
 from ..factual.tasks import is_factual_doc
 from .samples import RunReadError
 
-__all__ = ["FactualWindow", "is_factual_row", "factual_window"]
+__all__ = [
+    "FactualWindow",
+    "is_factual_row",
+    "factual_window",
+    "StudyWindow",
+    "is_study_row",
+    "study_window",
+]
 
 
 @dataclass(frozen=True)
@@ -86,3 +98,60 @@ def factual_window(row: Mapping[str, Any], where: str) -> FactualWindow:
             f"({type(error).__name__}: {error}); was the file edited? rerun with --log_samples"
         ) from None
     return window
+
+
+@dataclass(frozen=True)
+class StudyWindow:
+    """One logged window of a binary-choice or true/false task.
+
+    Attributes:
+        id: Item id.
+        task: Factual task key.
+        study: ``binary`` or ``truefalse``.
+        scoring: ``generate`` or ``loglikelihood``.
+        record: The window record (the value of every metric of the task).
+        response: The raw answer (generation), or "" (log-likelihood).
+        condition: Audio condition the document was made for.
+    """
+
+    id: str
+    task: str
+    study: str
+    scoring: str
+    record: Mapping[str, Any] = field(repr=False)
+    response: str
+    condition: str
+
+
+def is_study_row(row: Mapping[str, Any]) -> bool:
+    """Whether a logged sample is a window of a binary-choice or true/false task."""
+    return is_study_doc(row.get("doc") or {})
+
+
+def study_window(row: Mapping[str, Any], where: str) -> StudyWindow:
+    """A :class:`StudyWindow` from one logged sample.
+
+    Raises:
+        RunReadError: The sample lacks its record or a document field.
+    """
+    doc = row["doc"]
+    try:
+        metric = "acc" if doc["study"] == "binary" else "base_rate"
+        record = row[metric]
+        for key in ("id", "chunk", "n_chunks"):
+            record[key]
+        return StudyWindow(
+            id=str(doc["id"]),
+            task=str(doc["factual_task"]),
+            study=str(doc["study"]),
+            scoring=str(doc["scoring"]),
+            record=record,
+            response=_response(row) if doc["scoring"] == "generate" else "",
+            condition=str(doc.get("condition", "")),
+        )
+    except (KeyError, TypeError) as error:
+        raise RunReadError(
+            f"{where}: logged {doc.get('study')} window of item {doc.get('id')!r} lacks its "
+            f"record ({type(error).__name__}: {error}); was the file edited? rerun with "
+            "--log_samples"
+        ) from None

@@ -24,7 +24,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .factual_runs import FactualWindow, factual_window, is_factual_row
+from .factual_runs import (
+    FactualWindow,
+    StudyWindow,
+    factual_window,
+    is_factual_row,
+    is_study_row,
+    study_window,
+)
 from .samples import RunReadError, Sample, read_rows, sample_from_row
 
 __all__ = [
@@ -59,7 +66,8 @@ class TaskResult:
     """One task of one run: what the harness printed and what it logged.
 
     A factual task (:mod:`.factual_runs`) logs windows, not questions: its ``samples``
-    are empty and ``windows`` holds them.
+    are empty and ``windows`` (label-set tasks) or ``study_windows`` (binary-choice and
+    true/false tasks) hold them.
     """
 
     task: str
@@ -73,6 +81,7 @@ class TaskResult:
     results_file: Path
     windows: list[FactualWindow] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)  # the task's --metadata
+    study_windows: list[StudyWindow] = field(default_factory=list)
 
     @property
     def is_generation(self) -> bool:
@@ -81,6 +90,10 @@ class TaskResult:
     @property
     def is_factual(self) -> bool:
         return bool(self.windows)
+
+    @property
+    def is_study(self) -> bool:
+        return bool(self.study_windows)
 
 
 @dataclass
@@ -138,11 +151,17 @@ class Run:
 
     def benchmarks(self) -> list[str]:
         """The multiple-choice benchmarks of the run (factual tasks: :meth:`factual_tasks`)."""
-        return sorted({t.benchmark for t in self.tasks.values() if not t.is_factual})
+        return sorted(
+            {t.benchmark for t in self.tasks.values() if not (t.is_factual or t.is_study)}
+        )
 
     def factual_tasks(self) -> list[TaskResult]:
         """The run's factual tasks, by name."""
         return sorted((t for t in self.tasks.values() if t.is_factual), key=lambda t: t.task)
+
+    def study_tasks(self) -> list[TaskResult]:
+        """The run's binary-choice and true/false tasks, by name."""
+        return sorted((t for t in self.tasks.values() if t.is_study), key=lambda t: t.task)
 
     def tasks_of(self, benchmark: str) -> list[TaskResult]:
         """The tasks of ``benchmark``, by fold."""
@@ -291,20 +310,25 @@ def read_results_file(path: str | Path) -> Run:
         benchmark, fold = benchmark_of(task)
         rows = read_rows(samples_file)
         factual = bool(rows) and is_factual_row(rows[0][1])
+        study = bool(rows) and is_study_row(rows[0][1])
         windows = [factual_window(row, where) for where, row in rows] if factual else []
-        samples = [] if factual else [sample_from_row(row, where) for where, row in rows]
+        studies = [study_window(row, where) for where, row in rows] if study else []
+        samples = (
+            [] if factual or study else [sample_from_row(row, where) for where, row in rows]
+        )
         run.tasks[task] = TaskResult(
             task=task,
             benchmark=benchmark,
             fold=fold,
             output_type=output_type,
             metrics=metrics,
-            n=len(windows or samples),
+            n=len(windows or studies or samples),
             samples=samples,
             samples_file=samples_file,
             results_file=path,
             windows=windows,
             metadata=dict(task_config.get("metadata") or {}),
+            study_windows=studies,
         )
     if not run.tasks:
         raise RunReadError(f"{path}: the results file lists no task")

@@ -74,6 +74,8 @@ class ReportSettings:
             label equal to a benchmark name supplies that benchmark's PI for the correlations.
         muchomusic_csv: MuChoMusic's CSV for the category breakdowns (default: the one
             the runs' ``--metadata`` named, if any).
+        parsed_runs: Parser name -> the runs of an ``lm-eval-rul reparse`` copy (from
+            ``--parsed``), compared with the runs' own lexicon parser.
 
     Raises:
         ReportSettingsError: An option out of range; the message names it and the fix.
@@ -87,6 +89,7 @@ class ReportSettings:
     text_backbone: str | None = None
     pi_files: dict[str, PIFile] = field(default_factory=dict)
     muchomusic_csv: str | None = None
+    parsed_runs: dict[str, list[Run]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.by not in ("question", "track"):

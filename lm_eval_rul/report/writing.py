@@ -11,6 +11,7 @@ import numpy as np
 
 from . import plots
 from .factual_plots import factual_f1_bars
+from .factual_studies_plots import draw_study_figures
 from .markdown import render_markdown
 from .runs import TEXT_CONDITION
 from .settings import BENCHMARK_NAMES, condition_rank
@@ -73,6 +74,8 @@ def draw_figures(report: dict[str, Any], out: Path) -> None:
             figures["pi_vs_accuracy"] = str(path.relative_to(out))
         data["figures"] = figures
     draw_factual_figures(report.get("factual") or {}, out, level)
+    if (report.get("factual") or {}).get("studies"):
+        draw_study_figures(report["factual"]["studies"], out, level)
     distributions = report["pi_distributions"]
     if distributions["values"]:
         path = plots.pi_histograms(

@@ -58,7 +58,8 @@ class ForwardCounter:
     """Count forward calls of an audio LM's audio encoder and language model.
 
     Hooks ``*.audio_tower`` and ``*.language_model`` (present in every supported family).
-    ``audio`` and ``language`` count calls; ``language_rows`` sums their batch sizes.
+    ``audio`` and ``language`` count calls; ``audio_rows`` and ``language_rows`` sum their
+    batch sizes.
 
     Args:
         model: The loaded transformers audio LM (``LALM.model``).
@@ -79,6 +80,11 @@ class ForwardCounter:
     @property
     def audio(self) -> int:
         return self._audio.calls if self._audio else 0
+
+    @property
+    def audio_rows(self) -> int:
+        """Clips (or windows) encoded: the batch rows of the audio encoder's calls."""
+        return self._audio.rows if self._audio else 0
 
     @property
     def language(self) -> int:

@@ -17,6 +17,8 @@ CORPUS: tuple[str, ...] = (
     "[[Letter]], such as [[A]], [[B]], [[C]], [[D]]. The answer is B.",
     "A. drums; B. synthesizer; C. vocals; D. acoustic guitar; electric guitar riff.",
     "user assistant system audio music genre rock jazz pop classical folk electronic",
+    "True or false: the piano can be heard. Answer with true or false. The answer is true, "
+    "the answer is false.",
 )
 
 

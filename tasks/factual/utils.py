@@ -21,3 +21,30 @@ tree_precision = AGGREGATIONS_BY_METRIC["tree_precision"]
 tree_recall = AGGREGATIONS_BY_METRIC["tree_recall"]
 tree_micro_f1 = AGGREGATIONS_BY_METRIC["tree_micro_f1"]
 tree_macro_f1 = AGGREGATIONS_BY_METRIC["tree_macro_f1"]
+
+# the binary-choice and true/false studies
+from lm_eval_rul.factual.study_tasks import (  # noqa: E402, F401
+    BINARY_AGGREGATIONS,
+    TRUEFALSE_AGGREGATIONS,
+    binary_choices,
+    load_factual_binary,
+    load_factual_truefalse,
+    process_results_binary,
+    process_results_truefalse,
+    truefalse_choices,
+)
+
+binary_acc = BINARY_AGGREGATIONS["acc"]
+binary_first_share = BINARY_AGGREGATIONS["first_share"]
+binary_gold_first_share = BINARY_AGGREGATIONS["gold_first_share"]
+binary_parse_failure = BINARY_AGGREGATIONS["parse_failure"]
+tf_acc_inclusive = TRUEFALSE_AGGREGATIONS["acc_inclusive"]
+tf_acc_majority = TRUEFALSE_AGGREGATIONS["acc_majority"]
+tf_precision_inclusive = TRUEFALSE_AGGREGATIONS["precision_inclusive"]
+tf_precision_majority = TRUEFALSE_AGGREGATIONS["precision_majority"]
+tf_recall_inclusive = TRUEFALSE_AGGREGATIONS["recall_inclusive"]
+tf_recall_majority = TRUEFALSE_AGGREGATIONS["recall_majority"]
+tf_true_share_inclusive = TRUEFALSE_AGGREGATIONS["true_share_inclusive"]
+tf_true_share_majority = TRUEFALSE_AGGREGATIONS["true_share_majority"]
+tf_base_rate = TRUEFALSE_AGGREGATIONS["base_rate"]
+tf_parse_failure = TRUEFALSE_AGGREGATIONS["parse_failure"]

@@ -1,0 +1,216 @@
+"""The task functions of the binary-choice and true/false studies (``tasks/factual/utils.py``).
+
+* :func:`load_factual_binary`, :func:`load_factual_truefalse` (``custom_dataset``): the
+  same reading and audio check as the label-set tasks, then the study's documents
+  (:mod:`~lm_eval_rul.factual.studies`);
+* :func:`process_results_binary`, :func:`process_results_truefalse`: one window's answer,
+  generated text or the harness's multiple-choice log-likelihoods (`` A``/`` B``,
+  `` true``/`` false``), into a window record, the value of every metric:
+
+      binary:    {"id", "task", "chunk", "n_chunks", "gold_index", "options",
+                  "choice": 0 | 1 | None, "p_first": float | None}
+      truefalse: {"id", "task", "label", "chunk", "n_chunks", "gold": bool,
+                  "answer": bool | None, "p_true": float | None}
+
+* the aggregation functions (:data:`BINARY_AGGREGATIONS`, :data:`TRUEFALSE_AGGREGATIONS`,
+  exported by name in ``utils.py``) group the records by item (or (item, label)),
+  combine the windows and compute the figures of :mod:`~lm_eval_rul.factual.binary` and
+  :mod:`~lm_eval_rul.factual.truefalse`.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .binary import BINARY_FIGURES, binary_figures, binary_items, read_binary_answer
+from .documents import RunOptions, run_options
+from .errors import FactualInputError
+from .lexicon import lexicon_for
+from .prompts import BINARY_LETTERS, SCORINGS, TRUEFALSE_WORDS
+from .studies import make_binary_documents, make_truefalse_documents
+from .tasks import genre_tree_of, prepared_task
+from .truefalse import TRUEFALSE_FIGURES, label_answers, read_truefalse_answer, truefalse_figures
+
+__all__ = [
+    "is_study_doc",
+    "load_factual_binary",
+    "load_factual_truefalse",
+    "process_results_binary",
+    "process_results_truefalse",
+    "binary_choices",
+    "truefalse_choices",
+    "StudyAggregation",
+    "BINARY_AGGREGATIONS",
+    "TRUEFALSE_AGGREGATIONS",
+]
+
+logger = logging.getLogger(__name__)
+
+
+def is_study_doc(doc: Mapping[str, Any]) -> bool:
+    """Whether a harness document (or a logged sample's ``doc``) belongs to a study."""
+    return "factual_task" in doc and "study" in doc
+
+
+def _load(factual_task: str, study: str, scoring: str, metadata: Mapping[str, Any]):
+    import datasets
+
+    if scoring not in SCORINGS:
+        raise FactualInputError(f"scoring must be one of {', '.join(SCORINGS)}, got {scoring!r}")
+    options: RunOptions = run_options(metadata)
+    prepared = prepared_task(factual_task, options.condition, metadata)
+    suffix = "" if scoring == "loglikelihood" else "_gen"
+    task_name = f"factual_{factual_task}_{study}{suffix}"
+    if study == "binary":
+        seed = int(metadata.get("seed") or 0)
+        docs = make_binary_documents(
+            prepared, task_name=task_name, scoring=scoring, options=options, seed=seed
+        )
+    else:
+        docs = make_truefalse_documents(
+            prepared, task_name=task_name, scoring=scoring, options=options
+        )
+    if factual_task == "genre":  # a generated binary answer is read with the genre lexicon
+        folder = os.path.expanduser(str(metadata["fma_metadata_dir"]))
+        for doc in docs:
+            doc["genres_csv"] = os.path.abspath(os.path.join(folder, "genres.csv"))
+    logger.info(
+        "%s: %d items, %d documents (condition %s, windows of at most %g s)",
+        task_name,
+        len(prepared.items),
+        len(docs),
+        options.condition,
+        options.chunk_seconds,
+    )
+    return {"test": datasets.Dataset.from_list(docs)}
+
+
+def load_factual_binary(factual_task: str, scoring: str, **metadata: Any) -> dict[str, Any]:
+    """``custom_dataset`` of ``factual_{task}_binary`` (``scoring=loglikelihood``) and
+    ``factual_{task}_binary_gen`` (``scoring=generate``).
+
+    Raises:
+        FactualInputError: As the label-set tasks (missing keys, tables or audio files).
+    """
+    return _load(factual_task, "binary", scoring, metadata)
+
+
+def load_factual_truefalse(factual_task: str, scoring: str, **metadata: Any) -> dict[str, Any]:
+    """``custom_dataset`` of ``factual_{task}_truefalse`` and ``factual_{task}_truefalse_gen``.
+
+    Raises:
+        FactualInputError: As the label-set tasks.
+    """
+    return _load(factual_task, "truefalse", scoring, metadata)
+
+
+def binary_choices(doc: Mapping[str, Any]) -> list[str]:
+    """``doc_to_choice`` of the log-likelihood binary tasks: the option letters."""
+    return list(BINARY_LETTERS)
+
+
+def truefalse_choices(doc: Mapping[str, Any]) -> list[str]:
+    """``doc_to_choice`` of the log-likelihood true/false tasks: ``true``, ``false``."""
+    return list(TRUEFALSE_WORDS)
+
+
+def _two_way(results: Sequence[Any]) -> tuple[int, float]:
+    """(index of the likelier continuation, probability of the first, renormalised)."""
+    first, second = (float(r[0]) for r in results)
+    top = max(first, second)
+    p_first = math.exp(first - top) / (math.exp(first - top) + math.exp(second - top))
+    return (0 if first >= second else 1), p_first
+
+
+def _metric_names(figures: Sequence[str], doc: Mapping[str, Any]) -> list[str]:
+    """A log-likelihood choice is always read: those tasks have no ``parse_failure``."""
+    if doc["scoring"] == "loglikelihood":
+        return [name for name in figures if name != "parse_failure"]
+    return list(figures)
+
+
+def _window(doc: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "id": str(doc["id"]),
+        "task": str(doc["factual_task"]),
+        "chunk": int(doc["chunk"]),
+        "n_chunks": int(doc["n_chunks"]),
+    }
+
+
+def process_results_binary(doc: dict[str, Any], results: Sequence[Any]) -> dict[str, Any]:
+    """One window's choice (generated and read, or the likelier letter) as its record.
+
+    The reading is added to the document as ``parsed`` (``{"choice": label or None}``).
+    """
+    options = list(doc["options"])
+    p_first = None
+    if doc["scoring"] == "loglikelihood":
+        choice, p_first = _two_way(results)
+    else:
+        tree = genre_tree_of(doc) if doc["factual_task"] == "genre" else None
+        lexicon = lexicon_for(str(doc["factual_task"]), tree)
+        choice = read_binary_answer(str(results[0]), options, lexicon)
+    doc["parsed"] = {"choice": None if choice is None else options[choice]}
+    record = {
+        **_window(doc),
+        "gold_index": int(doc["gold_index"]),
+        "options": options,
+        "choice": choice,
+        "p_first": p_first,
+    }
+    return {name: record for name in _metric_names(BINARY_FIGURES, doc)}
+
+
+def process_results_truefalse(doc: dict[str, Any], results: Sequence[Any]) -> dict[str, Any]:
+    """One window's answer about one label (generated and read, or the likelier word)."""
+    p_true = None
+    if doc["scoring"] == "loglikelihood":
+        index, p_true = _two_way(results)
+        answer: bool | None = index == 0
+    else:
+        answer = read_truefalse_answer(str(results[0]))
+    doc["parsed"] = {"answer": answer}
+    record = {
+        **_window(doc),
+        "label": str(doc["label"]),
+        "gold": bool(doc["label_gold"]),
+        "answer": answer,
+        "p_true": p_true,
+    }
+    return {name: record for name in _metric_names(TRUEFALSE_FIGURES, doc)}
+
+
+class StudyAggregation:
+    """The harness aggregation of one study metric: window records -> the figure.
+
+    Args:
+        study: ``binary`` or ``truefalse``.
+        name: A metric of :data:`~lm_eval_rul.factual.binary.BINARY_FIGURES` or
+            :data:`~lm_eval_rul.factual.truefalse.TRUEFALSE_FIGURES`.
+    """
+
+    def __init__(self, study: str, name: str) -> None:
+        self.study, self.name = study, name
+        self.__name__ = f"{study}_{name}"
+
+    def __call__(self, records: Sequence[Mapping[str, Any]]) -> float:
+        if self.study == "binary":
+            return binary_figures(binary_items(records))[self.name]
+        return truefalse_figures(label_answers(records))[self.name]
+
+    def __repr__(self) -> str:  # what the results JSON records as the aggregation
+        return f"lm_eval_rul.factual.study_tasks.StudyAggregation({self.study!r}, {self.name!r})"
+
+
+#: Metric name -> its harness aggregation.
+BINARY_AGGREGATIONS: dict[str, StudyAggregation] = {
+    name: StudyAggregation("binary", name) for name in BINARY_FIGURES
+}
+TRUEFALSE_AGGREGATIONS: dict[str, StudyAggregation] = {
+    name: StudyAggregation("truefalse", name) for name in TRUEFALSE_FIGURES
+}
