@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .plots import _pyplot, _save
+from .plots import pyplot, save_figure
 
 __all__ = [
     "phrasing_bars",
@@ -20,7 +20,7 @@ __all__ = [
 
 def _rows_figure(n: int):
     """A figure for ``n`` bar groups with multi-line labels (no rotation, nothing clipped)."""
-    plt = _pyplot()
+    plt = pyplot()
     return plt.subplots(figsize=(max(5.0, 1.35 * n + 2.6), 4.2))
 
 
@@ -57,7 +57,7 @@ def binary_bars(
     ax.set_ylabel(f"share of items ({confidence_level:.0%} CI)")
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def phrasing_bars(
@@ -79,7 +79,7 @@ def phrasing_bars(
     """
     if not panels or not series:
         raise ValueError("phrasing_bars needs at least one panel and one series")
-    plt = _pyplot()
+    plt = pyplot()
     fig, axes = plt.subplots(
         1, len(panels), figsize=(3.6 * len(panels) + 2.2, 3.6), squeeze=False, sharey=True
     )
@@ -95,7 +95,7 @@ def phrasing_bars(
     axes[0][0].set_ylabel("mean F1 over items")
     axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.suptitle(title, fontsize=10)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def truefalse_bars(
@@ -129,7 +129,7 @@ def truefalse_bars(
     ax.set_ylabel("share of (item, label) pairs")
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def agreement_scatter(
@@ -147,7 +147,7 @@ def agreement_scatter(
     """
     if not points:
         raise ValueError("agreement_scatter needs at least one pair of parsers")
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(5.2, 4.4))
     ax.plot([0, 1], [0, 1], color="grey", linewidth=0.8, linestyle="--")
     for name, xy in points.items():
@@ -159,7 +159,7 @@ def agreement_scatter(
     ax.set_ylabel("mean F1, parser b")
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=8, loc="lower right")
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def _series(row: Mapping[str, object]) -> str:
