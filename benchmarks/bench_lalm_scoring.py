@@ -67,6 +67,7 @@ def run(
         device="cpu",
         batch_size=batch_size,
         prefix_cache=prefix_cache,
+        results_cache="none",  # measure the model, not results read back from disk
     )
     manager = TaskManager(include_path=str(tasks_dir()), metadata=metadata)
     clear_audio_cache()

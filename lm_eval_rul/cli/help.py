@@ -14,8 +14,9 @@ __all__ = ["DESCRIPTION", "EPILOG", "RUN_USAGE", "RUN_EPILOG", "add_run_help"]
 DESCRIPTION = textwrap.fill(
     "lm-eval-rul: is your audio language model really listening to the music, or answering "
     "from text priors? The lm-evaluation-harness CLI (same run / ls / validate, same flags) "
-    "with the RUL-MuChoMusic and MuChoMusic tasks and the `lalm` audio model registered, "
-    "plus pi, build, report and tasks-dir.",
+    "with the RUL-MuChoMusic, MuChoMusic and factual-comprehension tasks and the `lalm` and "
+    "`lalm-api` audio models registered, plus pi, build, report, diagnose, reparse and "
+    "tasks-dir.",
     width=88,
 )
 

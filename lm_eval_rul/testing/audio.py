@@ -159,6 +159,7 @@ def write_audio_benchmark(root: str | Path, n: int = 8) -> dict[str, str]:
     from .fixtures import write_muchomusic_csv, write_rul_json
 
     root = Path(root)
+    root.mkdir(parents=True, exist_ok=True)
     rul = write_rul_json(root / "rul.json", n=n)
     csv = write_muchomusic_csv(root / "muchomusic.csv", n=n)
     questions = rul_questions(rul_data_path=str(rul), muchomusic_csv=str(csv))
