@@ -46,8 +46,9 @@ __all__ = [
     "BINARY_FIGURES",
 ]
 
-#: Item-level figures of a binary task (``parse_failure`` only means something for
-#: generation: a log-likelihood choice is always read).
+#: Item-level figures of a binary task. ``parse_failure``: items without a readable choice
+#: (a generated answer naming neither or both labels; with log-likelihood scoring, windows
+#: where neither letter has a probability, as on an API's top-k path).
 BINARY_FIGURES: tuple[str, ...] = ("acc", "first_share", "gold_first_share", "parse_failure")
 
 

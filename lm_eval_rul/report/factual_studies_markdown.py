@@ -57,8 +57,9 @@ def _binary(study: Mapping[str, Any], level: str) -> list[str]:
         "### Binary choice (\"Between A and B, ...\"; chance 0.5)",
         "",
         "The gold label and one wrong label, gold first for half of the items. Accuracy "
-        "counts unreadable answers as wrong; *first chosen* is the share of readable "
-        "answers picking the first-named option.",
+        "counts unreadable answers as wrong (generated: naming neither or both labels; "
+        "log-likelihood: neither letter among an API's top tokens); *first chosen* is the "
+        "share of readable answers picking the first-named option.",
         "",
         f"| task | model | audio | scoring | items | accuracy [{level} CI] | gold first | "
         "gold second | first chosen | unreadable |",
@@ -83,7 +84,9 @@ def _truefalse(study: Mapping[str, Any], level: str) -> list[str]:
         "Accuracy over (item, label) pairs; precision and recall of the \"true\" answers; "
         "*said true* = share of pairs answered true, against the *base rate* of true pairs "
         "(always answering true scores accuracy = base rate). Windows combined as "
-        "inclusive / majority (equal when every recording fits one window).",
+        "inclusive / majority (equal when every recording fits one window). *Unreadable*: "
+        "pairs with no answer (generated: no true/false in it; log-likelihood: neither word "
+        "among an API's top tokens), counted wrong.",
         "",
         f"| task | model | audio | scoring | items × labels | accuracy incl. [{level} CI] | "
         "acc. majority | P incl. / maj. | R incl. / maj. | said true incl. / maj. | "
@@ -97,7 +100,7 @@ def _truefalse(study: Mapping[str, Any], level: str) -> list[str]:
             def both(name: str, f=f) -> str:
                 return f"{_num(f[f'{name}_inclusive'])} / {_num(f[f'{name}_majority'])}"
 
-            unreadable = _num(f["parse_failure"]) if r["scoring"] == "generate" else "–"
+            unreadable = _num(f["parse_failure"])  # log-likelihood: no word with a probability
             lines.append(
                 f"| {task} | {r['model']} | {r['setting']} | {_SCORING[r['scoring']]} | "
                 f"{r['n_items']} × {r['n_labels']} | {_ci(r['acc_inclusive_interval'])} | "
