@@ -136,9 +136,10 @@ def test_prepare_task_long_recordings_have_their_duration(metadata):
 
 
 def test_prepare_task_sample_and_random(metadata):
-    prepared = prepare_task("mood", {**metadata, "sample_size": 3, "seed": 5}, condition="random")
-    assert len(prepared.items) == 3
-    full = prepare_task("mood", {**metadata, "seed": 5})
+    options = {**metadata, "sample_seed": 5}
+    prepared = prepare_task("mood", {**options, "sample_size": 3}, condition="random")
+    assert len(prepared.items) == 3 and prepared.sample_seed == 5
+    full = prepare_task("mood", options)
     assert prepared.random.partner == full.random.partner  # drawn over the whole task
     for item in prepared.items:
         assert prepared.partners[item.id].id == full.random.partner[item.id]

@@ -121,6 +121,30 @@ def test_sample_size_keeps_whole_items(factual_metadata):
     assert sum(counts.values()) == len(found)
 
 
+@pytest.mark.parametrize("study", ["label-set", "binary"])
+def test_the_model_seed_never_changes_which_items_are_evaluated(factual_metadata, study):
+    """The harness merges ``--model_args`` (``audio=noise,seed=N``) into ``--metadata``: the
+    noise seed must not pick the sample, the random clips or the binary pairs."""
+    from lm_eval_rul.factual.study_tasks import load_factual_binary
+    from lm_eval_rul.questions import DEFAULT_SEED
+
+    def load(**options):
+        options = {**factual_metadata, "sample_size": 3, **options}
+        if study == "binary":
+            return list(load_factual_binary("instrument", "loglikelihood", **options)["test"])
+        return docs(options)
+
+    def asked(found):
+        return [(d["id"], d["random_partner"], tuple(d.get("options", ()))) for d in found]
+
+    noise = [asked(load(audio="noise", seed=seed)) for seed in (1, 2, 1234)]
+    assert noise[0] == noise[1] == noise[2]
+    assert asked(load(audio="original", seed=7)) == asked(load()) == noise[0]
+    assert asked(load(sample_seed=DEFAULT_SEED)) == noise[0]  # the project's default seed
+    others = [asked(load(sample_seed=s)) for s in range(1, 6)]
+    assert any({i for i, *_ in found} != {i for i, *_ in noise[0]} for found in others)
+
+
 def answers_naming(found, name_of):
     """Each window's answer names ``name_of(doc)``."""
     return [f"I can hear {name_of(doc)} in this part." for doc in found]

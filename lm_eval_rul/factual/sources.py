@@ -12,8 +12,16 @@ Metadata keys (all paths may use ``~``):
 * FMA: ``fma_metadata_dir`` (``tracks.csv``, ``genres.csv``), ``fma_audio_dir``
   (``fma_small/``...), ``fma_subset`` (default: from the audio folder's name);
 * OverClocked ReMix: ``ocremix_tags`` (the tag table), ``ocremix_audio_dir``;
-* ``sample_size`` (default: every item), ``seed`` (default 0), ``verify_checksums``
-  (default true), ``on_audio_problem`` (``raise``, the default, or ``skip``).
+* ``sample_size`` (default: every item), ``sample_seed`` (default
+  :data:`~lm_eval_rul.questions.DEFAULT_SEED`), ``verify_checksums`` (default true),
+  ``on_audio_problem`` (``raise``, the default, or ``skip``).
+
+``sample_seed`` alone decides *which items* a run evaluates and what each is asked
+against: the sample, every item's ``random`` clip and the binary pairs. It is not the
+model's ``seed``: the harness merges ``--model_args`` into ``--metadata``, and the model's
+``seed`` (of the ``noise`` condition) must not change the items, or two noise seeds, or
+``original`` and ``noise``, would be compared on different items. ``seed`` is never read
+here (ours).
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..questions import DEFAULT_SEED
 from .audio_files import check_audio_files
 from .errors import FactualInputError
 from .fma import read_fma
@@ -34,7 +43,7 @@ from .labels import task_info
 from .musicnet import read_musicnet
 from .ocremix import read_ocremix
 
-__all__ = ["METADATA_KEYS", "PreparedTask", "read_task_items", "prepare_task"]
+__all__ = ["METADATA_KEYS", "SAMPLE_SEED_KEY", "PreparedTask", "read_task_items", "prepare_task"]
 
 #: Dataset -> the ``--metadata`` keys that locate it (required first).
 METADATA_KEYS: dict[str, tuple[str, ...]] = {
@@ -43,6 +52,8 @@ METADATA_KEYS: dict[str, tuple[str, ...]] = {
     "ocremix": ("ocremix_tags", "ocremix_audio_dir"),
 }
 _REQUIRED = {"musicnet": 1, "fma": 2, "ocremix": 2}
+#: The ``--metadata`` key of the seed of the sample, the random clips and the binary pairs.
+SAMPLE_SEED_KEY = "sample_seed"
 
 
 @dataclass(frozen=True)
@@ -58,6 +69,7 @@ class PreparedTask:
         partners: ``{item id: the Item whose clip plays}`` for the sample, checked too
             when the condition is ``random``.
         genre_tree: FMA's genre tree (genre only).
+        sample_seed: The seed of the sample, the random clips (and the binary pairs).
     """
 
     task: str
@@ -66,6 +78,7 @@ class PreparedTask:
     random: RandomClips
     partners: dict[str, Item]
     genre_tree: GenreTree | None = None
+    sample_seed: int = DEFAULT_SEED
 
 
 def _path(metadata: Mapping[str, Any], key: str) -> Path | None:
@@ -176,7 +189,7 @@ def prepare_task(
             f"--metadata on_audio_problem must be raise or skip, got {on_problem!r}"
         )
     task_items, tree = read_task_items(task, metadata)
-    seed = _int(metadata, "seed", 0)
+    seed = _int(metadata, SAMPLE_SEED_KEY, DEFAULT_SEED)  # never the model's ``seed``
     if not task_items.items:
         raise FactualInputError(f"the {task} task found no items ({task_items.counts})")
     overlap = (lambda item: tree.to_roots(item.gold)) if tree is not None else None
@@ -204,4 +217,4 @@ def prepare_task(
         "audio_problems": checked.n_problems,
         "random_no_disjoint": len(random.no_disjoint),
     }
-    return PreparedTask(task, tuple(sample), counts, random, partners, tree)
+    return PreparedTask(task, tuple(sample), counts, random, partners, tree, seed)

@@ -66,9 +66,8 @@ def _load(factual_task: str, study: str, scoring: str, metadata: Mapping[str, An
     suffix = "" if scoring == "loglikelihood" else "_gen"
     task_name = f"factual_{factual_task}_{study}{suffix}"
     if study == "binary":
-        seed = int(metadata.get("seed") or 0)
         docs = make_binary_documents(
-            prepared, task_name=task_name, scoring=scoring, options=options, seed=seed
+            prepared, task_name=task_name, scoring=scoring, options=options
         )
     else:
         docs = make_truefalse_documents(

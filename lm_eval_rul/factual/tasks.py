@@ -47,7 +47,7 @@ __all__ = [
 ]
 
 #: ``--metadata`` keys that change what :func:`prepare_task` returns (besides the paths).
-_PREPARE_KEYS = ("sample_size", "seed", "verify_checksums", "on_audio_problem")
+_PREPARE_KEYS = ("sample_size", "sample_seed", "verify_checksums", "on_audio_problem")
 
 logger = logging.getLogger(__name__)
 
