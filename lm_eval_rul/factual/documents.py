@@ -19,14 +19,13 @@ partner (``random_partner``, ``random_disjoint``; ``audio_random_ref`` under ``r
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..audio import AUDIO_CONDITIONS, UnknownConditionError, register_clip_pool
 from ..audio.sources import file_ref
-from .chunks import AGGREGATIONS, DEFAULT_CHUNK_SECONDS, chunk_windows
+from .chunks import AGGREGATIONS, chunk_windows, effective_chunk_seconds
 from .errors import FactualInputError
 from .items import Item
 from .prompts import prompt
@@ -67,15 +66,7 @@ def run_options(metadata: Mapping[str, Any]) -> RunOptions:
     condition = "none" if audio in (None, "", "None") else str(audio)
     if condition not in AUDIO_CONDITIONS:
         raise UnknownConditionError(audio)
-    raw = metadata.get("chunk_seconds")
-    try:
-        seconds = DEFAULT_CHUNK_SECONDS if raw in (None, "") else float(raw)
-    except (TypeError, ValueError):
-        seconds = math.nan
-    if not (math.isfinite(seconds) and seconds > 0):
-        raise FactualInputError(
-            f"--metadata chunk_seconds must be a positive number of seconds, got {raw!r}"
-        )
+    seconds = effective_chunk_seconds(metadata.get("chunk_seconds"))
     rule = str(metadata.get("chunk_rule") or "union")
     if rule not in AGGREGATIONS:
         raise FactualInputError(
