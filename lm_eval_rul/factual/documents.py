@@ -14,7 +14,10 @@ model (:mod:`lm_eval_rul.audio.windows`). Our decisions:
 Every document also carries what the pre-flight audio check and the report read:
 ``benchmark`` (the harness task name), ``id``, the clip fields ``audio_ref``,
 ``audio_track``, ``audio_tried``, ``audio_pool``, and for every condition the random
-partner (``random_partner``, ``random_disjoint``; ``audio_random_ref`` under ``random``).
+partner (``random_partner``, ``random_disjoint``; ``audio_random_ref`` under ``random``),
+and ``items_dropped``: the task's items left out and why
+(:attr:`~lm_eval_rul.factual.sources.PreparedTask.dropped`), so that the sample log, and
+the report read from it, say what the run did not evaluate.
 """
 
 from __future__ import annotations
@@ -133,6 +136,7 @@ def make_documents(
             "audio_random_ref": file_ref(partner.audio) if options.condition == "random" else None,
             "played_seconds": played.duration if windows[0] is not None else None,
             "n_chunks": len(windows),
+            "items_dropped": dict(prepared.dropped),
         }
         for index, window in enumerate(windows):
             docs.append(

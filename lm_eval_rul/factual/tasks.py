@@ -32,7 +32,7 @@ from .labels import task_info
 from .lexicon import lexicon_for
 from .parser import parse_labels
 from .records import SET_FIGURES, TREE_FIGURES, figure_names, item_figures, item_predictions
-from .sources import METADATA_KEYS, PreparedTask, prepare_task
+from .sources import METADATA_KEYS, PreparedTask, describe_dropped, prepare_task
 
 __all__ = [
     "load_factual",
@@ -130,6 +130,10 @@ def load_factual(factual_task: str, variant: str, **metadata: Any) -> dict[str, 
         options.chunk_rule,
         ", ".join(f"{k}={v}" for k, v in prepared.counts.items()),
     )
+    if prepared.dropped:  # a warning when the audio check dropped items of the sample
+        audio_dropped = any(not key.startswith("skipped_") for key in prepared.dropped)
+        level = logging.WARNING if audio_dropped else logging.INFO
+        logger.log(level, "%s: %s", task_name, describe_dropped(prepared.dropped))
     return {"test": datasets.Dataset.from_list(docs)}
 
 

@@ -14,7 +14,9 @@ Per factual task (e.g. ``factual_instrument_open``), from the logged windows:
   by item id (:func:`~lm_eval_rul.report.paired_scores.compare_conditions`: paired
   bootstrap interval of the mean difference, Wilcoxon signed-rank p-value), flagged when
   the interval contains 0; with the share of items whose random clip could not avoid
-  their gold labels.
+  their gold labels;
+* per run, the items it left out and why (``items_dropped``: the readers' skipped rows and
+  the items ``on_audio_problem=skip`` dropped), from its logged documents.
 """
 
 from __future__ import annotations
@@ -116,6 +118,7 @@ def _row(
         "node": _figures(figures["node"]),
         "tree": _figures(figures["tree"]) if "tree" in figures else None,
         "random_no_disjoint_share": len(no_disjoint) / len(items) if disjoint else None,
+        "items_dropped": dict(result.windows[0].items_dropped),
         "_f1": {item.id: item.scores()[2] for item in items},
     }
 

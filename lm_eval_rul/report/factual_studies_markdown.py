@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ..factual.sources import describe_dropped
 from .factual import TASK_TITLES
 from .factual_studies import PHRASING_TITLES
 
-__all__ = ["render_studies"]
+__all__ = ["render_studies", "dropped_lines"]
 
 _SCORING = {"generate": "generated", "loglikelihood": "log-likelihood"}
 
@@ -25,6 +26,32 @@ def _ci(interval: Mapping[str, Any], signed: bool = False) -> str:
         f"{_num(interval['estimate'], signed)} "
         f"[{_num(interval['low'], signed)}, {_num(interval['high'], signed)}]"
     )
+
+
+def dropped_lines(
+    rows: Sequence[Mapping[str, Any]], label: Callable[[Mapping[str, Any]], str] | None = None
+) -> list[str]:
+    """One line per row whose run left items out: "- model (audio): N items dropped (why)".
+
+    Args:
+        rows: Report rows carrying ``items_dropped``, ``model`` and ``setting``.
+        label: How a row is named (default: "model (audio)").
+    """
+    lines = []
+    for row in rows:
+        text = describe_dropped(row.get("items_dropped") or {})
+        if text:
+            name = label(row) if label else f"{row['model']} ({row['setting']})"
+            lines.append(f"- {name}: {text}")
+    return ["Items not evaluated:", "", *lines, ""] if lines else []
+
+
+def _rows(study: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    return [row for data in study.values() for row in data["rows"]]
+
+
+def _task_run(row: Mapping[str, Any]) -> str:
+    return f"{row['task_name']}, {row['model']} ({row['setting']})"
 
 
 def _phrasings(study: Mapping[str, Any]) -> list[str]:
@@ -74,7 +101,7 @@ def _binary(study: Mapping[str, Any], level: str) -> list[str]:
                 f"{_num(r['acc_gold_second'])} | {_num(r['first_share'])} | "
                 f"{_num(r['parse_failure'])} |"
             )
-    return lines + [""]
+    return lines + [""] + dropped_lines(_rows(study), _task_run)
 
 
 def _truefalse(study: Mapping[str, Any], level: str) -> list[str]:
@@ -107,7 +134,7 @@ def _truefalse(study: Mapping[str, Any], level: str) -> list[str]:
                 f"{_num(f['acc_majority'])} | {both('precision')} | {both('recall')} | "
                 f"{both('true_share')} | {_num(f['base_rate'])} | {unreadable} |"
             )
-    return lines + [""]
+    return lines + [""] + dropped_lines(_rows(study), _task_run)
 
 
 def _agreement(pairs: list[Mapping[str, Any]], level: str) -> list[str]:
