@@ -226,6 +226,7 @@ def test_item_predictions_are_written_into_the_logged_samples(factual_metadata):
         "recall": 1.0,
         "f1": pytest.approx(2 / 3),
         "windows_answered": 5,
+        "windows_unread": 0,
         "n_chunks": 5,
     }
     assert math.isclose(by_item["2302"]["f1"], 2 / 3)  # gold piano
@@ -239,3 +240,34 @@ def test_checksum_mismatch_is_named(factual_metadata, tmp_path):
     metadata = {**factual_metadata, "fma_audio_dir": str(audio)}
     with pytest.raises(AudioFilesError, match=r"checksum mismatch: item 000010"):
         docs(metadata, "genre")
+
+
+def test_unread_windows_are_left_out_never_scored_as_empty(factual_metadata):
+    """A window whose answer has no reading (an LLM parser's malformed reply) is left out
+    of its item; an item with no read window is left out of the figures."""
+    from lm_eval_rul.factual.records import unread_counts
+
+    found = docs(factual_metadata, chunk_seconds=2)
+    records = [process_results(dict(doc), ["A cello and a piano."])["f1"] for doc in found]
+    long_item = [r for r in records if r["id"] == "2186"]  # five windows, gold cello
+    short = next(r for r in records if r["n_chunks"] == 1)
+    for record in long_item[1:]:
+        record["labels"], record["parse_status"] = None, "malformed"
+    short["labels"], short["parse_status"] = [], "malformed"  # an old copy's empty labels
+    by_id = {item.id: item for item in item_predictions(records)}
+    assert short["id"] not in by_id  # no read window: no prediction, not an empty one
+    assert by_id["2186"].per_chunk == (("cello", "piano"),) and by_id["2186"].unread == 4
+    assert by_id["2186"].complete
+    assert unread_counts(records) == {"windows": 5, "items": 1}
+    figures = item_figures(records)
+    read = [r for r in records if r["id"] != short["id"]]
+    assert figures == item_figures([{**r, "labels": r["labels"] or []} for r in read if
+                                    r.get("parse_status") != "malformed"])  # fmt: skip
+    assert figures["empty_share"] == 0.0  # the unread item is not an empty prediction
+    rows = [{"doc": doc, "filter": "none", "f1": r} for doc, r in zip(found, records, strict=True)]
+    add_item_predictions({"factual_instrument_open": rows})
+    left_out = next(r["item_prediction"] for r in rows if r["doc"]["id"] == short["id"])
+    assert left_out["labels"] is None and left_out["f1"] is None
+    assert left_out["windows_unread"] == 1 and left_out["windows_answered"] == 0
+    everything_unread = [{**r, "labels": None} for r in records]
+    assert all(math.isnan(v) for v in item_figures(everything_unread).values())

@@ -203,7 +203,9 @@ def add_item_predictions(samples: Mapping[str, list[dict[str, Any]]]) -> int:
     """Write each item's aggregated prediction into its logged samples (in place).
 
     Each factual sample gets ``item_prediction``: ``{"labels", "precision", "recall",
-    "f1", "windows_answered", "n_chunks"}`` of its item.
+    "f1", "windows_answered", "windows_unread", "n_chunks"}`` of its item. An item none of
+    whose windows could be read (a malformed parser reply) has no prediction: its labels
+    and scores are None (it is left out of the figures, not scored as empty).
 
     Args:
         samples: ``results["samples"]`` of a harness run (task -> logged samples).
@@ -222,8 +224,19 @@ def add_item_predictions(samples: Mapping[str, list[dict[str, Any]]]) -> int:
         for group in by_filter.values():
             name = figure_names(str(group[0]["doc"]["factual_task"]))[0]
             predictions = {p.id: p for p in item_predictions(row[name] for row in group)}
+            unread = {str(r["doc"]["id"]) for r in group if str(r["doc"]["id"]) not in predictions}
             for row in group:
-                item = predictions[str(row["doc"]["id"])]
+                item = predictions.get(str(row["doc"]["id"]))
+                if item is None:  # no window of the item was read: no prediction
+                    row["item_prediction"] = {
+                        **dict.fromkeys(("labels", "precision", "recall", "f1")),
+                        "windows_answered": 0,
+                        "windows_unread": sum(
+                            str(r["doc"]["id"]) == str(row["doc"]["id"]) for r in group
+                        ),
+                        "n_chunks": int(row[name]["n_chunks"]),
+                    }
+                    continue
                 precision, recall, f1 = item.scores()
                 row["item_prediction"] = {
                     "labels": list(item.labels),
@@ -231,7 +244,8 @@ def add_item_predictions(samples: Mapping[str, list[dict[str, Any]]]) -> int:
                     "recall": recall,
                     "f1": f1,
                     "windows_answered": len(item.per_chunk),
+                    "windows_unread": item.unread,
                     "n_chunks": item.n_chunks,
                 }
-            written += len(predictions)
+            written += len(predictions) + len(unread)
     return written

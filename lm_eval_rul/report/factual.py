@@ -28,7 +28,7 @@ from typing import Any
 
 from ..factual.baselines import frequency_baseline, label_frequencies, majority_baseline
 from ..factual.labels import TASKS
-from ..factual.records import ItemPrediction, item_predictions, set_figures
+from ..factual.records import ItemPrediction, item_predictions, set_figures, unread_counts
 from ..questions import derive_seed
 from .paired_scores import compare_conditions
 from .runs import Run, TaskResult
@@ -95,6 +95,13 @@ def _row(
         notes.append(
             f"{run.label}: {result.task} f1 printed {printed:.6f} but the logged windows give "
             f"{interval.estimate:.6f} (the logged samples may come from another run)"
+        )
+    unread = unread_counts(w.record for w in result.windows)
+    if unread["windows"]:  # a reparse copy given as a run: parser failures are not scored
+        notes.append(
+            f"{run.label}: {result.task}: {unread['windows']} windows whose parser reply was "
+            f"malformed are left out of the figures ({unread['items']} items without any read "
+            "window), never scored as empty predictions"
         )
     incomplete = sum(not item.complete for item in items)
     if incomplete:
@@ -219,8 +226,13 @@ def factual_report(
         rows, gold_items = [], {}
         for run, result in members:
             items = item_predictions(w.record for w in result.windows)
+            if not items:  # no window read (every parser reply malformed): nothing to score
+                notes.append(f"{run.label}: {result.task}: no window was read; left out")
+                continue
             gold_items.update({item.id: item for item in items})
             rows.append(_row(run, result, items, settings, notes))
+        if not rows:
+            continue
         if len({tuple(sorted(row["_f1"])) for row in rows}) > 1:
             notes.append(
                 f"{name}: runs covered different items; the baselines use all {len(gold_items)} "

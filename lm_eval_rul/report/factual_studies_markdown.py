@@ -144,7 +144,9 @@ def _agreement(pairs: list[Mapping[str, Any]], level: str) -> list[str]:
         "The same answers read by two parsers: per-item Jaccard of the label sets, the "
         "share of identical sets, mean F1 under each parser and the difference (b − a, "
         "paired bootstrap over items); Kendall's τ of the models' F1 under the two parsers "
-        "(1 = same ranking). Malformed: windows whose LLM reply stayed unreadable (no labels).",
+        "(1 = same ranking). Malformed: windows whose LLM reply stayed unreadable, and "
+        "items none of whose windows was read; both are left out of the figures (never "
+        "scored as an empty prediction).",
         "",
     ]
     for pair in pairs:
@@ -154,7 +156,7 @@ def _agreement(pairs: list[Mapping[str, Any]], level: str) -> list[str]:
             f"τ over all rows {_num(pair['overall_tau'])}",
             "",
             f"| task | model | audio | items | mean Jaccard | identical | F1 a | F1 b | "
-            f"ΔF1 [{level} CI] | malformed |",
+            f"ΔF1 [{level} CI] | malformed windows / items left out |",
             "|---|---|---|---|---|---|---|---|---|---|",
         ]
         for r in pair["rows"]:
@@ -162,7 +164,12 @@ def _agreement(pairs: list[Mapping[str, Any]], level: str) -> list[str]:
                 f"| {r['task_name']} | {r['model']} | {r['setting']} | {r['n']} | "
                 f"{_num(r['mean_jaccard'])} | {_num(r['identical_share'])} | {_num(r['f1_a'])} | "
                 f"{_num(r['f1_b'])} | {_ci(r['difference'], signed=True)} | "
-                f"{r['malformed_windows']} |"
+                f"{r['malformed_windows']} / {r.get('items_left_out', 0)} |"
+            )
+        for r in pair.get("unscored", []):  # no item read by both parsers: nothing to compare
+            lines.append(
+                f"| {r['task_name']} | {r['model']} | {r['setting']} | 0 | – | – | – | – | – | "
+                f"{r['malformed_windows']} / {r['items_left_out']} |"
             )
         ranked = [r for r in pair["rankings"] if r["n_models"] >= 2]
         lines.append("")
