@@ -112,7 +112,7 @@ def test_factual_tasks_need_the_served_models_audio_limit(
         )  # fmt: skip
 
     with OpenAIAudioServer(tiny_audio_lm, served_model=MODEL) as server:
-        base = f"base_url={server.url},model={MODEL},cache=none"
+        base = f"base_url={server.url},model={MODEL}"  # resume cache: this test's own folder
         with pytest.raises(SystemExit) as stopped:
             run(base, "refused")
         assert stopped.value.code == 2
