@@ -164,7 +164,7 @@ def test_process_results_reads_letters_and_text(factual_metadata):
     docs = list(load_factual_binary("composer", "loglikelihood", **factual_metadata)["test"])
     doc = dict(docs[0])
     metrics = process_results_binary(doc, [(-2.0, False), (-0.5, True)])
-    assert set(metrics) == {"acc", "first_share", "gold_first_share"}  # no parse_failure
+    assert set(metrics) == {"acc", "first_share", "gold_first_share", "parse_failure"}
     rec = metrics["acc"]
     assert rec["choice"] == 1 and rec["p_first"] == pytest.approx(1 / (1 + math.exp(1.5)))
     assert doc["parsed"] == {"choice": doc["options"][1]}
@@ -173,3 +173,24 @@ def test_process_results_reads_letters_and_text(factual_metadata):
     metrics = process_results_binary(gen, [f"I'm sure it's {named.lower()}."])
     assert metrics["parse_failure"]["choice"] == 0
     assert process_results_binary(dict(gen), ["No idea."])["acc"]["choice"] is None
+
+
+@pytest.mark.parametrize(
+    ("scores", "choice", "p_first"),
+    [
+        ((float("-inf"), float("-inf")), None, None),  # no letter in an API's top-k: no choice
+        ((float("-inf"), -3.0), 1, 0.0),  # the only letter given a probability is chosen
+        ((-3.0, float("-inf")), 0, 1.0),
+        ((float("nan"), -1.0), 1, 0.0),
+    ],
+)
+def test_letters_without_a_probability_are_no_choice_never_a(factual_metadata, scores, choice,
+                                                              p_first):  # fmt: skip
+    docs = list(load_factual_binary("composer", "loglikelihood", **factual_metadata)["test"])
+    doc = dict(docs[0])
+    record = process_results_binary(doc, [(s, False) for s in scores])["parse_failure"]
+    assert record["choice"] == choice and record["p_first"] == p_first
+    assert doc["parsed"] == {"choice": None if choice is None else doc["options"][choice]}
+    figures = binary_figures(binary_items([record]))
+    assert figures["parse_failure"] == (1.0 if choice is None else 0.0)
+    assert figures["acc"] == float(choice == doc["gold_index"])

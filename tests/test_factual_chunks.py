@@ -5,12 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lm_eval_rul.factual.chunks import (
-    aggregate_labels,
-    chunk_windows,
-    effective_chunk_seconds,
-    split_waveform,
-)
+from lm_eval_rul.audio.windows import cut_window
+from lm_eval_rul.factual.chunks import aggregate_labels, chunk_windows, effective_chunk_seconds
+from lm_eval_rul.factual.documents import run_options
+from lm_eval_rul.factual.errors import FactualInputError
 from lm_eval_rul.factual.lexicon import lexicon_for
 from lm_eval_rul.factual.parser import parse_labels
 from lm_eval_rul.testing.factual import FIXTURE_SR, LONG_SECONDS
@@ -18,10 +16,24 @@ from lm_eval_rul.testing.factual import FIXTURE_SR, LONG_SECONDS
 
 def test_effective_chunk_seconds():
     assert effective_chunk_seconds() == 60.0
-    assert effective_chunk_seconds(None, 30.0) == 30.0
-    assert effective_chunk_seconds(20.0, 30.0) == 20.0
-    with pytest.raises(ValueError, match="positive"):
-        effective_chunk_seconds(0)
+    assert effective_chunk_seconds(None, 30.0) == effective_chunk_seconds("", 30.0) == 30.0
+    assert effective_chunk_seconds(20.0, 30.0) == effective_chunk_seconds("20", 30.0) == 20.0
+    assert effective_chunk_seconds(90.0) == 90.0  # no known limit: as given
+    for bad in (0, -1, "ten", float("nan"), float("inf")):
+        with pytest.raises(FactualInputError, match="positive number of seconds"):
+            effective_chunk_seconds(bad)
+    # a window longer than the model hears is refused, never capped in silence
+    with pytest.raises(FactualInputError, match="chunk_seconds=40 is longer than the 30 s"):
+        effective_chunk_seconds(40, 30.0)
+
+
+def test_the_tasks_and_the_cli_share_the_window_length():
+    """The tasks' documents (plain ``lm_eval``) read ``chunk_seconds`` through the same
+    function ``lm-eval-rul run`` sets it with."""
+    assert run_options({}).chunk_seconds == effective_chunk_seconds()
+    assert run_options({"chunk_seconds": "12.5"}).chunk_seconds == 12.5
+    with pytest.raises(FactualInputError, match="positive number of seconds"):
+        run_options({"chunk_seconds": 0})
 
 
 @pytest.mark.parametrize(
@@ -45,14 +57,16 @@ def test_windows_reject_bad_input():
         chunk_windows(10.0, -1.0)
 
 
-def test_split_waveform_tiles_the_long_fixture():
+@pytest.mark.parametrize("chunk", [2.0, 3.0, 4.5, 60.0])
+def test_the_played_windows_tile_the_long_fixture(chunk):
+    """What the audio layer plays (``cut_window`` of each window of ``chunk_windows``)
+    covers the recording exactly: no sample lost or heard twice, none over the limit."""
     wave = np.arange(int(LONG_SECONDS * FIXTURE_SR), dtype=np.float32)
-    pieces = split_waveform(wave, FIXTURE_SR, 2.0)  # a tiny model's 2 s window
-    assert len(pieces) == 5
+    windows = chunk_windows(wave.size / FIXTURE_SR, chunk)
+    pieces = [cut_window(wave, FIXTURE_SR, window) for window in windows]
+    assert len(pieces) == int(np.ceil(LONG_SECONDS / chunk))
     assert np.array_equal(np.concatenate(pieces), wave)
-    assert max(p.size for p in pieces) <= 2 * FIXTURE_SR
-    with pytest.raises(ValueError, match="mono"):
-        split_waveform(np.zeros((2, 10)), FIXTURE_SR, 2.0)
+    assert max(p.size for p in pieces) <= chunk * FIXTURE_SR
 
 
 def test_union_keeps_order_of_first_appearance():

@@ -165,3 +165,32 @@ def test_audio_limit_is_read_without_loading_weights(audio_lm, tmp_path):
     assert audio_limit_seconds({"pretrained": str(audio_lm), "max_audio_seconds": 1.5}) == 1.5
     flamingo = make_tiny_audio_lm(tmp_path / "af3", "audioflamingo3")
     assert audio_limit_seconds({"pretrained": str(flamingo)}) == 8.0  # max_audio_len
+
+
+def test_items_dropped_by_the_audio_check_are_reported(audio_lm, factual_metadata, tmp_path):
+    """``on_audio_problem=skip`` drops the items whose file is missing; the run's documents
+    carry the count and the reason, and the report says how many items were left out."""
+    audio = tmp_path / "ocremix"
+    shutil.copytree(factual_metadata["ocremix_audio_dir"], audio)
+    (audio / "Chrono_Trigger_Tango_OC_ReMix.mp3").unlink()  # OCR00030
+    metadata = {**factual_metadata, "ocremix_audio_dir": str(audio), "on_audio_problem": "skip"}
+    args = run_args(audio_lm, "original", metadata, tmp_path / "out")
+    args[args.index("--tasks") + 1] = "factual_regional_open,factual_regional_truefalse"
+    run_cli(args)
+    _, samples = read_output(tmp_path / "out")
+    for task in ("factual_regional_open", "factual_regional_truefalse"):
+        assert {s["doc"]["id"] for s in samples[task]} == {"OCR00001", "OCR00010", "OCR00020"}
+        assert {json.dumps(s["doc"]["items_dropped"]) for s in samples[task]} == {
+            '{"audio_missing": 1}'
+        }
+    run_cli(["report", str(tmp_path / "out"), "--out", str(tmp_path / "report"),
+             "--n-resamples", "99"])  # fmt: skip
+    report = json.loads((tmp_path / "report" / "report.json").read_text())
+    (row,) = report["factual"]["tasks"]["factual_regional_open"]["rows"]
+    assert row["items_dropped"] == {"audio_missing": 1} and row["n_items"] == 3
+    (study_row,) = report["factual"]["studies"]["truefalse"]["regional"]["rows"]
+    assert study_row["items_dropped"] == {"audio_missing": 1}
+    text = (tmp_path / "report" / "report.md").read_text()
+    dropped = "1 item dropped by the audio check (on_audio_problem=skip): 1 audio missing"
+    assert f"- qwen2_audio (original): {dropped}" in text
+    assert f"- factual_regional_truefalse, qwen2_audio (original): {dropped}" in text

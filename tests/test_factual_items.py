@@ -136,9 +136,10 @@ def test_prepare_task_long_recordings_have_their_duration(metadata):
 
 
 def test_prepare_task_sample_and_random(metadata):
-    prepared = prepare_task("mood", {**metadata, "sample_size": 3, "seed": 5}, condition="random")
-    assert len(prepared.items) == 3
-    full = prepare_task("mood", {**metadata, "seed": 5})
+    options = {**metadata, "sample_seed": 5}
+    prepared = prepare_task("mood", {**options, "sample_size": 3}, condition="random")
+    assert len(prepared.items) == 3 and prepared.sample_seed == 5
+    full = prepare_task("mood", options)
     assert prepared.random.partner == full.random.partner  # drawn over the whole task
     for item in prepared.items:
         assert prepared.partners[item.id].id == full.random.partner[item.id]
@@ -169,6 +170,27 @@ def test_prepare_task_names_missing_files_before_any_model(metadata, tmp_path):
     skipped = prepare_task("regional", {**broken, "on_audio_problem": "skip"})
     assert [it.id for it in skipped.items] == ["OCR00010", "OCR00030"]
     assert skipped.counts["audio_problems"] == 2
+    assert skipped.dropped == {"audio_missing": 2}  # counted per item, with the reason
+    # under random an item whose partner's file is missing is dropped too, and said so
+    random = prepare_task("regional", {**broken, "on_audio_problem": "skip"}, condition="random")
+    partner_of = random.random.partner
+    lost = {"OCR00001", "OCR00020"}
+    via_partner = sum(partner_of[i] in lost for i in ("OCR00010", "OCR00030"))
+    assert random.dropped == {
+        "audio_missing": 2, **({"random_clip_missing": via_partner} if via_partner else {})
+    }
+    assert len(random.items) == 2 - via_partner
+
+
+def test_prepare_task_counts_what_the_readers_left_out(metadata):
+    assert prepare_task("instrument", metadata).dropped == {
+        "skipped_no_notes": 1, "skipped_no_labels": 1
+    }  # fmt: skip
+    assert prepare_task("composer", metadata).dropped == {"skipped_no_composer": 1}
+    assert prepare_task("genre", metadata).dropped == {
+        "skipped_no_genre": 1, "skipped_known_empty": 1
+    }  # fmt: skip
+    assert prepare_task("mood", metadata).dropped == {}
 
 
 @pytest.mark.parametrize(

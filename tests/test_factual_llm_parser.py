@@ -76,7 +76,7 @@ def test_replies_are_read_reasked_and_counted(tmp_path):
             ("violin", "cello"),
             (),
             ("piano", "J.S. Bach"),
-            (),
+            None,  # still malformed: no reading (not an empty prediction)
             ("violin", "flute"),
         ]
         assert [r.status for r in readings] == ["ok", "ok", "ok", "ok", "malformed", "ok"]

@@ -121,6 +121,30 @@ def test_sample_size_keeps_whole_items(factual_metadata):
     assert sum(counts.values()) == len(found)
 
 
+@pytest.mark.parametrize("study", ["label-set", "binary"])
+def test_the_model_seed_never_changes_which_items_are_evaluated(factual_metadata, study):
+    """The harness merges ``--model_args`` (``audio=noise,seed=N``) into ``--metadata``: the
+    noise seed must not pick the sample, the random clips or the binary pairs."""
+    from lm_eval_rul.factual.study_tasks import load_factual_binary
+    from lm_eval_rul.questions import DEFAULT_SEED
+
+    def load(**options):
+        options = {**factual_metadata, "sample_size": 3, **options}
+        if study == "binary":
+            return list(load_factual_binary("instrument", "loglikelihood", **options)["test"])
+        return docs(options)
+
+    def asked(found):
+        return [(d["id"], d["random_partner"], tuple(d.get("options", ()))) for d in found]
+
+    noise = [asked(load(audio="noise", seed=seed)) for seed in (1, 2, 1234)]
+    assert noise[0] == noise[1] == noise[2]
+    assert asked(load(audio="original", seed=7)) == asked(load()) == noise[0]
+    assert asked(load(sample_seed=DEFAULT_SEED)) == noise[0]  # the project's default seed
+    others = [asked(load(sample_seed=s)) for s in range(1, 6)]
+    assert any({i for i, *_ in found} != {i for i, *_ in noise[0]} for found in others)
+
+
 def answers_naming(found, name_of):
     """Each window's answer names ``name_of(doc)``."""
     return [f"I can hear {name_of(doc)} in this part." for doc in found]
@@ -202,6 +226,7 @@ def test_item_predictions_are_written_into_the_logged_samples(factual_metadata):
         "recall": 1.0,
         "f1": pytest.approx(2 / 3),
         "windows_answered": 5,
+        "windows_unread": 0,
         "n_chunks": 5,
     }
     assert math.isclose(by_item["2302"]["f1"], 2 / 3)  # gold piano
@@ -215,3 +240,34 @@ def test_checksum_mismatch_is_named(factual_metadata, tmp_path):
     metadata = {**factual_metadata, "fma_audio_dir": str(audio)}
     with pytest.raises(AudioFilesError, match=r"checksum mismatch: item 000010"):
         docs(metadata, "genre")
+
+
+def test_unread_windows_are_left_out_never_scored_as_empty(factual_metadata):
+    """A window whose answer has no reading (an LLM parser's malformed reply) is left out
+    of its item; an item with no read window is left out of the figures."""
+    from lm_eval_rul.factual.records import unread_counts
+
+    found = docs(factual_metadata, chunk_seconds=2)
+    records = [process_results(dict(doc), ["A cello and a piano."])["f1"] for doc in found]
+    long_item = [r for r in records if r["id"] == "2186"]  # five windows, gold cello
+    short = next(r for r in records if r["n_chunks"] == 1)
+    for record in long_item[1:]:
+        record["labels"], record["parse_status"] = None, "malformed"
+    short["labels"], short["parse_status"] = [], "malformed"  # an old copy's empty labels
+    by_id = {item.id: item for item in item_predictions(records)}
+    assert short["id"] not in by_id  # no read window: no prediction, not an empty one
+    assert by_id["2186"].per_chunk == (("cello", "piano"),) and by_id["2186"].unread == 4
+    assert by_id["2186"].complete
+    assert unread_counts(records) == {"windows": 5, "items": 1}
+    figures = item_figures(records)
+    read = [r for r in records if r["id"] != short["id"]]
+    assert figures == item_figures([{**r, "labels": r["labels"] or []} for r in read if
+                                    r.get("parse_status") != "malformed"])  # fmt: skip
+    assert figures["empty_share"] == 0.0  # the unread item is not an empty prediction
+    rows = [{"doc": doc, "filter": "none", "f1": r} for doc, r in zip(found, records, strict=True)]
+    add_item_predictions({"factual_instrument_open": rows})
+    left_out = next(r["item_prediction"] for r in rows if r["doc"]["id"] == short["id"])
+    assert left_out["labels"] is None and left_out["f1"] is None
+    assert left_out["windows_unread"] == 1 and left_out["windows_answered"] == 0
+    everything_unread = [{**r, "labels": None} for r in records]
+    assert all(math.isnan(v) for v in item_figures(everything_unread).values())

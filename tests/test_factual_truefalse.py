@@ -128,7 +128,7 @@ def test_process_results_reads_the_likelier_word_or_the_text(factual_metadata):
     docs = list(load_factual_truefalse("mood", "loglikelihood", **factual_metadata)["test"])
     doc = dict(docs[0])
     metrics = process_results_truefalse(doc, [(-0.1, True), (-2.4, False)])
-    assert "parse_failure" not in metrics
+    assert set(metrics) == set(TRUEFALSE_FIGURES)
     record = metrics["acc_inclusive"]
     assert record["answer"] is True and record["label"] == doc["label"]
     assert record["p_true"] == pytest.approx(1 / (1 + math.exp(-2.3)))
@@ -136,3 +136,19 @@ def test_process_results_reads_the_likelier_word_or_the_text(factual_metadata):
     gen = dict(list(load_factual_truefalse("mood", "generate", **factual_metadata)["test"])[0])
     assert process_results_truefalse(gen, ["False."])["parse_failure"]["answer"] is False
     assert process_results_truefalse(gen, ["Hmm."])["base_rate"]["answer"] is None
+
+
+def test_words_without_a_probability_are_no_answer_never_true(factual_metadata):
+    docs = list(load_factual_truefalse("timesig", "loglikelihood", **factual_metadata)["test"])
+    none = float("-inf")
+    records = [
+        process_results_truefalse(dict(doc), [(none, False), (none, False)])["base_rate"]
+        for doc in docs
+    ]
+    assert all(r["answer"] is None and r["p_true"] is None for r in records)
+    figures = truefalse_figures(label_answers(records))
+    assert figures["parse_failure"] == 1.0
+    assert figures["true_share_inclusive"] == figures["acc_inclusive"] == 0.0
+    only_false = process_results_truefalse(dict(docs[0]), [(none, False), (-4.0, False)])
+    assert only_false["acc_majority"]["answer"] is False
+    assert only_false["acc_majority"]["p_true"] == 0.0

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from lm_eval_rul.mcqa import muchomusic_official_answer, parse_answer, parse_answer_release
 from lm_eval_rul.mcqa.prompts import TEXTONLY_GEN_PREAMBLE
@@ -160,3 +161,24 @@ def test_reference_protocol_tasks_end_to_end(tiny_lm, data_dir, tmp_path):
         [p.letter == r["doc"]["gold_letter"] for p, r in zip(parsed, official, strict=True)]
     )
     assert metrics["unanswered_rate,none"] == np.mean([p.letter is None for p in parsed])
+
+
+@pytest.mark.parametrize(
+    ("tasks", "expected"),
+    [
+        ("rul_muchomusic", True),
+        (["rul_muchomusic_gen"], True),
+        ("muchomusic, rul_muchomusic_textonly_gen", True),
+        (["muchomusic", "rul_muchomusic_gen,factual_mood_open"], True),
+        ("rul_muchomusic_oneshot", False),  # a prefix of no group, not a fold group
+        (["rul_muchomusic_oneshot_gen", "rul_muchomusic_fold0"], False),
+        ("factual_instrument_binary,factual_mood_open", False),
+        ([{"task": "rul_muchomusic"}], False),  # a task config, not a group name
+        (None, False),
+    ],
+)
+def test_fold_groups_are_matched_by_whole_name(tasks, expected):
+    """Only the fold groups get the fold votes (and the sample logging they need)."""
+    from lm_eval_rul.cli.run import _wants_majority
+
+    assert _wants_majority(tasks) is expected

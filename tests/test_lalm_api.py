@@ -272,3 +272,52 @@ def test_ctrl_c_waits_for_the_answers_in_flight_so_a_rerun_repeats_none(
         _api(server, cache=cache, num_concurrent=4).loglikelihood(requests, disable_tqdm=True)
         fingerprints = server.fingerprints()
     assert len(fingerprints) == len(set(fingerprints)) == len(requests)
+
+
+def test_study_windows_without_a_probable_word_are_no_answer(
+    tiny_audio_lm, factual_metadata, caplog
+):
+    """True/false over ``lalm-api``'s top-k path: a window whose ` true` and ` false` are both
+    missing from the top tokens answers nothing (a parse failure), never "true"."""
+    from lm_eval.api.instance import Instance
+
+    from lm_eval_rul.factual.study_tasks import (
+        load_factual_truefalse,
+        process_results_truefalse,
+        truefalse_choices,
+    )
+    from lm_eval_rul.factual.truefalse import label_answers, truefalse_figures
+
+    options = {**factual_metadata, "sample_size": 2, "chunk_seconds": 2}
+    docs = list(load_factual_truefalse("timesig", "loglikelihood", **options)["test"])
+    requests = [
+        Instance("loglikelihood", doc, (doc["prompt"], f" {word}"), i, ("tf", n, 1))
+        for n, doc in enumerate(docs)
+        for i, word in enumerate(truefalse_choices(doc))
+    ]
+    with _server(tiny_audio_lm, top_k_cap=600) as server:
+        model = _api(server, logprobs="top", top_logprobs=5, max_audio_seconds=2)
+        got = model.loglikelihood(requests, disable_tqdm=True)
+    info = model.get_model_info()
+    records = [
+        process_results_truefalse(dict(doc), got[2 * n : 2 * n + 2])["base_rate"]
+        for n, doc in enumerate(docs)
+    ]
+    unanswered = [
+        all(ll == float("-inf") for ll, _ in got[2 * n : 2 * n + 2]) for n in range(len(docs))
+    ]
+    assert info["api_questions_without_letters"] == sum(unanswered) > 0
+    for record, none in zip(records, unanswered, strict=True):
+        assert (record["answer"] is None) == none
+        assert record["p_true"] is None if none else 0.0 <= record["p_true"] <= 1.0
+    figures = truefalse_figures(label_answers(records))
+    pairs = label_answers(records)
+    assert (
+        figures["parse_failure"]
+        == sum(p.answer("inclusive") is None for p in pairs) / len(pairs)
+        > 0
+    )
+    assert figures["true_share_inclusive"] == sum(
+        p.answer("inclusive") is True for p in pairs
+    ) / len(pairs)
+    assert figures["true_share_inclusive"] < 1.0

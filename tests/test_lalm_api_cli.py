@@ -87,3 +87,55 @@ def test_cli_run_equals_lalm_and_keeps_the_key_out_of_every_file(
     for path in written:
         assert SECRET.encode() not in path.read_bytes(), path
     assert SECRET not in logged
+
+
+def test_factual_tasks_need_the_served_models_audio_limit(
+    tiny_audio_lm, factual_metadata, tmp_path, monkeypatch, capsys
+):
+    """``lalm-api`` cannot read a served model's limit: without ``max_audio_seconds`` or
+    ``chunk_seconds`` a factual run stops before any request (a 30 s server would silently
+    drop the second half of 60 s windows); told the limit, no window exceeds it."""
+    from lm_eval_rul.cli import main
+    from lm_eval_rul.testing.openai_server import OpenAIAudioServer
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    metadata = {**factual_metadata, "sample_size": 2}
+
+    def run(model_args: str, out: str, **extra: object) -> None:
+        main(
+            [
+                "run", "--model", "lalm-api", "--model_args", model_args,
+                "--tasks", "factual_instrument_open", "--metadata",
+                json.dumps({**metadata, **extra}), "--gen_kwargs", "max_gen_toks=4",
+                "--log_samples", "--output_path", str(tmp_path / out),
+            ]
+        )  # fmt: skip
+
+    with OpenAIAudioServer(tiny_audio_lm, served_model=MODEL) as server:
+        base = f"base_url={server.url},model={MODEL}"  # resume cache: this test's own folder
+        with pytest.raises(SystemExit) as stopped:
+            run(base, "refused")
+        assert stopped.value.code == 2
+        message = capsys.readouterr().err
+        assert "max_audio_seconds" in message and "chunk_seconds" in message
+        assert "Nothing was sent" in message and server.posts == 0
+        run(f"{base},max_audio_seconds=2", "limit")  # windows of min(60, 2) s
+        heard = [
+            part["seconds"]
+            for body in server.answered
+            for part in body["messages"][-1]["content"]
+            if part["type"] == "audio"
+        ]
+        assert len(heard) == server.posts > 2 and max(heard) <= 2.0  # a 9 s piece: 5 windows
+        posts = server.posts
+        run(base, "window", chunk_seconds=3)  # or the window itself
+        heard = [
+            part["seconds"]
+            for body in server.answered[posts:]
+            for part in body["messages"][-1]["content"]
+            if part["type"] == "audio"
+        ]
+        assert 2.0 < max(heard) <= 3.0
+    (samples,) = (tmp_path / "limit").rglob("samples_factual_instrument_open_*.jsonl")
+    windows = [json.loads(line)["doc"]["audio_window"] for line in samples.read_text().splitlines()]
+    assert windows and all(end - start <= 2.0 + 1e-9 for start, end in windows)

@@ -63,3 +63,76 @@ def test_compare_items_by_hand():
     assert out["difference"]["low"] <= out["difference"]["estimate"] <= out["difference"]["high"]
     with pytest.raises(ValueError, match="share no item"):
         compare_items(a, [item("9", [], gold)])
+
+
+def test_malformed_parser_replies_are_left_out_and_counted(
+    tiny_audio_lm, factual_metadata, tmp_path
+):
+    """``reparse`` with a parser whose replies to some answers stay malformed: those windows
+    have no labels (not an empty prediction), are left out of the copy's figures, and are
+    counted in its output and in the report's parser agreement."""
+    import json
+
+    from lm_eval_rul.factual.records import item_figures, item_predictions
+    from lm_eval_rul.testing.chat import ChatServer
+    from lm_eval_rul.testing.harness import read_output, run_cli
+
+    run, parsed, report = tmp_path / "run", tmp_path / "parsed", tmp_path / "report"
+    run_cli([
+        "run", "--model", "lalm", "--model_args", f"pretrained={tiny_audio_lm}",
+        "--tasks", "factual_instrument_open", "--device", "cpu", "--gen_kwargs",
+        "max_gen_toks=6", "--metadata", json.dumps({**factual_metadata, "sample_size": 4}),
+        "--output_path", str(run), "--log_samples",
+    ])  # fmt: skip
+    # a random-weight model says the same thing in every window: give each window its own
+    # answer in the log (the parser reads only the logged answers)
+    (log,) = run.rglob("samples_factual_instrument_open_*.jsonl")
+    rows = [json.loads(line) for line in log.read_text().splitlines()]
+    for row in rows:
+        text = f"Window {row['doc']['chunk']} of {row['doc']['id']}: a piano, I think."
+        row["resps"], row["filtered_resps"] = [[text]], [text]
+    log.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    answer = {id(r): r["filtered_resps"][0] for r in rows}
+    by_item: dict[str, list[dict]] = {}
+    for row in rows:
+        by_item.setdefault(row["doc"]["id"], []).append(row)
+    # the parser cannot read the answers of one whole item and of one window of another
+    items = sorted(by_item, key=lambda i: len(by_item[i]))
+    hopeless = {answer[id(r)] for r in by_item[items[0]]} | {answer[id(by_item[items[-1]][0])]}
+
+    def reply(body) -> str:
+        text = body["messages"][0]["content"].split("Response: ", 1)[1].rsplit("\n\n", 1)[0]
+        return "I think the response is unclear, sorry!" if text in hopeless else "piano"
+
+    with ChatServer(reply) as server:
+        done = run_cli([
+            "reparse", str(run), "--out", str(parsed), "--parser_model",
+            "local-chat-completions", "--parser_args", f"base_url={server.url},model=p",
+            "--no_cache", "--retries", "1", "--no_progress",
+        ])  # fmt: skip
+    unread = [r for r in rows if answer[id(r)] in hopeless]
+    left_out = {i for i, group in by_item.items() if all(r in unread for r in group)}
+    assert unread and left_out and len(left_out) < len(by_item)
+    assert (
+        f"factual_instrument_open: {len(rows)} windows, {len(unread)} malformed (left out of "
+        f"the figures, never scored as empty; {len(left_out)} item"
+    ) in done.stdout
+    results, copied = read_output(parsed)
+    records = [r["f1"] for r in copied["factual_instrument_open"]]
+    assert sum(r["labels"] is None for r in records) == len(unread)
+    assert {r["parse_status"] for r in records if r["labels"] is None} == {"malformed"}
+    predictions = item_predictions(records)
+    assert {p.id for p in predictions} == set(by_item) - left_out
+    read_only = item_figures([r for r in records if r["labels"] is not None])
+    printed = results["results"]["factual_instrument_open"]
+    assert printed["f1,none"] == pytest.approx(read_only["f1"])
+    assert printed["empty_share,none"] == pytest.approx(read_only["empty_share"])
+    counts = results["configs"]["factual_instrument_open"]["factual_parser"]
+    assert counts["malformed_windows"] == len(unread) and counts["items_left_out"] == len(left_out)
+    run_cli(["report", str(run), "--parsed", f"p={parsed}", "--out", str(report),
+             "--n-resamples", "99"])  # fmt: skip
+    (pair,) = json.loads((report / "report.json").read_text())["factual"]["studies"]["parsers"]
+    (row,) = pair["rows"]
+    assert row["malformed_windows"] == len(unread) and row["items_left_out"] == len(left_out)
+    assert row["n"] == len(by_item) - len(left_out)
+    assert f"| {len(unread)} / {len(left_out)} |" in (report / "report.md").read_text()

@@ -3,11 +3,13 @@
 * Before the model loads: every requested factual task reads its tables and checks its
   audio files, and one error names every problem of every task (the harness would stop
   at the first task).
-* Before anything loads (``--model lalm``): the window length. Without
-  ``--metadata chunk_seconds`` the factual tasks cut recordings into windows of at most
-  ``min(60, the model's limit)`` seconds (Qwen2-Audio: 30), read from the checkpoint's
-  processor without loading its weights; a ``chunk_seconds`` longer than the limit stops
-  the run at once (the model would not hear the end of each window).
+* Before anything loads: the window length. Without ``--metadata chunk_seconds`` the
+  factual tasks cut recordings into windows of at most ``min(60, the model's limit)``
+  seconds (Qwen2-Audio: 30), read from the checkpoint's processor without loading its
+  weights (``lalm``) or from ``max_audio_seconds``; a ``chunk_seconds`` longer than the
+  limit stops the run at once (the model would not hear the end of each window).
+  ``lalm-api`` cannot read a served model's limit: given neither ``max_audio_seconds``
+  nor ``chunk_seconds``, the run stops before anything is sent.
 * After ``simple_evaluate``: each logged window gets its item's aggregated prediction
   (:func:`~lm_eval_rul.factual.tasks.add_item_predictions`), so the sample log holds the
   raw answer, the window's labels and the item's prediction.
@@ -18,7 +20,10 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..factual.errors import FactualInputError
 
 __all__ = [
     "FACTUAL_PREFIX",
@@ -32,6 +37,8 @@ logger = logging.getLogger(__name__)
 
 #: Every factual task and group name starts with it.
 FACTUAL_PREFIX = "factual"
+#: The audio model whose limit cannot be read (a served model): it must be told.
+SERVED_AUDIO_MODEL = "lalm-api"
 
 
 def uses_factual_tasks(names: str) -> bool:
@@ -44,19 +51,34 @@ def _metadata(args: argparse.Namespace) -> dict[str, Any]:
     return dict(json.loads(value) if isinstance(value, str) else value)
 
 
+def _served_model_limit_unknown(model: str) -> FactualInputError:
+    from ..factual.errors import FactualInputError
+
+    return FactualInputError(
+        f"{model} with the factual tasks: each recording is cut into windows the model hears "
+        "whole, but the served model's audio limit is not known here, and a server that hears "
+        "less than the window (Qwen2-Audio: 30 s) silently drops the rest of it. Say how much "
+        "audio the served model hears: --model_args ...,max_audio_seconds=30 (windows of at "
+        "most min(60, that)), or the window itself: --metadata '{..., \"chunk_seconds\": 30}'. "
+        "Nothing was sent."
+    )
+
+
 def set_chunk_seconds(args: argparse.Namespace) -> None:
     """Set (or check) ``--metadata chunk_seconds`` from the audio model's limit.
 
-    ``lalm`` reads it from the checkpoint's processor; ``lalm-api`` knows only its
-    ``max_audio_seconds`` (none: any length).
+    ``lalm`` reads the limit from the checkpoint's processor (or ``max_audio_seconds``);
+    ``lalm-api`` cannot read a served model's limit, so it must be told: its
+    ``max_audio_seconds``, or ``chunk_seconds`` itself. The length itself is
+    :func:`~lm_eval_rul.factual.chunks.effective_chunk_seconds`.
 
     Raises:
-        FactualInputError: ``chunk_seconds`` was given and exceeds the model's limit.
+        FactualInputError: ``chunk_seconds`` was given and exceeds the model's limit, or
+            ``lalm-api`` was given neither ``max_audio_seconds`` nor ``chunk_seconds``.
     """
     from lm_eval.config.evaluate_config import EvaluatorConfig
 
-    from ..factual.chunks import DEFAULT_CHUNK_SECONDS
-    from ..factual.errors import FactualInputError
+    from ..factual.chunks import effective_chunk_seconds
     from ..models.limits import audio_limit_seconds
     from ..registration import model_args_checker
 
@@ -71,16 +93,12 @@ def set_chunk_seconds(args: argparse.Namespace) -> None:
         return
     metadata = _metadata(args)
     given = metadata.get("chunk_seconds")
-    if given not in (None, ""):
-        if limit is not None and float(given) > limit:
-            raise FactualInputError(
-                f"--metadata chunk_seconds={given} is longer than the {limit:g} s of audio the "
-                f"model hears: each window's end would be cut off unheard. Give at most "
-                f"chunk_seconds={limit:g}, or leave it out (lm-eval-rul run then uses "
-                f"min({DEFAULT_CHUNK_SECONDS:g}, {limit:g}))."
-            )
+    given = None if given in (None, "") else given
+    if given is None and limit is None and args.model == SERVED_AUDIO_MODEL:
+        raise _served_model_limit_unknown(args.model)
+    seconds = effective_chunk_seconds(given, limit)
+    if given is not None:
         return
-    seconds = DEFAULT_CHUNK_SECONDS if limit is None else min(DEFAULT_CHUNK_SECONDS, limit)
     args.metadata = {**metadata, "chunk_seconds": seconds}
     logger.info(
         "factual tasks: windows of at most %g s (the model hears %s)",

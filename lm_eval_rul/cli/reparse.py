@@ -120,8 +120,14 @@ def _execute(args: argparse.Namespace) -> None:
         f"{stats.retried} re-asked, {stats.malformed} still malformed, {stats.empty} empty"
     )
     for task, count in sorted(summary.windows.items()):
-        bad = summary.malformed_windows.get(task, 0)
-        print(f"  {task}: {count} windows" + (f", {bad} malformed (no labels)" if bad else ""))
+        bad, items = summary.malformed_windows.get(task, 0), summary.items_left_out.get(task, 0)
+        note = (
+            f", {bad} malformed (left out of the figures, never scored as empty; "
+            f"{items} item{'' if items == 1 else 's'} without any read window left out)"
+            if bad
+            else ""
+        )
+        print(f"  {task}: {count} windows{note}")
     print(f"wrote {len(summary.written)} results files under {args.out}")
     if cache is not None:
         cache.close()

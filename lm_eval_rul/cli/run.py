@@ -53,9 +53,17 @@ MAJORITY_GROUPS: tuple[str, ...] = (
 VOTE_METRICS: tuple[str, ...] = ("majority_acc", "plurality_acc_release")
 
 
+def _task_names(tasks: Any) -> set[str]:
+    """The names in ``--tasks``: a comma-separated string or a list of them (task configs
+    given as dicts have no name to match)."""
+    parts = [tasks] if isinstance(tasks, str) else [t for t in tasks or [] if isinstance(t, str)]
+    return {name.strip() for part in parts for name in part.split(",") if name.strip()}
+
+
 def _wants_majority(tasks: Any) -> bool:
-    names = tasks if isinstance(tasks, str) else ",".join(map(str, tasks or []))
-    return any(group in names for group in MAJORITY_GROUPS)
+    """Whether ``--tasks`` names a fold group of :data:`MAJORITY_GROUPS` (whole names only:
+    ``rul_muchomusic_oneshot`` is not ``rul_muchomusic``)."""
+    return not _task_names(tasks).isdisjoint(MAJORITY_GROUPS)
 
 
 @contextlib.contextmanager

@@ -26,8 +26,7 @@ Modules and their public names:
 * :mod:`.audio_files`: ``check_audio_files``, ``CheckedItems``
 * :mod:`.errors`: ``FactualInputError``, ``AudioFilesError``
 * :mod:`.sources`: ``prepare_task``, ``PreparedTask``, ``read_task_items``
-* :mod:`.chunks`: ``chunk_windows``, ``split_waveform``, ``aggregate_labels``,
-  ``effective_chunk_seconds``
+* :mod:`.chunks`: ``chunk_windows``, ``aggregate_labels``, ``effective_chunk_seconds``
 * :mod:`.metrics`: ``precision_recall_f1``, ``item_scores``, ``micro_scores``,
   ``per_label_scores``, ``macro_f1``, ``set_metrics``, ``genre_metrics``, ``SetMetrics``
 * :mod:`.baselines`: ``majority_baseline``, ``frequency_baseline``,
@@ -51,7 +50,7 @@ Nothing is read at import time.
 from __future__ import annotations
 
 from .baselines import frequency_baseline, majority_baseline
-from .chunks import aggregate_labels, chunk_windows, effective_chunk_seconds, split_waveform
+from .chunks import aggregate_labels, chunk_windows, effective_chunk_seconds
 from .errors import AudioFilesError, FactualInputError
 from .genres import GenreTree, read_genre_tree
 from .items import Item, RandomClips, TaskItems, assign_random_clips, sample_items
@@ -86,7 +85,6 @@ __all__ = [
     "PreparedTask",
     "prepare_task",
     "chunk_windows",
-    "split_waveform",
     "aggregate_labels",
     "effective_chunk_seconds",
     "SetMetrics",

@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..questions import item_rng
+from ..questions import DEFAULT_SEED, item_rng
 from .errors import FactualInputError
 from .items import Item, id_order, sample_key
 from .lexicon import Lexicon
@@ -46,8 +46,9 @@ __all__ = [
     "BINARY_FIGURES",
 ]
 
-#: Item-level figures of a binary task (``parse_failure`` only means something for
-#: generation: a log-likelihood choice is always read).
+#: Item-level figures of a binary task. ``parse_failure``: items without a readable choice
+#: (a generated answer naming neither or both labels; with log-likelihood scoring, windows
+#: where neither letter has a probability, as on an API's top-k path).
 BINARY_FIGURES: tuple[str, ...] = ("acc", "first_share", "gold_first_share", "parse_failure")
 
 
@@ -84,7 +85,7 @@ def binary_pairs(
     items: Sequence[Item],
     candidates: Sequence[str],
     *,
-    seed: int = 0,
+    seed: int = DEFAULT_SEED,
     group_of: Callable[[str], str | None] | None = None,
 ) -> list[BinaryPair]:
     """The pair of every item, in the balanced order (see the module docstring).

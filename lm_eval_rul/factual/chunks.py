@@ -8,7 +8,9 @@ Our decisions:
 * windows: ``ceil(duration / chunk_seconds)`` equal, contiguous, non-overlapping
   windows covering the whole recording, so none exceeds the limit and there is no
   short tail (a 130 s recording at 60 s gives three windows of 43.3 s);
-  ``chunk_seconds`` defaults to 60, or the model's limit when that is shorter;
+  ``chunk_seconds`` defaults to 60, or the model's limit when that is shorter
+  (:func:`effective_chunk_seconds`, the one place that decides it); the audio layer cuts
+  each window from the decoded clip (:func:`lm_eval_rul.audio.windows.cut_window`);
 * ``union`` (default): every label any window names, in order of first appearance
   (window order, then order within the window);
 * ``majority``: the labels named by *more than half* of the windows, same order; a
@@ -22,14 +24,13 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 
-import numpy as np
+from .errors import FactualInputError
 
 __all__ = [
     "DEFAULT_CHUNK_SECONDS",
     "AGGREGATIONS",
     "effective_chunk_seconds",
     "chunk_windows",
-    "split_waveform",
     "aggregate_labels",
 ]
 
@@ -38,20 +39,46 @@ AGGREGATIONS: tuple[str, ...] = ("union", "majority")
 
 
 def effective_chunk_seconds(
-    chunk_seconds: float | None = None, model_max_seconds: float | None = None
+    chunk_seconds: float | str | None = None, model_max_seconds: float | None = None
 ) -> float:
-    """``chunk_seconds`` (default 60), capped by the model's longest input.
+    """The window length of a factual run: ``chunk_seconds`` when given, else the default.
+
+    Given, it must be a positive number of seconds no longer than the model's limit (the
+    end of a longer window would be cut off unheard). Not given: 60 s, or the model's
+    limit when that is shorter. ``lm-eval-rul run`` calls it with the limit read from the
+    model before anything loads; the tasks call it without one (plain ``lm_eval``).
+
+    Raises:
+        FactualInputError: ``chunk_seconds`` is not a positive number, or is longer than
+            ``model_max_seconds``.
 
     Examples
     --------
-    >>> effective_chunk_seconds(None, 30.0)
-    30.0
+    >>> effective_chunk_seconds(), effective_chunk_seconds(None, 30.0)
+    (60.0, 30.0)
+    >>> effective_chunk_seconds("20", 30.0)
+    20.0
     """
-    value = DEFAULT_CHUNK_SECONDS if chunk_seconds is None else float(chunk_seconds)
-    if not value > 0:
-        raise ValueError(f"chunk_seconds must be positive, got {chunk_seconds!r}")
-    if model_max_seconds is not None:
-        value = min(value, float(model_max_seconds))
+    if chunk_seconds in (None, ""):
+        value = DEFAULT_CHUNK_SECONDS
+        if model_max_seconds is not None:
+            value = min(value, float(model_max_seconds))
+        return value
+    try:
+        value = float(chunk_seconds)
+    except (TypeError, ValueError):
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise FactualInputError(
+            f"--metadata chunk_seconds must be a positive number of seconds, got {chunk_seconds!r}"
+        )
+    if model_max_seconds is not None and value > model_max_seconds:
+        raise FactualInputError(
+            f"--metadata chunk_seconds={chunk_seconds} is longer than the "
+            f"{model_max_seconds:g} s of audio the model hears: each window's end would be cut "
+            f"off unheard. Give at most chunk_seconds={model_max_seconds:g}, or leave it out "
+            f"(lm-eval-rul run then uses min({DEFAULT_CHUNK_SECONDS:g}, {model_max_seconds:g}))."
+        )
     return value
 
 
@@ -73,22 +100,6 @@ def chunk_windows(duration: float, chunk_seconds: float) -> list[tuple[float, fl
     edges = [duration * k / n for k in range(n + 1)]
     edges[-1] = float(duration)
     return list(zip(edges[:-1], edges[1:], strict=True))
-
-
-def split_waveform(wave: np.ndarray, sampling_rate: int, chunk_seconds: float) -> list[np.ndarray]:
-    """The windows of :func:`chunk_windows` cut from a mono waveform (views, no copy).
-
-    Sample boundaries are the rounded window edges, so the pieces tile ``wave`` exactly.
-    """
-    if wave.ndim != 1 or wave.size == 0:
-        raise ValueError(f"wave must be a non-empty mono array, got shape {wave.shape}")
-    duration = wave.size / float(sampling_rate)
-    bounds = [0] + [
-        min(wave.size, round(end * sampling_rate))
-        for _, end in chunk_windows(duration, chunk_seconds)
-    ]
-    bounds[-1] = wave.size
-    return [wave[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
 
 
 def aggregate_labels(per_chunk: Sequence[Sequence[str]], *, rule: str = "union") -> tuple[str, ...]:

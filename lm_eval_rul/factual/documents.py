@@ -14,19 +14,21 @@ model (:mod:`lm_eval_rul.audio.windows`). Our decisions:
 Every document also carries what the pre-flight audio check and the report read:
 ``benchmark`` (the harness task name), ``id``, the clip fields ``audio_ref``,
 ``audio_track``, ``audio_tried``, ``audio_pool``, and for every condition the random
-partner (``random_partner``, ``random_disjoint``; ``audio_random_ref`` under ``random``).
+partner (``random_partner``, ``random_disjoint``; ``audio_random_ref`` under ``random``),
+and ``items_dropped``: the task's items left out and why
+(:attr:`~lm_eval_rul.factual.sources.PreparedTask.dropped`), so that the sample log, and
+the report read from it, say what the run did not evaluate.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..audio import AUDIO_CONDITIONS, UnknownConditionError, register_clip_pool
 from ..audio.sources import file_ref
-from .chunks import AGGREGATIONS, DEFAULT_CHUNK_SECONDS, chunk_windows
+from .chunks import AGGREGATIONS, chunk_windows, effective_chunk_seconds
 from .errors import FactualInputError
 from .items import Item
 from .prompts import prompt
@@ -67,15 +69,7 @@ def run_options(metadata: Mapping[str, Any]) -> RunOptions:
     condition = "none" if audio in (None, "", "None") else str(audio)
     if condition not in AUDIO_CONDITIONS:
         raise UnknownConditionError(audio)
-    raw = metadata.get("chunk_seconds")
-    try:
-        seconds = DEFAULT_CHUNK_SECONDS if raw in (None, "") else float(raw)
-    except (TypeError, ValueError):
-        seconds = math.nan
-    if not (math.isfinite(seconds) and seconds > 0):
-        raise FactualInputError(
-            f"--metadata chunk_seconds must be a positive number of seconds, got {raw!r}"
-        )
+    seconds = effective_chunk_seconds(metadata.get("chunk_seconds"))
     rule = str(metadata.get("chunk_rule") or "union")
     if rule not in AGGREGATIONS:
         raise FactualInputError(
@@ -142,6 +136,7 @@ def make_documents(
             "audio_random_ref": file_ref(partner.audio) if options.condition == "random" else None,
             "played_seconds": played.duration if windows[0] is not None else None,
             "n_chunks": len(windows),
+            "items_dropped": dict(prepared.dropped),
         }
         for index, window in enumerate(windows):
             docs.append(

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..questions import derive_seed, item_rng
+from ..questions import DEFAULT_SEED, derive_seed, item_rng
 from .errors import FactualInputError
 
 __all__ = [
@@ -90,12 +90,14 @@ def id_order(item_id: str) -> tuple:
     )
 
 
-def sample_key(item: Item, seed: int = 0) -> tuple[int, str]:
+def sample_key(item: Item, seed: int = DEFAULT_SEED) -> tuple[int, str]:
     """The item's place in the seeded sample order: samples are prefixes of this order."""
     return derive_seed("factual-sample", seed, item.task, item.id), item.id
 
 
-def sample_items(items: Sequence[Item], sample_size: int | None, *, seed: int = 0) -> list[Item]:
+def sample_items(
+    items: Sequence[Item], sample_size: int | None, *, seed: int = DEFAULT_SEED
+) -> list[Item]:
     """The seeded sample of ``sample_size`` items (all of them for None), in id order.
 
     The sample depends on (seed, task, id) only: not on the order of ``items``, and a
@@ -143,7 +145,7 @@ class RandomClips:
 def assign_random_clips(
     items: Sequence[Item],
     *,
-    seed: int = 0,
+    seed: int = DEFAULT_SEED,
     overlap_labels: Callable[[Item], Iterable[str]] | None = None,
 ) -> RandomClips:
     """Choose the unrelated clip of every item (see the module docstring).

@@ -14,8 +14,9 @@ task's lexicon (:func:`~lm_eval_rul.factual.prompts.read_parser_reply`).
   than five words, "?"/"!", or words such as "response", "mentioned", "is", "think";
   for the closed-list tasks, an item not on the list) are asked again, with what was
   wrong, at most ``retries`` times; a reply still malformed is *counted* and gives no
-  labels (an empty prediction), never a guess, and is not cached (a rerun asks again).
-  An empty reply is the rules' "nothing mentioned".
+  reading (``labels`` None: not an empty prediction, and never a guess; the metrics leave
+  such windows out, :mod:`~lm_eval_rul.factual.records`), and is not cached (a rerun asks
+  again). An empty reply is the rules' "nothing mentioned": an empty prediction.
 * **Failing calls**: an HTTP 400/401/403/404 stops at once with an error naming the status
   (a wrong ``base_url``, model name or key fails the same way every time); any other
   failure is retried ``retries`` times with exponential backoff, then stops with an error.
@@ -99,14 +100,15 @@ class ParserReading:
     """What the parser made of one answer.
 
     Attributes:
-        labels: Canonical labels (empty for a malformed reply).
+        labels: Canonical labels (empty: the answer names none); None for a malformed
+            reply (no reading, which is not "nothing named").
         status: ``ok`` or ``malformed`` (still malformed after the retries).
         reply: The parser's last raw reply.
         attempts: Replies asked for (0 when it came from the cache).
         problem: Why the last reply was malformed.
     """
 
-    labels: tuple[str, ...]
+    labels: tuple[str, ...] | None
     status: str
     reply: str
     attempts: int
@@ -115,7 +117,7 @@ class ParserReading:
     def to_log(self, parser: str) -> dict[str, Any]:
         """Plain data for a sample log (the lexicon parser logs the same ``labels``)."""
         return {
-            "labels": list(self.labels),
+            "labels": None if self.labels is None else list(self.labels),
             "reply": self.reply,
             "status": self.status,
             "attempts": self.attempts,
@@ -310,7 +312,7 @@ class LLMParser:
                     continue
                 if attempt == 0:
                     self.stats.retried += 1
-                out[index] = ParserReading((), "malformed", reply, attempt + 1, problem)
+                out[index] = ParserReading(None, "malformed", reply, attempt + 1, problem)
                 conversations[index] = conversations[index] + [
                     {"role": "assistant", "content": reply},
                     {"role": "user", "content": parser_retry_prompt(query.task, problem)},

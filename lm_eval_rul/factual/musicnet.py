@@ -14,8 +14,10 @@ is a separate download, looked for in the archive folder and beside it.
 Counts (``TaskItems.counts``): ``recordings_found`` (ids with a wav or a label file),
 ``with_audio``, ``with_labels``, ``metadata_rows``, ``in_metadata`` (found and in the
 metadata), ``metadata_without_recording``, ``recordings_without_metadata``,
-``study_recordings`` (330, the figure the study gives), ``skipped_no_notes`` (empty
-label files) and ``items``.
+``study_recordings`` (330, the figure the study gives) and ``items``, and the recordings
+that are no item of the task: instrument ``skipped_no_notes`` (an empty label file) and
+``skipped_no_labels`` (no label file); composer ``skipped_no_composer`` (no composer in the
+metadata).
 """
 
 from __future__ import annotations
@@ -146,7 +148,7 @@ def read_musicnet(
 
     Returns:
         ``{"instrument": TaskItems, "composer": TaskItems}``; both carry the same counts
-        (see the module docstring).
+        of what was found, and each its own ``items`` and ``skipped_*`` (module docstring).
 
     Raises:
         FactualInputError: No MusicNet folder in ``root``, no metadata, or a label file
@@ -191,15 +193,21 @@ def read_musicnet(
         "metadata_without_recording": len(set(metadata) - found),
         "recordings_without_metadata": len(found - set(metadata)),
         "study_recordings": MUSICNET_STUDY_RECORDINGS,
+    }
+    instrument_counts = {
+        **counts,
         "skipped_no_notes": empty,
+        "skipped_no_labels": sum(rec.labels is None for rec in recordings),
+        "items": len(instruments),
+    }
+    composer_counts = {
+        **counts,
+        "skipped_no_composer": len(recordings) - len(composer_items),
+        "items": len(composer_items),
     }
     return {
-        "instrument": TaskItems(
-            "instrument", tuple(instruments), {**counts, "items": len(instruments)}
-        ),
-        "composer": TaskItems(
-            "composer", tuple(composer_items), {**counts, "items": len(composer_items)}
-        ),
+        "instrument": TaskItems("instrument", tuple(instruments), instrument_counts),
+        "composer": TaskItems("composer", tuple(composer_items), composer_counts),
     }
 
 

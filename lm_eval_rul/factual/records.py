@@ -8,7 +8,12 @@ plain dict kept as the document's metric value (so the sample log holds it):
      "labels": ["cello"], "gold": ["cello"]}
 
 (genre records add ``"roots"``: the FMA root of every label and gold label, so the
-same-tree figures need no ``genres.csv``). :func:`item_predictions` groups records by
+same-tree figures need no ``genres.csv``). A window whose answer could not be read
+(``labels`` None, or ``parse_status`` ``malformed``: an LLM parser's reply that stayed
+malformed, :mod:`~lm_eval_rul.factual.reparse`) is **unread**: it is left out of its item's
+aggregation, and an item with no read window is left out of the figures (ours: a parser
+failure is not a model that named nothing, so it is never scored as an empty prediction);
+:func:`unread_counts` counts both. :func:`item_predictions` groups records by
 item and aggregates the windows' labels (:func:`~lm_eval_rul.factual.chunks.aggregate_labels`,
 union or majority); :func:`item_figures` scores the items
 (:func:`~lm_eval_rul.factual.metrics.set_metrics`). The harness's aggregation functions
@@ -18,6 +23,7 @@ and the report both go through these two functions, so they agree.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +38,8 @@ __all__ = [
     "TREE_FIGURES",
     "figure_names",
     "item_predictions",
+    "is_unread",
+    "unread_counts",
     "item_figures",
     "set_figures",
 ]
@@ -75,9 +83,10 @@ class ItemPrediction:
         task: Task key.
         gold: Gold labels.
         labels: The aggregated prediction.
-        per_chunk: Each window's labels, in window order.
+        per_chunk: Each read window's labels, in window order.
         n_chunks: Windows the recording has.
         roots: Label -> FMA root (genre only; empty otherwise).
+        unread: Windows whose answer could not be read (:func:`is_unread`), left out.
     """
 
     id: str
@@ -87,11 +96,12 @@ class ItemPrediction:
     per_chunk: tuple[tuple[str, ...], ...]
     n_chunks: int
     roots: Mapping[str, str]
+    unread: int = 0
 
     @property
     def complete(self) -> bool:
         """Every window was answered (``--limit`` can cut an item's windows)."""
-        return len(self.per_chunk) >= self.n_chunks
+        return len(self.per_chunk) + self.unread >= self.n_chunks
 
     def scores(self) -> tuple[float, float, float]:
         """P, R, F1 of the aggregated prediction (empty prediction: all zero)."""
@@ -102,12 +112,36 @@ class ItemPrediction:
         return tuple(dict.fromkeys(self.roots.get(label, f"?{label}") for label in labels))
 
 
+def is_unread(record: Mapping[str, Any]) -> bool:
+    """Whether a chunk record has no reading of its answer (a malformed parser reply)."""
+    return record.get("labels") is None or record.get("parse_status") == "malformed"
+
+
+def unread_counts(records: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    """``{"windows": unread windows, "items": items none of whose windows was read}``.
+
+    Examples
+    --------
+    >>> unread_counts([{"id": "1", "labels": None}, {"id": "1", "labels": ["piano"]},
+    ...                {"id": "2", "labels": [], "parse_status": "malformed"}])
+    {'windows': 2, 'items': 1}
+    """
+    read: dict[str, bool] = {}
+    windows = 0
+    for record in records:
+        unread = is_unread(record)
+        windows += unread
+        read[str(record["id"])] = read.get(str(record["id"]), False) or not unread
+    return {"windows": windows, "items": sum(not r for r in read.values())}
+
+
 def item_predictions(records: Iterable[Mapping[str, Any]]) -> list[ItemPrediction]:
     """Group chunk records by item and aggregate each item's windows, in id order.
 
     Records of one item must agree on task, gold, window count and rule. Items missing
     some windows (a run with ``--limit``) are aggregated over the windows they have, with
-    a warning.
+    a warning. Unread windows (:func:`is_unread`) are left out of the aggregation, and an
+    item without a read window is left out (never an empty prediction).
 
     Raises:
         ValueError: A record lacks a field, names an unknown rule, or disagrees with the
@@ -131,7 +165,10 @@ def item_predictions(records: Iterable[Mapping[str, Any]]) -> list[ItemPredictio
             raise ValueError(
                 f"item {item_id}: chunk rule {first['rule']!r} is not one of {AGGREGATIONS}"
             )
-        per_chunk = tuple(tuple(r["labels"]) for r in chunks)
+        read = [r for r in chunks if not is_unread(r)]
+        if not read:
+            continue
+        per_chunk = tuple(tuple(r["labels"]) for r in read)
         roots: dict[str, str] = {}
         for record in chunks:
             roots.update(record.get("roots") or {})
@@ -144,6 +181,7 @@ def item_predictions(records: Iterable[Mapping[str, Any]]) -> list[ItemPredictio
                 per_chunk=per_chunk,
                 n_chunks=int(first["n_chunks"]),
                 roots=roots,
+                unread=len(chunks) - len(read),
             )
         )
     _warn_incomplete(out)
@@ -182,8 +220,18 @@ def set_figures(items: Sequence[ItemPrediction]) -> dict[str, SetMetrics]:
 
 
 def item_figures(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
-    """Every metric of :func:`figure_names` from chunk records (the harness's aggregation)."""
-    figures = set_figures(item_predictions(records))
+    """Every metric of :func:`figure_names` from chunk records (the harness's aggregation).
+
+    NaN for every metric when no item has a read window (nothing to score).
+
+    Raises:
+        ValueError: No records.
+    """
+    records = list(records)
+    items = item_predictions(records)
+    if records and not items:
+        return dict.fromkeys(figure_names(str(records[0]["task"])), math.nan)
+    figures = set_figures(items)
     out = {name: float(getattr(figures["node"], field)) for name, field in SET_FIGURES.items()}
     if "tree" in figures:
         out.update(

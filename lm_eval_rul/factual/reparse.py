@@ -8,6 +8,12 @@ and ``samples_<task>_<time>.jsonl`` whose window records hold the new labels (th
 answers, documents and everything else unchanged; ``doc.parsed`` is the parser's
 reading). The copy's ``config.factual_parser`` names the parser, so ``lm-eval-rul report
 RUN_DIR... --parsed NAME=COPY`` reads it beside the lexicon's runs.
+
+A window whose reply stayed malformed has no reading (``labels`` None, ``parse_status``
+``malformed``): it is left out of the figures, and an item with no read window is left out
+too (never scored as an empty prediction). Both are counted, in the summary and in the
+copy's ``configs[task]["factual_parser"]`` (``windows``, ``malformed_windows``,
+``items_left_out``).
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from .errors import FactualInputError
 from .genres import GenreTree, read_genre_tree
 from .lexicon import lexicon_for
 from .llm_parser import LLMParser, ParserQuery, ParserStats
-from .records import figure_names, item_figures
+from .records import figure_names, item_figures, unread_counts
 from .tasks import add_item_predictions, is_factual_doc
 
 __all__ = ["ReparseError", "ReparseSummary", "reparse_runs", "logged_response"]
@@ -47,13 +53,16 @@ class ReparseSummary:
     Attributes:
         written: The results files written.
         windows: Re-parsed windows per task name.
-        malformed_windows: Windows whose reply stayed malformed, per task name.
+        malformed_windows: Windows whose reply stayed malformed, per task name (left out of
+            the figures).
+        items_left_out: Items none of whose windows was read, per task name.
         stats: The parser's counts.
     """
 
     written: list[Path] = field(default_factory=list)
     windows: dict[str, int] = field(default_factory=dict)
     malformed_windows: dict[str, int] = field(default_factory=dict)
+    items_left_out: dict[str, int] = field(default_factory=dict)
     stats: ParserStats = field(default_factory=ParserStats)
 
 
@@ -141,11 +150,12 @@ def _relabel(row: dict[str, Any], task: _Task, reading, parser: str) -> dict[str
     new = copy.deepcopy(row)
     metric = figure_names(str(new["doc"]["factual_task"]))[0]
     record = dict(new[metric])
-    record["labels"] = list(reading.labels)
+    read = reading.status != "malformed" and reading.labels is not None
+    record["labels"] = list(reading.labels) if read else None  # no reading, not "none named"
     record["parser"] = parser
     record["parse_status"] = reading.status
     if task.tree is not None:
-        labels = dict.fromkeys([*reading.labels, *record["gold"]])
+        labels = dict.fromkeys([*(reading.labels if read else ()), *record["gold"]])
         record["roots"] = {label: task.tree.to_roots([label])[0] for label in labels}
     for name in figure_names(str(new["doc"]["factual_task"])):
         new[name] = record
@@ -215,15 +225,26 @@ def reparse_runs(
             filter_key = str(rows[0].get("filter", "none"))
             metric = figure_names(str(rows[0]["doc"]["factual_task"]))[0]
             figures = item_figures(row[metric] for row in rows)
+            unread = unread_counts(row[metric] for row in rows)
+            counts = {
+                "windows": len(rows),
+                "malformed_windows": unread["windows"],
+                "items_left_out": unread["items"],
+            }
+            config = dict((results.get("configs") or {}).get(task.name) or {})
+            config["factual_parser"] = {**dict(parser_info), **counts}
+            new_results.setdefault("configs", {})[task.name] = config
             row_out = {"alias": results["results"][task.name].get("alias", task.name)}
             for key, value in figures.items():
                 row_out[f"{key},{filter_key}"] = value
                 row_out[f"{key}_stderr,{filter_key}"] = "N/A"
             new_results["results"][task.name] = row_out
-            summary.windows[task.name] = summary.windows.get(task.name, 0) + len(rows)
-            summary.malformed_windows[task.name] = summary.malformed_windows.get(
-                task.name, 0
-            ) + sum(row[metric]["parse_status"] == "malformed" for row in rows)
+            for total, value in (
+                (summary.windows, len(rows)),
+                (summary.malformed_windows, unread["windows"]),
+                (summary.items_left_out, unread["items"]),
+            ):
+                total[task.name] = total.get(task.name, 0) + value
             target = folder / task.samples_file.name
             target.write_text(
                 "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows),

@@ -12,21 +12,31 @@ Metadata keys (all paths may use ``~``):
 * FMA: ``fma_metadata_dir`` (``tracks.csv``, ``genres.csv``), ``fma_audio_dir``
   (``fma_small/``...), ``fma_subset`` (default: from the audio folder's name);
 * OverClocked ReMix: ``ocremix_tags`` (the tag table), ``ocremix_audio_dir``;
-* ``sample_size`` (default: every item), ``seed`` (default 0), ``verify_checksums``
-  (default true), ``on_audio_problem`` (``raise``, the default, or ``skip``).
+* ``sample_size`` (default: every item), ``sample_seed`` (default
+  :data:`~lm_eval_rul.questions.DEFAULT_SEED`), ``verify_checksums`` (default true),
+  ``on_audio_problem`` (``raise``, the default, or ``skip``).
+
+``sample_seed`` alone decides *which items* a run evaluates and what each is asked
+against: the sample, every item's ``random`` clip and the binary pairs. It is not the
+model's ``seed``: the harness merges ``--model_args`` into ``--metadata``, and the model's
+``seed`` (of the ``noise`` condition) must not change the items, or two noise seeds, or
+``original`` and ``noise``, would be compared on different items. ``seed`` is never read
+here (ours).
 """
 
 from __future__ import annotations
 
 import functools
 import os
+from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..questions import DEFAULT_SEED
 from .audio_files import check_audio_files
-from .errors import FactualInputError
+from .errors import PROBLEM_KINDS, FactualInputError
 from .fma import read_fma
 from .genres import GenreTree, read_genre_tree
 from .items import Item, RandomClips, TaskItems, assign_random_clips, sample_items
@@ -34,7 +44,15 @@ from .labels import task_info
 from .musicnet import read_musicnet
 from .ocremix import read_ocremix
 
-__all__ = ["METADATA_KEYS", "PreparedTask", "read_task_items", "prepare_task"]
+__all__ = [
+    "METADATA_KEYS",
+    "SAMPLE_SEED_KEY",
+    "DROP_REASONS",
+    "describe_dropped",
+    "PreparedTask",
+    "read_task_items",
+    "prepare_task",
+]
 
 #: Dataset -> the ``--metadata`` keys that locate it (required first).
 METADATA_KEYS: dict[str, tuple[str, ...]] = {
@@ -43,6 +61,57 @@ METADATA_KEYS: dict[str, tuple[str, ...]] = {
     "ocremix": ("ocremix_tags", "ocremix_audio_dir"),
 }
 _REQUIRED = {"musicnet": 1, "fma": 2, "ocremix": 2}
+#: The ``--metadata`` key of the seed of the sample, the random clips and the binary pairs.
+SAMPLE_SEED_KEY = "sample_seed"
+
+
+def _slug(kind: str) -> str:
+    return kind.replace(" ", "_")
+
+
+#: Why items are left out of a task, by the keys of :attr:`PreparedTask.dropped`: the
+#: readers' ``skipped_*`` counts (rows of the dataset that are no item of the task), and
+#: the audio check's (``on_audio_problem=skip``: the item's own file, or under ``random``
+#: the file of the clip that plays instead).
+DROP_REASONS: dict[str, str] = {
+    "skipped_no_notes": "empty note-label file",
+    "skipped_no_labels": "no note-label file",
+    "skipped_no_composer": "no composer in the metadata",
+    "skipped_no_genre": "no genre in tracks.csv",
+    "skipped_known_empty": "one of FMA's known empty clips",
+    **{f"audio_{_slug(kind)}": f"audio {kind}" for kind in PROBLEM_KINDS},
+    **{f"random_clip_{_slug(kind)}": f"random clip {kind}" for kind in PROBLEM_KINDS},
+}
+
+
+def describe_dropped(dropped: Mapping[str, int]) -> str:
+    """``dropped`` in words, for the logs and the report ("" when nothing was dropped).
+
+    Examples
+    --------
+    >>> text = describe_dropped({"audio_missing": 2, "skipped_no_notes": 1})
+    >>> print(text.replace("; ", "\\n"))
+    2 items dropped by the audio check (on_audio_problem=skip): 2 audio missing
+    1 item left out when reading the dataset: 1 empty note-label file
+    """
+    groups: dict[str, dict[str, int]] = {"audio": {}, "reader": {}}
+    for key, count in dropped.items():
+        if count:
+            groups["reader" if key.startswith("skipped_") else "audio"][key] = int(count)
+    parts = []
+    for group, what in (
+        ("audio", "dropped by the audio check (on_audio_problem=skip)"),
+        ("reader", "left out when reading the dataset"),
+    ):
+        found = groups[group]
+        if found:
+            reasons = ", ".join(
+                f"{count} {DROP_REASONS.get(key, key.replace('_', ' '))}"
+                for key, count in found.items()
+            )
+            total = sum(found.values())
+            parts.append(f"{total} item{'' if total == 1 else 's'} {what}: {reasons}")
+    return "; ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -52,12 +121,15 @@ class PreparedTask:
     Attributes:
         task: Task key.
         items: The checked sample, in id order (``duration`` from the file headers).
-        counts: The reader's counts plus ``sampled``, ``audio_problems`` and
+        counts: The reader's counts plus ``sampled``, ``audio_problems`` (files) and
             ``random_no_disjoint`` (items without a clip free of their gold labels).
         random: The ``random`` clip of every item of the task.
         partners: ``{item id: the Item whose clip plays}`` for the sample, checked too
             when the condition is ``random``.
         genre_tree: FMA's genre tree (genre only).
+        sample_seed: The seed of the sample, the random clips (and the binary pairs).
+        dropped: Items left out, by reason (:data:`DROP_REASONS`; non-zero counts only):
+            the reader's ``skipped_*`` and the sample's items dropped by the audio check.
     """
 
     task: str
@@ -66,6 +138,8 @@ class PreparedTask:
     random: RandomClips
     partners: dict[str, Item]
     genre_tree: GenreTree | None = None
+    sample_seed: int = DEFAULT_SEED
+    dropped: dict[str, int] = field(default_factory=dict)
 
 
 def _path(metadata: Mapping[str, Any], key: str) -> Path | None:
@@ -176,7 +250,7 @@ def prepare_task(
             f"--metadata on_audio_problem must be raise or skip, got {on_problem!r}"
         )
     task_items, tree = read_task_items(task, metadata)
-    seed = _int(metadata, "seed", 0)
+    seed = _int(metadata, SAMPLE_SEED_KEY, DEFAULT_SEED)  # never the model's ``seed``
     if not task_items.items:
         raise FactualInputError(f"the {task} task found no items ({task_items.counts})")
     overlap = (lambda item: tree.to_roots(item.gold)) if tree is not None else None
@@ -193,10 +267,21 @@ def prepare_task(
         on_problem=on_problem,
     )
     ok = {it.id: it for it in checked.items}
+    problem = {i: kind for kind, rows in checked.problems.items() for i, _, _ in rows}
+    dropped: Counter[str] = Counter(
+        {k: v for k, v in task_items.counts.items() if k.startswith("skipped_") and v}
+    )
     if to_check:
-        sample = [ok[it.id] for it in sample if it.id in ok]
-        if condition == "random":
-            sample = [it for it in sample if random.partner[it.id] in ok]
+        kept = []
+        for it in sample:
+            partner = random.partner[it.id] if condition == "random" else None
+            if it.id in problem:
+                dropped[f"audio_{_slug(problem[it.id])}"] += 1
+            elif partner in problem:
+                dropped[f"random_clip_{_slug(problem[partner])}"] += 1
+            else:
+                kept.append(ok[it.id])
+        sample = kept
     partners = {it.id: ok.get(random.partner[it.id], by_id[random.partner[it.id]]) for it in sample}
     counts = {
         **task_items.counts,
@@ -204,4 +289,4 @@ def prepare_task(
         "audio_problems": checked.n_problems,
         "random_no_disjoint": len(random.no_disjoint),
     }
-    return PreparedTask(task, tuple(sample), counts, random, partners, tree)
+    return PreparedTask(task, tuple(sample), counts, random, partners, tree, seed, dict(dropped))

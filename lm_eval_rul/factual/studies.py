@@ -36,7 +36,7 @@ STUDIES: tuple[str, ...] = ("binary", "truefalse")
 
 
 def make_binary_documents(
-    prepared: PreparedTask, *, task_name: str, scoring: str, options: RunOptions, seed: int = 0
+    prepared: PreparedTask, *, task_name: str, scoring: str, options: RunOptions
 ) -> list[dict[str, Any]]:
     """The binary-choice documents of ``prepared``, in the balanced order.
 
@@ -45,13 +45,14 @@ def make_binary_documents(
         task_name: The harness task name.
         scoring: ``generate`` or ``loglikelihood`` (the prompt's tail differs).
         options: The run's options (condition, windows).
-        seed: The run's base seed (the pairs depend on it and the item only).
+
+    The pairs depend on the item and ``prepared.sample_seed`` only (never the model's seed).
     """
     task, tree = prepared.task, prepared.genre_tree
     pairs = binary_pairs(
         prepared.items,
         candidate_labels(task, tree),
-        seed=seed,
+        seed=prepared.sample_seed,
         group_of=tree.root if tree is not None else None,
     )
     by_id = {pair.item_id: pair for pair in pairs}

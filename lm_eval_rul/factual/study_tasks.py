@@ -66,9 +66,8 @@ def _load(factual_task: str, study: str, scoring: str, metadata: Mapping[str, An
     suffix = "" if scoring == "loglikelihood" else "_gen"
     task_name = f"factual_{factual_task}_{study}{suffix}"
     if study == "binary":
-        seed = int(metadata.get("seed") or 0)
         docs = make_binary_documents(
-            prepared, task_name=task_name, scoring=scoring, options=options, seed=seed
+            prepared, task_name=task_name, scoring=scoring, options=options
         )
     else:
         docs = make_truefalse_documents(
@@ -118,19 +117,31 @@ def truefalse_choices(doc: Mapping[str, Any]) -> list[str]:
     return list(TRUEFALSE_WORDS)
 
 
-def _two_way(results: Sequence[Any]) -> tuple[int, float]:
-    """(index of the likelier continuation, probability of the first, renormalised)."""
+def _two_way(results: Sequence[Any]) -> tuple[int | None, float | None]:
+    """The log-likelihood reading of a two-way choice: (index of the likelier continuation,
+    probability of the first renormalised over the two), or ``(None, None)``.
+
+    A score that is not finite (an API's top-k tokens did not contain that letter or word:
+    ``lalm-api`` on the ``top`` path gives it ``-inf``) carries no probability. Exactly one
+    finite score is the only continuation the model gave a probability to: it is chosen
+    (the other gets probability 0). Neither finite: no answer (never a default to the
+    first), counted in ``parse_failure`` like an unreadable generated answer.
+
+    Examples
+    --------
+    >>> none = float("-inf")
+    >>> _two_way([(-0.5, True), (-2.0, False)])[0], _two_way([(none, False), (-3.0, False)])
+    (0, (1, 0.0))
+    >>> _two_way([(none, False), (none, False)])
+    (None, None)
+    """
     first, second = (float(r[0]) for r in results)
-    top = max(first, second)
-    p_first = math.exp(first - top) / (math.exp(first - top) + math.exp(second - top))
-    return (0 if first >= second else 1), p_first
-
-
-def _metric_names(figures: Sequence[str], doc: Mapping[str, Any]) -> list[str]:
-    """A log-likelihood choice is always read: those tasks have no ``parse_failure``."""
-    if doc["scoring"] == "loglikelihood":
-        return [name for name in figures if name != "parse_failure"]
-    return list(figures)
+    if not (math.isfinite(first) or math.isfinite(second)):
+        return None, None
+    top = max(s for s in (first, second) if math.isfinite(s))
+    weights = [math.exp(s - top) if math.isfinite(s) else 0.0 for s in (first, second)]
+    p_first = weights[0] / (weights[0] + weights[1])
+    return (0 if weights[0] >= weights[1] else 1), p_first
 
 
 def _window(doc: Mapping[str, Any]) -> dict[str, Any]:
@@ -144,6 +155,9 @@ def _window(doc: Mapping[str, Any]) -> dict[str, Any]:
 
 def process_results_binary(doc: dict[str, Any], results: Sequence[Any]) -> dict[str, Any]:
     """One window's choice (generated and read, or the likelier letter) as its record.
+
+    A log-likelihood window in which neither letter has a probability (:func:`_two_way`)
+    has no choice (None), as an unreadable generated answer.
 
     The reading is added to the document as ``parsed`` (``{"choice": label or None}``).
     """
@@ -163,15 +177,16 @@ def process_results_binary(doc: dict[str, Any], results: Sequence[Any]) -> dict[
         "choice": choice,
         "p_first": p_first,
     }
-    return {name: record for name in _metric_names(BINARY_FIGURES, doc)}
+    return {name: record for name in BINARY_FIGURES}
 
 
 def process_results_truefalse(doc: dict[str, Any], results: Sequence[Any]) -> dict[str, Any]:
-    """One window's answer about one label (generated and read, or the likelier word)."""
+    """One window's answer about one label (generated and read, or the likelier word;
+    None when it is unreadable, or when neither word has a probability)."""
     p_true = None
     if doc["scoring"] == "loglikelihood":
         index, p_true = _two_way(results)
-        answer: bool | None = index == 0
+        answer: bool | None = None if index is None else index == 0
     else:
         answer = read_truefalse_answer(str(results[0]))
     doc["parsed"] = {"answer": answer}
@@ -182,7 +197,7 @@ def process_results_truefalse(doc: dict[str, Any], results: Sequence[Any]) -> di
         "answer": answer,
         "p_true": p_true,
     }
-    return {name: record for name in _metric_names(TRUEFALSE_FIGURES, doc)}
+    return {name: record for name in TRUEFALSE_FIGURES}
 
 
 class StudyAggregation:

@@ -32,7 +32,7 @@ from .labels import task_info
 from .lexicon import lexicon_for
 from .parser import parse_labels
 from .records import SET_FIGURES, TREE_FIGURES, figure_names, item_figures, item_predictions
-from .sources import METADATA_KEYS, PreparedTask, prepare_task
+from .sources import METADATA_KEYS, PreparedTask, describe_dropped, prepare_task
 
 __all__ = [
     "load_factual",
@@ -47,7 +47,7 @@ __all__ = [
 ]
 
 #: ``--metadata`` keys that change what :func:`prepare_task` returns (besides the paths).
-_PREPARE_KEYS = ("sample_size", "seed", "verify_checksums", "on_audio_problem")
+_PREPARE_KEYS = ("sample_size", "sample_seed", "verify_checksums", "on_audio_problem")
 
 logger = logging.getLogger(__name__)
 
@@ -130,6 +130,10 @@ def load_factual(factual_task: str, variant: str, **metadata: Any) -> dict[str, 
         options.chunk_rule,
         ", ".join(f"{k}={v}" for k, v in prepared.counts.items()),
     )
+    if prepared.dropped:  # a warning when the audio check dropped items of the sample
+        audio_dropped = any(not key.startswith("skipped_") for key in prepared.dropped)
+        level = logging.WARNING if audio_dropped else logging.INFO
+        logger.log(level, "%s: %s", task_name, describe_dropped(prepared.dropped))
     return {"test": datasets.Dataset.from_list(docs)}
 
 
@@ -199,7 +203,9 @@ def add_item_predictions(samples: Mapping[str, list[dict[str, Any]]]) -> int:
     """Write each item's aggregated prediction into its logged samples (in place).
 
     Each factual sample gets ``item_prediction``: ``{"labels", "precision", "recall",
-    "f1", "windows_answered", "n_chunks"}`` of its item.
+    "f1", "windows_answered", "windows_unread", "n_chunks"}`` of its item. An item none of
+    whose windows could be read (a malformed parser reply) has no prediction: its labels
+    and scores are None (it is left out of the figures, not scored as empty).
 
     Args:
         samples: ``results["samples"]`` of a harness run (task -> logged samples).
@@ -218,8 +224,19 @@ def add_item_predictions(samples: Mapping[str, list[dict[str, Any]]]) -> int:
         for group in by_filter.values():
             name = figure_names(str(group[0]["doc"]["factual_task"]))[0]
             predictions = {p.id: p for p in item_predictions(row[name] for row in group)}
+            unread = {str(r["doc"]["id"]) for r in group if str(r["doc"]["id"]) not in predictions}
             for row in group:
-                item = predictions[str(row["doc"]["id"])]
+                item = predictions.get(str(row["doc"]["id"]))
+                if item is None:  # no window of the item was read: no prediction
+                    row["item_prediction"] = {
+                        **dict.fromkeys(("labels", "precision", "recall", "f1")),
+                        "windows_answered": 0,
+                        "windows_unread": sum(
+                            str(r["doc"]["id"]) == str(row["doc"]["id"]) for r in group
+                        ),
+                        "n_chunks": int(row[name]["n_chunks"]),
+                    }
+                    continue
                 precision, recall, f1 = item.scores()
                 row["item_prediction"] = {
                     "labels": list(item.labels),
@@ -227,7 +244,8 @@ def add_item_predictions(samples: Mapping[str, list[dict[str, Any]]]) -> int:
                     "recall": recall,
                     "f1": f1,
                     "windows_answered": len(item.per_chunk),
+                    "windows_unread": item.unread,
                     "n_chunks": item.n_chunks,
                 }
-            written += len(predictions)
+            written += len(predictions) + len(unread)
     return written

@@ -14,7 +14,9 @@ Per factual task (e.g. ``factual_instrument_open``), from the logged windows:
   by item id (:func:`~lm_eval_rul.report.paired_scores.compare_conditions`: paired
   bootstrap interval of the mean difference, Wilcoxon signed-rank p-value), flagged when
   the interval contains 0; with the share of items whose random clip could not avoid
-  their gold labels.
+  their gold labels;
+* per run, the items it left out and why (``items_dropped``: the readers' skipped rows and
+  the items ``on_audio_problem=skip`` dropped), from its logged documents.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from typing import Any
 
 from ..factual.baselines import frequency_baseline, label_frequencies, majority_baseline
 from ..factual.labels import TASKS
-from ..factual.records import ItemPrediction, item_predictions, set_figures
+from ..factual.records import ItemPrediction, item_predictions, set_figures, unread_counts
 from ..questions import derive_seed
 from .paired_scores import compare_conditions
 from .runs import Run, TaskResult
@@ -94,6 +96,13 @@ def _row(
             f"{run.label}: {result.task} f1 printed {printed:.6f} but the logged windows give "
             f"{interval.estimate:.6f} (the logged samples may come from another run)"
         )
+    unread = unread_counts(w.record for w in result.windows)
+    if unread["windows"]:  # a reparse copy given as a run: parser failures are not scored
+        notes.append(
+            f"{run.label}: {result.task}: {unread['windows']} windows whose parser reply was "
+            f"malformed are left out of the figures ({unread['items']} items without any read "
+            "window), never scored as empty predictions"
+        )
     incomplete = sum(not item.complete for item in items)
     if incomplete:
         notes.append(
@@ -116,6 +125,7 @@ def _row(
         "node": _figures(figures["node"]),
         "tree": _figures(figures["tree"]) if "tree" in figures else None,
         "random_no_disjoint_share": len(no_disjoint) / len(items) if disjoint else None,
+        "items_dropped": dict(result.windows[0].items_dropped),
         "_f1": {item.id: item.scores()[2] for item in items},
     }
 
@@ -216,8 +226,13 @@ def factual_report(
         rows, gold_items = [], {}
         for run, result in members:
             items = item_predictions(w.record for w in result.windows)
+            if not items:  # no window read (every parser reply malformed): nothing to score
+                notes.append(f"{run.label}: {result.task}: no window was read; left out")
+                continue
             gold_items.update({item.id: item for item in items})
             rows.append(_row(run, result, items, settings, notes))
+        if not rows:
+            continue
         if len({tuple(sorted(row["_f1"])) for row in rows}) > 1:
             notes.append(
                 f"{name}: runs covered different items; the baselines use all {len(gold_items)} "

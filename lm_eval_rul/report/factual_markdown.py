@@ -79,7 +79,7 @@ def _comparisons(entries: list[dict[str, Any]], level: str) -> list[str]:
 
 def render_factual(factual: Mapping[str, Any], confidence_level: float) -> list[str]:
     """The lines of the factual section (none when no run has a factual task)."""
-    from .factual_studies_markdown import render_studies
+    from .factual_studies_markdown import dropped_lines, render_studies
 
     studies = render_studies(factual.get("studies") or {}, confidence_level)
     if not factual.get("tasks") and not studies:
@@ -99,6 +99,7 @@ def render_factual(factual: Mapping[str, Any], confidence_level: float) -> list[
         top = ", ".join(f"{label} {share:.0%}" for label, share in list(shares.items())[:5])
         lines += [f"### {data['title']}", "", f"{data['n_items']} items; gold labels: {top}.", ""]
         lines += _table("node", data, level)
+        lines += dropped_lines(data["rows"])
         if data["baselines"].get("tree"):
             lines += ["Same tree (predictions and gold mapped to their FMA root genre):", ""]
             lines += _table("tree", data, level)

@@ -45,6 +45,8 @@ class FactualWindow:
         response: The model's raw answer.
         condition: Audio condition the document was made for.
         random_disjoint: Whether the item's random clip shares none of its gold labels.
+        items_dropped: The task's items the run left out, by reason
+            (:data:`~lm_eval_rul.factual.sources.DROP_REASONS`; empty for older logs).
     """
 
     id: str
@@ -55,6 +57,12 @@ class FactualWindow:
     response: str
     condition: str
     random_disjoint: bool | None
+    items_dropped: Mapping[str, int] = field(default_factory=dict)
+
+
+def _dropped(doc: Mapping[str, Any]) -> dict[str, int]:
+    found = doc.get("items_dropped") or {}
+    return {str(k): int(v) for k, v in found.items() if v} if isinstance(found, Mapping) else {}
 
 
 def is_factual_row(row: Mapping[str, Any]) -> bool:
@@ -89,6 +97,7 @@ def factual_window(row: Mapping[str, Any], where: str) -> FactualWindow:
             response=_response(row),
             condition=str(doc.get("condition", "")),
             random_disjoint=doc.get("random_disjoint"),
+            items_dropped=_dropped(doc),
         )
         for key in ("id", "labels", "gold", "n_chunks", "rule", "chunk"):
             record[key]
@@ -112,6 +121,7 @@ class StudyWindow:
         record: The window record (the value of every metric of the task).
         response: The raw answer (generation), or "" (log-likelihood).
         condition: Audio condition the document was made for.
+        items_dropped: As :attr:`FactualWindow.items_dropped`.
     """
 
     id: str
@@ -121,6 +131,7 @@ class StudyWindow:
     record: Mapping[str, Any] = field(repr=False)
     response: str
     condition: str
+    items_dropped: Mapping[str, int] = field(default_factory=dict)
 
 
 def is_study_row(row: Mapping[str, Any]) -> bool:
@@ -148,6 +159,7 @@ def study_window(row: Mapping[str, Any], where: str) -> StudyWindow:
             record=record,
             response=_response(row) if doc["scoring"] == "generate" else "",
             condition=str(doc.get("condition", "")),
+            items_dropped=_dropped(doc),
         )
     except (KeyError, TypeError) as error:
         raise RunReadError(

@@ -128,6 +128,7 @@ def _row_base(run: Run, result: TaskResult) -> dict[str, Any]:
         "task_name": result.task,
         "scoring": first.scoring,
         "n_windows": len(result.study_windows),
+        "items_dropped": dict(first.items_dropped),
     }
 
 

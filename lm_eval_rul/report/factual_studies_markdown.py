@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ..factual.sources import describe_dropped
 from .factual import TASK_TITLES
 from .factual_studies import PHRASING_TITLES
 
-__all__ = ["render_studies"]
+__all__ = ["render_studies", "dropped_lines"]
 
 _SCORING = {"generate": "generated", "loglikelihood": "log-likelihood"}
 
@@ -25,6 +26,32 @@ def _ci(interval: Mapping[str, Any], signed: bool = False) -> str:
         f"{_num(interval['estimate'], signed)} "
         f"[{_num(interval['low'], signed)}, {_num(interval['high'], signed)}]"
     )
+
+
+def dropped_lines(
+    rows: Sequence[Mapping[str, Any]], label: Callable[[Mapping[str, Any]], str] | None = None
+) -> list[str]:
+    """One line per row whose run left items out: "- model (audio): N items dropped (why)".
+
+    Args:
+        rows: Report rows carrying ``items_dropped``, ``model`` and ``setting``.
+        label: How a row is named (default: "model (audio)").
+    """
+    lines = []
+    for row in rows:
+        text = describe_dropped(row.get("items_dropped") or {})
+        if text:
+            name = label(row) if label else f"{row['model']} ({row['setting']})"
+            lines.append(f"- {name}: {text}")
+    return ["Items not evaluated:", "", *lines, ""] if lines else []
+
+
+def _rows(study: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    return [row for data in study.values() for row in data["rows"]]
+
+
+def _task_run(row: Mapping[str, Any]) -> str:
+    return f"{row['task_name']}, {row['model']} ({row['setting']})"
 
 
 def _phrasings(study: Mapping[str, Any]) -> list[str]:
@@ -57,8 +84,9 @@ def _binary(study: Mapping[str, Any], level: str) -> list[str]:
         "### Binary choice (\"Between A and B, ...\"; chance 0.5)",
         "",
         "The gold label and one wrong label, gold first for half of the items. Accuracy "
-        "counts unreadable answers as wrong; *first chosen* is the share of readable "
-        "answers picking the first-named option.",
+        "counts unreadable answers as wrong (generated: naming neither or both labels; "
+        "log-likelihood: neither letter among an API's top tokens); *first chosen* is the "
+        "share of readable answers picking the first-named option.",
         "",
         f"| task | model | audio | scoring | items | accuracy [{level} CI] | gold first | "
         "gold second | first chosen | unreadable |",
@@ -73,7 +101,7 @@ def _binary(study: Mapping[str, Any], level: str) -> list[str]:
                 f"{_num(r['acc_gold_second'])} | {_num(r['first_share'])} | "
                 f"{_num(r['parse_failure'])} |"
             )
-    return lines + [""]
+    return lines + [""] + dropped_lines(_rows(study), _task_run)
 
 
 def _truefalse(study: Mapping[str, Any], level: str) -> list[str]:
@@ -83,7 +111,9 @@ def _truefalse(study: Mapping[str, Any], level: str) -> list[str]:
         "Accuracy over (item, label) pairs; precision and recall of the \"true\" answers; "
         "*said true* = share of pairs answered true, against the *base rate* of true pairs "
         "(always answering true scores accuracy = base rate). Windows combined as "
-        "inclusive / majority (equal when every recording fits one window).",
+        "inclusive / majority (equal when every recording fits one window). *Unreadable*: "
+        "pairs with no answer (generated: no true/false in it; log-likelihood: neither word "
+        "among an API's top tokens), counted wrong.",
         "",
         f"| task | model | audio | scoring | items × labels | accuracy incl. [{level} CI] | "
         "acc. majority | P incl. / maj. | R incl. / maj. | said true incl. / maj. | "
@@ -97,14 +127,14 @@ def _truefalse(study: Mapping[str, Any], level: str) -> list[str]:
             def both(name: str, f=f) -> str:
                 return f"{_num(f[f'{name}_inclusive'])} / {_num(f[f'{name}_majority'])}"
 
-            unreadable = _num(f["parse_failure"]) if r["scoring"] == "generate" else "–"
+            unreadable = _num(f["parse_failure"])  # log-likelihood: no word with a probability
             lines.append(
                 f"| {task} | {r['model']} | {r['setting']} | {_SCORING[r['scoring']]} | "
                 f"{r['n_items']} × {r['n_labels']} | {_ci(r['acc_inclusive_interval'])} | "
                 f"{_num(f['acc_majority'])} | {both('precision')} | {both('recall')} | "
                 f"{both('true_share')} | {_num(f['base_rate'])} | {unreadable} |"
             )
-    return lines + [""]
+    return lines + [""] + dropped_lines(_rows(study), _task_run)
 
 
 def _agreement(pairs: list[Mapping[str, Any]], level: str) -> list[str]:
@@ -114,7 +144,9 @@ def _agreement(pairs: list[Mapping[str, Any]], level: str) -> list[str]:
         "The same answers read by two parsers: per-item Jaccard of the label sets, the "
         "share of identical sets, mean F1 under each parser and the difference (b − a, "
         "paired bootstrap over items); Kendall's τ of the models' F1 under the two parsers "
-        "(1 = same ranking). Malformed: windows whose LLM reply stayed unreadable (no labels).",
+        "(1 = same ranking). Malformed: windows whose LLM reply stayed unreadable, and "
+        "items none of whose windows was read; both are left out of the figures (never "
+        "scored as an empty prediction).",
         "",
     ]
     for pair in pairs:
@@ -124,7 +156,7 @@ def _agreement(pairs: list[Mapping[str, Any]], level: str) -> list[str]:
             f"τ over all rows {_num(pair['overall_tau'])}",
             "",
             f"| task | model | audio | items | mean Jaccard | identical | F1 a | F1 b | "
-            f"ΔF1 [{level} CI] | malformed |",
+            f"ΔF1 [{level} CI] | malformed windows / items left out |",
             "|---|---|---|---|---|---|---|---|---|---|",
         ]
         for r in pair["rows"]:
@@ -132,7 +164,12 @@ def _agreement(pairs: list[Mapping[str, Any]], level: str) -> list[str]:
                 f"| {r['task_name']} | {r['model']} | {r['setting']} | {r['n']} | "
                 f"{_num(r['mean_jaccard'])} | {_num(r['identical_share'])} | {_num(r['f1_a'])} | "
                 f"{_num(r['f1_b'])} | {_ci(r['difference'], signed=True)} | "
-                f"{r['malformed_windows']} |"
+                f"{r['malformed_windows']} / {r.get('items_left_out', 0)} |"
+            )
+        for r in pair.get("unscored", []):  # no item read by both parsers: nothing to compare
+            lines.append(
+                f"| {r['task_name']} | {r['model']} | {r['setting']} | 0 | – | – | – | – | – | "
+                f"{r['malformed_windows']} / {r['items_left_out']} |"
             )
         ranked = [r for r in pair["rankings"] if r["n_models"] >= 2]
         lines.append("")

@@ -11,7 +11,10 @@ runs and label-set tasks:
 * whether the ranking of models is preserved: Kendall's tau-b
   (:func:`scipy.stats.kendalltau`) between the models' F1 under A and under B, per task
   and audio setting (needs two models), and over every (model, setting, task) row;
-* the windows whose LLM reply stayed malformed (no labels, counted).
+* the windows whose LLM reply stayed malformed: no reading, so they are left out of the
+  figures (an item none of whose windows was read by a parser is left out of the
+  comparison, as it has no prediction to compare), counted separately per row
+  (``malformed_windows``, ``items_left_out``), never scored as empty predictions.
 
 Runs are matched by model, audio condition and audio settings; items by id.
 """
@@ -24,7 +27,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..factual.records import ItemPrediction, item_predictions
+from ..factual.records import ItemPrediction, item_predictions, unread_counts
 from ..questions import derive_seed
 from .runs import Run
 from .settings import ReportSettings
@@ -113,9 +116,8 @@ def _predictions(runs: Sequence[Run]) -> dict[tuple, dict[str, Any]]:
                 "run": run,
                 "result": result,
                 "items": item_predictions(w.record for w in result.windows),
-                "malformed": sum(
-                    w.record.get("parse_status") == "malformed" for w in result.windows
-                ),
+                "unread": unread_counts(w.record for w in result.windows),
+                "ids": {w.id for w in result.windows},
             }
     return out
 
@@ -127,27 +129,36 @@ def _pair(
     b: dict[tuple, dict[str, Any]],
     settings: ReportSettings,
 ) -> dict[str, Any]:
-    rows = []
+    rows, unscored = [], []
     for key in sorted(a.keys() & b.keys(), key=lambda k: (k[1], str(k[0]))):
         run, result = a[key]["run"], a[key]["result"]
-        figures = compare_items(
-            a[key]["items"],
-            b[key]["items"],
-            confidence_level=settings.confidence_level,
-            n_resamples=settings.n_resamples,
-            seed=derive_seed("report", settings.seed, "parsers", name_a, name_b, run.label, key[1]),
+        both = a[key]["ids"] & b[key]["ids"]
+        read = {it.id for it in a[key]["items"]} & {it.id for it in b[key]["items"]}
+        row = {
+            "task_name": result.task,
+            "task": result.windows[0].task,
+            "model": run.model,
+            "pretrained": run.pretrained,
+            "setting": run.setting,
+            "malformed_windows": b[key]["unread"]["windows"] + a[key]["unread"]["windows"],
+            # items a parser could not read at all: no prediction to compare (not "empty")
+            "items_left_out": len(both - read),
+        }
+        if not read:  # every item of the run was left out by one parser
+            unscored.append({**row, "n": 0})
+            continue
+        row.update(
+            compare_items(
+                a[key]["items"],
+                b[key]["items"],
+                confidence_level=settings.confidence_level,
+                n_resamples=settings.n_resamples,
+                seed=derive_seed(
+                    "report", settings.seed, "parsers", name_a, name_b, run.label, key[1]
+                ),
+            )
         )
-        rows.append(
-            {
-                "task_name": result.task,
-                "task": result.windows[0].task,
-                "model": run.model,
-                "pretrained": run.pretrained,
-                "setting": run.setting,
-                "malformed_windows": b[key]["malformed"] + a[key]["malformed"],
-                **figures,
-            }
-        )
+        rows.append(row)
     by_group: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
         by_group[(row["task_name"], row["setting"])].append(row)
@@ -170,6 +181,7 @@ def _pair(
         "a": name_a,
         "b": name_b,
         "rows": rows,
+        "unscored": unscored,
         "rankings": rankings,
         "overall_tau": overall[0],
         "overall_pvalue": overall[1],
@@ -203,6 +215,6 @@ def parser_agreement(
     pairs = []
     for name_a, name_b in itertools.combinations(sets, 2):
         pair = _pair(name_a, name_b, sets[name_a], sets[name_b], settings)
-        if pair["rows"]:
+        if pair["rows"] or pair["unscored"]:
             pairs.append(pair)
     return pairs

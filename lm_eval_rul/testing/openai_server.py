@@ -183,7 +183,7 @@ class OpenAIAudioServer:
         return wave, hashlib.sha256(raw).hexdigest()
 
     def _messages(self, body: dict[str, Any]) -> tuple[list[dict], list, dict[str, Any]]:
-        """HF messages, waveforms, and the body as recorded (audio by digest)."""
+        """HF messages, waveforms, and the body as recorded (audio by digest and length)."""
         messages, waves, recorded = [], [], json.loads(json.dumps(body))
         for message, kept in zip(body["messages"], recorded["messages"], strict=True):
             content = message["content"]
@@ -196,7 +196,8 @@ class OpenAIAudioServer:
                     wave, digest = self._decode_audio(part)
                     waves.append(wave)
                     kept_part.clear()
-                    kept_part.update(type="audio", sha256=digest)
+                    seconds = round(len(wave) / self.sampling_rate, 4)  # what the model hears
+                    kept_part.update(type="audio", sha256=digest, seconds=seconds)
                     parts.append({"type": "audio"})
                 elif part["type"] == "text":
                     parts.append({"type": "text", "text": part["text"]})
