@@ -312,6 +312,41 @@ def test_prompt_style_is_its_own_option(tmp_path, data_dir, hf_lm):
     assert header["fingerprint"]["prompt_style"] == "paper"
 
 
+def test_release_filter_shows_the_correct_answer_last_and_refuses_older_checkpoints(
+    tmp_path, data_dir, hf_lm
+):
+    """``release`` shows ``chunk + [correct_answer]`` as the released code does; a filter
+    checkpoint of the earlier ``release`` (correct answer anywhere) is not resumed."""
+
+    class Recording(CountingLM):
+        def __init__(self, lm):
+            super().__init__(lm)
+            self.contexts: list[str] = []
+
+        def loglikelihood(self, requests, disable_tqdm=False):
+            self.contexts += [r.arguments[0] for r in requests]
+            return super().loglikelihood(requests, disable_tqdm)
+
+    pools = {q.id: q for q in read_pools(data_dir / "pools.json")[0]}
+    config = _config(tmp_path, pools=data_dir / "pools.json", stage="filter", strategy="release")
+    lm = Recording(hf_lm)
+    run_build(config, lm=lm)
+    chunk_prompts = [c for c in lm.contexts if "; G. " in c and "; H. " not in c]
+    assert chunk_prompts
+    corrects = {q.correct_answer for q in pools.values()}
+    for context in chunk_prompts:
+        last = context.split("; G. ", 1)[1].split(". Answer without the parenthesis.")[0]
+        assert last in corrects  # option G of a full chunk is the correct answer
+    path = config.checkpoint_path("filter")
+    lines = path.read_text().splitlines()
+    header = json.loads(lines[0])
+    assert header["fingerprint"]["release_option_order"].endswith("correct answer last")
+    del header["fingerprint"]["release_option_order"]  # as the earlier release wrote it
+    path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    with pytest.raises(CheckpointMismatch, match="release_option_order: checkpoint None"):
+        run_build(config, lm=lm)
+
+
 # ------------------------------------------------------------------ failing fast, not slowly
 
 

@@ -28,7 +28,7 @@ from .checkpoint import (
 )
 from .config import BuildConfig, BuildInputError
 from .distractors import DistractorGenerator, GenerationResult
-from .filtering import TooFewCandidates, filter_pool
+from .filtering import RELEASE_OPTION_ORDER, TooFewCandidates, filter_pool
 from .pi import compute_pi
 from .stage_files import progress_bar
 
@@ -252,6 +252,8 @@ def filter_stage(
         "seed": config.seed,
         "reference": file_digest(config.reference),
     }
+    if config.strategy == "release":
+        fingerprint["release_option_order"] = RELEASE_OPTION_ORDER
     checkpoint = Checkpoint(config.checkpoint_path("filter"), fingerprint)
     scorer = LetterScorer(lm, style=config.prompt_style)
     too_long: dict[str, int] = {}
