@@ -85,6 +85,21 @@ def test_pi_errors_before_scoring_or_skips_and_lists_the_questions(tiny_lm, data
     assert len(rows) + skipped["n"] == 8 and not {r["id"] for r in rows} & set(skipped["tokens"])
 
 
+def test_pi_skip_with_every_question_too_long_stops_before_writing(tiny_lm, data_dir, tmp_path):
+    """Nothing left to score is an error (exit 2, one line), not an empty summary crash."""
+    args = [
+        "pi", "--data", data_dir / "rul.json", "--model", "hf", "--model_args",
+        f"pretrained={tiny_lm},max_length=20", "--output", tmp_path / "pi.jsonl",
+        "--long_prompts", "skip",
+    ]  # fmt: skip
+    done = run_cli(args, check=False)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    (line,) = [x for x in done.stderr.splitlines() if "error:" in x]
+    assert "PromptTooLongError: 8 question(s)" in line
+    assert "--long_prompts skip would leave no question to score" in line
+    assert not list(tmp_path.iterdir())  # neither rows nor a summary
+
+
 def test_build_limit_takes_the_first_questions(tiny_lm, data_dir, tmp_path):
     run_cli(
         ["build", "--pools", data_dir / "pools.json", "--model", "hf", "--model_args",
