@@ -1,8 +1,8 @@
 """Checkpoints of the build's stages: one JSON line per finished question, resumable.
 
-Also the small helpers every stage shares: atomic JSON writes, file digests, secret
-redaction of ``model_args``, and retries with exponential backoff that never retry an
-error no retry can fix (:func:`permanent_error`).
+Also the small helpers every stage shares: atomic JSON writes, file digests and secret
+redaction of ``model_args``. The retry policy of the generator's calls is the package's
+one (:mod:`lm_eval_rul.retries`), re-exported here.
 """
 
 from __future__ import annotations
@@ -11,12 +11,11 @@ import hashlib
 import json
 import logging
 import os
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ..errors import UserInputError
+from ..retries import error_text, permanent_error, with_retries
 
 __all__ = [
     "CHECKPOINT_FORMAT",
@@ -148,97 +147,6 @@ class Checkpoint:
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
             handle.flush()
             os.fsync(handle.fileno())
-
-
-#: Exceptions that are bugs or a wrong ``--generator``, never a flaky service.
-_PROGRAMMING_ERRORS: tuple[type[BaseException], ...] = (
-    TypeError,
-    AttributeError,
-    NameError,
-    ImportError,
-    NotImplementedError,
-    AssertionError,
-    LookupError,
-)
-#: HTTP statuses no retry can fix, and what to check.
-_PERMANENT_STATUS: dict[int, str] = {
-    400: "the request was refused as malformed: check --generator_args (model name, "
-    "parameters the server does not take)",
-    401: "authentication failed: check the API key (the generator model's api key argument "
-    "or environment variable, e.g. OPENAI_API_KEY) and base_url",
-    403: "access was denied: check the API key's permissions and base_url",
-    404: "not found: check base_url (the full endpoint, e.g. http://HOST/v1/chat/completions) "
-    "and the model name",
-    405: "method not allowed: base_url is not a completions endpoint",
-    422: "the request was refused: check the model name and --generator_args",
-}
-
-
-def _status(error: BaseException) -> int | None:
-    """The HTTP status of an error from ``requests``, ``httpx``/``openai`` or ``aiohttp``."""
-    for source in (error, getattr(error, "response", None)):
-        for attr in ("status_code", "status"):
-            value = getattr(source, attr, None)
-            if isinstance(value, int):
-                return value
-    return None
-
-
-def permanent_error(error: BaseException) -> str | None:
-    """Why no retry can fix ``error`` (authentication, not found, a bug), or None.
-
-    Transient failures (timeouts, refused connections, HTTP 408/429/5xx) return None and
-    are retried.
-
-    >>> permanent_error(TypeError("unexpected keyword"))
-    'a programming error (TypeError), not a flaky service: fix the call or --generator'
-    >>> permanent_error(ConnectionError("refused")) is None
-    True
-    """
-    status = _status(error)
-    if status in _PERMANENT_STATUS:
-        return f"HTTP {status}, {_PERMANENT_STATUS[status]}"
-    invalid_url = {"InvalidURL", "MissingSchema", "InvalidSchema", "URLRequired"}
-    if any(kind.__name__ in invalid_url for kind in type(error).__mro__):
-        return "the URL is invalid: check base_url in --generator_args"
-    if isinstance(error, _PROGRAMMING_ERRORS):
-        name = type(error).__name__
-        return f"a programming error ({name}), not a flaky service: fix the call or --generator"
-    return None
-
-
-def error_text(error: BaseException) -> str:
-    """``"Type: message"``, cut to 500 characters (what records and messages show)."""
-    return f"{type(error).__name__}: {error}"[:500]
-
-
-def with_retries(
-    fn: Callable[[], Any],
-    *,
-    retries: int,
-    backoff: float,
-    what: str,
-    sleep: Callable[[float], None] = time.sleep,
-) -> Any:
-    """Call ``fn``; on an exception wait ``backoff * 2**k`` seconds and retry, ``retries`` times.
-
-    An error no retry can fix (:func:`permanent_error`) is raised at once.
-
-    Raises:
-        The last exception, when every attempt failed or the error is permanent.
-    """
-    for attempt in range(retries + 1):
-        try:
-            return fn()
-        except Exception as err:  # noqa: BLE001 - any failure of a remote call may be transient
-            if attempt == retries or permanent_error(err) is not None:
-                raise
-            delay = backoff * 2**attempt
-            logger.warning(
-                "%s failed (%r); retry %d/%d in %.1fs", what, err, attempt + 1, retries, delay
-            )
-            sleep(delay)
-    raise AssertionError("unreachable")
 
 
 def write_json(path: Path, payload: Any) -> None:
