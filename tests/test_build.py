@@ -422,3 +422,38 @@ def test_the_same_error_on_the_first_questions_stops_the_run(tmp_path):
     assert "503" in str(error.value) and "rerun the same command" in str(error.value)
     records = config.checkpoint_path("generate").read_text().splitlines()[1:]
     assert [json.loads(r)["retryable"] for r in records] == [True] * FAIL_FAST_QUESTIONS
+
+
+# ------------------------------------------------------------------ secrets in model_args
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["api_key", "key", "token", "auth_token", "access_token", "hf_token", "secret", "password",
+     "openai_api_key", "my_key", "client_secret", "header", "API_KEY"],
+)  # fmt: skip
+def test_credentials_are_masked(name):
+    from lm_eval_rul.build import redact_args
+
+    assert redact_args(f"model=m,{name}=s3cr3t") == f"model=m,{name}=***"
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["tokenizer", "add_bos_token", "think_end_token", "pad_token", "max_gen_toks",
+     "tokenizer_mode", "tokenized_requests", "pretrained", "base_url", "max_length"],
+)  # fmt: skip
+def test_settings_that_merely_mention_tokens_are_kept(name):
+    from lm_eval_rul.build import redact_args
+
+    assert redact_args(f"model=m,{name}=v1") == f"model=m,{name}=v1"
+
+
+def test_a_checkpoint_made_with_another_tokenizer_is_refused(tmp_path):
+    from lm_eval_rul.build import Checkpoint, redact_args
+
+    path = tmp_path / "x.filter.ckpt.jsonl"
+    Checkpoint(path, {"model_args": redact_args("pretrained=m,tokenizer=a,api_key=k1")})
+    Checkpoint(path, {"model_args": redact_args("pretrained=m,tokenizer=a,api_key=k2")})  # same
+    with pytest.raises(CheckpointMismatch, match="tokenizer=a.*tokenizer=b"):
+        Checkpoint(path, {"model_args": redact_args("pretrained=m,tokenizer=b,api_key=k1")})
