@@ -188,6 +188,12 @@ def _resolve_hf(
     where = f"{source}[{split}]"
     index: dict[str, list[int]] = {}
     if id_column:
+        if str(id_column) not in dataset.column_names:
+            raise AudioError(
+                f"--metadata audio_hf_dataset={source!r}: no id column {str(id_column)!r} "
+                f"(columns: {dataset.column_names}); set audio_id_column to the column of "
+                "question ids, or leave it out to join on the question text"
+            )
         for row, value in enumerate(dataset[str(id_column)]):
             index.setdefault(str(value), []).append(row)
     else:
@@ -230,12 +236,17 @@ def _resolve_hf(
 
 
 def _flag(metadata: Mapping[str, Any], key: str) -> bool:
+    """A true/false ``--metadata`` value: a JSON boolean, 0/1, or its text; nothing else."""
     value = metadata.get(key, False)
-    if isinstance(value, str):
-        if value.strip().lower() not in ("true", "false", "1", "0", "yes", "no", ""):
-            raise AudioError(f"--metadata {key}={value!r}: use true or false")
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in (
+        "true", "false", "1", "0", "yes", "no", ""
+    ):  # fmt: skip
         return value.strip().lower() in ("true", "1", "yes")
-    return bool(value)
+    raise AudioError(f"--metadata {key}={value!r}: use true or false")
 
 
 def attach_audio(
