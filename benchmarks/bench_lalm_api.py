@@ -90,7 +90,8 @@ def main() -> None:
                 for concurrent in (1, 4):
                     cache = root / f"{path}_{concurrent}.sqlite"
                     common = {"logprobs": path, "top_logprobs": args.top_logprobs,
-                              "num_concurrent": concurrent, "cache": str(cache)}  # fmt: skip
+                              "num_concurrent": concurrent,
+                              "results_cache": str(cache)}  # fmt: skip
                     for run in ("fresh", "rerun"):
                         result = measure(server, requests, **common)
                         rows.append((path, concurrent, run, result))

@@ -29,7 +29,7 @@ import numpy as np
 
 from lm_eval_rul.build import compute_pi, release_prompts
 from lm_eval_rul.mcqa import letter_instances, mean_perceptual_index, perceptual_index
-from lm_eval_rul.questions import load_questions
+from lm_eval_rul.questions import DEFAULT_SEED, load_questions
 from lm_eval_rul.registration import create_lm
 from lm_eval_rul.testing.counters import CallCounter
 from lm_eval_rul.testing.fixtures import write_rul_json
@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model_args", default=None, help="hf model_args (default: tiny model)")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--batch_size", default="1", help="Batch size of our path (default 1)")
-    parser.add_argument("--seed", type=int, default=1234)
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -12,7 +12,7 @@ Builds (or takes) a tiny random-weight causal LM, then for the given data file:
 
 Usage:
     python benchmarks/bench_text_scoring.py                       # 64-question fixture
-    python benchmarks/bench_text_scoring.py --data ../shared/data/muchomusic/RUL-MuchoMusic.json
+    python benchmarks/bench_text_scoring.py --data path/to/RUL-MuchoMusic.json
 """
 
 from __future__ import annotations

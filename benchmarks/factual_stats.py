@@ -6,7 +6,7 @@ the majority-label baseline and the exact expected scores of the label-frequency
 guesser (:mod:`lm_eval_rul.factual.baselines`), and the share of items for which no
 ``random`` clip without a shared gold label exists.
 
-What the shared copy (``../shared/data/factuality``) lacks is said, not guessed:
+What the released tables (``--data``) lack is said, not guessed:
 MusicNet's note-label files (instrument gold) and FMA's ``tracks.csv`` (genre gold).
 For MusicNet instruments the script shows an *approximation* from the metadata's
 ``ensemble`` column, marked as such; give ``--musicnet`` (the extracted archive) or
@@ -15,7 +15,7 @@ For MusicNet instruments the script shows an *approximation* from the metadata's
 Usage::
 
     python benchmarks/factual_stats.py
-    python benchmarks/factual_stats.py --data ../shared/data/factuality --top 8 --json out.json
+    python benchmarks/factual_stats.py --data path/to/factuality --top 8 --json out.json
     python benchmarks/factual_stats.py --musicnet ~/musicnet --fma-metadata ~/fma_metadata \\
         --fma-subset small
 """

@@ -31,7 +31,7 @@ def _requests(metadata: dict[str, str], n: int = 3) -> list:
 def _api(url: str, **kwargs):
     from lm_eval_rul.models.api import LALMAPI
 
-    kwargs = {"cache": "none", "retry_backoff": 0, **kwargs}
+    kwargs = {"results_cache": "none", "retry_backoff": 0, **kwargs}
     return LALMAPI(base_url=url, model=kwargs.pop("model", MODEL), **kwargs)
 
 

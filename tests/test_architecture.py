@@ -11,7 +11,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "lm_eval_rul"
 
 #: Each stage and the stages it may import (besides itself and the top-level modules
-#: ``errors``, ``registration``, ``cache``, ``progress`` and ``hub``).
+#: ``errors``, ``registration``, ``cache``, ``progress``, ``hub`` and ``retries``).
 ALLOWED: dict[str, set[str]] = {
     "questions": set(),
     "audio": {"questions"},
@@ -24,8 +24,8 @@ ALLOWED: dict[str, set[str]] = {
     "cli": {"questions", "audio", "mcqa", "models", "build", "report", "factual", "diagnose"},
     "testing": {"questions", "audio", "mcqa", "models", "factual"},
 }
-TOP_LEVEL = {"errors", "registration", "cache", "progress", "hub"}
-MAX_LINES = 420
+TOP_LEVEL = {"errors", "registration", "cache", "progress", "hub", "retries"}
+MAX_LINES = 400
 
 
 def _module_name(path: Path) -> str:
@@ -131,10 +131,30 @@ def test_every_subpackage_documents_its_public_names():
         assert not missing, f"{init}: docstring does not mention {missing}"
 
 
+#: Where the repository's text lives: the package, task folders, docs, tests, benchmarks.
+ROOT = PACKAGE.parent
+_TEXT_SUFFIXES = {".py", ".md", ".yaml", ".yml", ".txt", ".toml", ""}
+
+
+def _repository_texts() -> list[Path]:
+    found = [ROOT / "README.md"]
+    for folder in ("lm_eval_rul", "tasks", "docs", "tests", "benchmarks"):
+        found += [
+            p
+            for p in sorted((ROOT / folder).rglob("*"))
+            if p.is_file() and p.suffix in _TEXT_SUFFIXES and "__pycache__" not in p.parts
+        ]
+    return found
+
+
 def test_docstrings_point_inside_the_repository():
+    """Nothing cites the design notes or the shared folder outside the repository: the
+    method is docs/method.md (and docs/factual.md)."""
     outside = [
-        str(p.relative_to(PACKAGE))
-        for p in FILES
-        if "DESIGN.md" in p.read_text(encoding="utf-8") or "../shared" in p.read_text("utf-8")
+        str(p.relative_to(ROOT))
+        for p in _repository_texts()
+        if p != Path(__file__).resolve()
+        and any(word in p.read_text(encoding="utf-8") for word in ("DESIGN.md", "../shared"))
     ]
-    assert not outside, f"modules citing documents outside the repository: {outside}"
+    assert len(_repository_texts()) > 100  # the scan really covers the repository
+    assert not outside, f"files citing documents outside the repository: {outside}"

@@ -65,27 +65,40 @@ def collision(tmp_path_factory) -> dict[str, Path]:
         writer.writerow(["id", *MUCHOMUSIC_COLUMNS])
         for qid, (question, answer, _, original) in ITEMS.items():
             writer.writerow([qid, question, "sdd", f"{qid}.json", answer, *original])
-    # lmms-lab/muchomusic's layout: instruction, choices (MuChoMusic's options, shuffled),
-    # a letter answer, the audio; in another order than the questions
-    table: dict[str, list] = {"instruction": [], "choices": [], "answer": [], "context": []}
-    for qid, (question, answer, _, original) in reversed(ITEMS.items()):
-        choices = [*original[1:], answer, original[0]]
-        table["instruction"].append(question)
-        table["choices"].append(choices)
-        table["answer"].append("ABCD"[choices.index(answer)])
-        table["context"].append({"bytes": _clip(int(qid)), "path": f"{qid}.wav"})
-    features = datasets.Features(
-        {
-            "instruction": datasets.Value("string"),
-            "choices": datasets.Sequence(datasets.Value("string")),
-            "answer": datasets.Value("string"),
-            "context": {"bytes": datasets.Value("binary"), "path": datasets.Value("string")},
-        }
-    )
-    dataset = datasets.Dataset.from_dict(table, features=features)
-    dataset = dataset.cast_column("context", datasets.Audio(decode=False))
-    datasets.DatasetDict({"test": dataset}).save_to_disk(str(root / "hf"))
-    return {"rul": root / "rul.json", "csv": root / "muchomusic.csv", "hf": root / "hf"}
+    # instruction, choices (MuChoMusic's options, shuffled), answer, the audio; in another
+    # order than the questions. Two layouts: "hf" holds bare option texts and a letter;
+    # "hf_lmms" is lmms-lab/muchomusic as lmms-eval reads it: choices one string of
+    # "(A) x" lines, answer the lettered option "(C) x" (lmms-eval takes answer[1])
+    paths = {"rul": root / "rul.json", "csv": root / "muchomusic.csv"}
+    for layout in ("hf", "hf_lmms"):
+        table: dict[str, list] = {"instruction": [], "choices": [], "answer": [], "context": []}
+        for qid, (question, answer, _, original) in reversed(ITEMS.items()):
+            choices = [*original[1:], answer, original[0]]
+            letter = "ABCD"[choices.index(answer)]
+            table["instruction"].append(question)
+            if layout == "hf":
+                table["choices"].append(choices)
+                table["answer"].append(letter)
+            else:
+                table["choices"].append(
+                    "\n".join(f"({'ABCD'[i]}) {c}" for i, c in enumerate(choices))
+                )
+                table["answer"].append(f"({letter}) {answer}")
+            table["context"].append({"bytes": _clip(int(qid)), "path": f"{qid}.wav"})
+        choices_type = datasets.Value("string")
+        features = datasets.Features(
+            {
+                "instruction": datasets.Value("string"),
+                "choices": datasets.Sequence(choices_type) if layout == "hf" else choices_type,
+                "answer": datasets.Value("string"),
+                "context": {"bytes": datasets.Value("binary"), "path": datasets.Value("string")},
+            }
+        )
+        dataset = datasets.Dataset.from_dict(table, features=features)
+        dataset = dataset.cast_column("context", datasets.Audio(decode=False))
+        datasets.DatasetDict({"test": dataset}).save_to_disk(str(root / layout))
+        paths[layout] = root / layout
+    return paths
 
 
 def _joined_files(docs, hf_path: Path) -> dict[str, str | None]:
@@ -101,24 +114,47 @@ def _joined_files(docs, hf_path: Path) -> dict[str, str | None]:
     return out
 
 
-def test_rul_rows_are_told_apart_by_muchomusics_options(collision):
-    meta = {"rul_data_path": str(collision["rul"]), "audio_hf_dataset": str(collision["hf"]),
+@pytest.mark.parametrize("layout", ["hf", "hf_lmms"])
+def test_rul_rows_are_told_apart_by_muchomusics_options(collision, layout):
+    meta = {"rul_data_path": str(collision["rul"]), "audio_hf_dataset": str(collision[layout]),
             "muchomusic_csv": str(collision["csv"])}  # fmt: skip
     docs = list(load_rul_muchomusic(0, **meta)["test"])
     check_audio_available(docs)
-    assert _joined_files(docs, collision["hf"]) == {qid: f"{qid}.wav" for qid in ITEMS}
+    assert _joined_files(docs, collision[layout]) == {qid: f"{qid}.wav" for qid in ITEMS}
 
 
-def test_muchomusic_rows_match_all_their_options(collision):
-    meta = {"muchomusic_data_path": str(collision["csv"]), "audio_hf_dataset": str(collision["hf"])}
+@pytest.mark.parametrize("layout", ["hf", "hf_lmms"])
+def test_muchomusic_rows_match_all_their_options(collision, layout):
+    meta = {"muchomusic_data_path": str(collision["csv"]),
+            "audio_hf_dataset": str(collision[layout])}  # fmt: skip
     docs = list(load_muchomusic(**meta)["test"])
-    assert _joined_files(docs, collision["hf"]) == {qid: f"{qid}.wav" for qid in ITEMS}
+    assert _joined_files(docs, collision[layout]) == {qid: f"{qid}.wav" for qid in ITEMS}
 
 
-def test_what_stays_ambiguous_is_named_or_left_out_on_request(collision, caplog):
-    meta = {"rul_data_path": str(collision["rul"]), "audio_hf_dataset": str(collision["hf"])}
+@pytest.mark.parametrize(
+    "choices, answer, expected",
+    [
+        ("(A) Four on the floor\n(B) Scat singing", "(B) Scat singing", "scat singing"),
+        ("(A) Four on the floor (B) Scat singing", "B", "scat singing"),  # one line
+        (["(A) Four on the floor", "(B) Scat singing"], "(A)", "four on the floor"),
+        (["A. Four on the floor", "B. Scat singing"], "Scat singing", "scat singing"),
+        (["Four on the floor", "Scat singing"], 1, "scat singing"),
+        ('["Four on the floor", "Scat singing"]', "A.", "four on the floor"),  # JSON text
+        (None, "(B) Scat singing", "scat singing"),  # no choices column: the answer's text
+        (["Four on the floor", "Scat singing"], "(C) Drums", None),  # neither letter nor text
+    ],
+)  # fmt: skip
+def test_hf_choices_and_answers_in_every_layout(choices, answer, expected):
+    from lm_eval_rul.audio.hf_rows import _row_answer
+
+    assert _row_answer(answer, choices) == expected
+
+
+@pytest.mark.parametrize("layout", ["hf", "hf_lmms"])
+def test_what_stays_ambiguous_is_named_or_left_out_on_request(collision, caplog, layout):
+    meta = {"rul_data_path": str(collision["rul"]), "audio_hf_dataset": str(collision[layout])}
     docs = list(load_rul_muchomusic(1, **meta)["test"])
-    joined = _joined_files(docs, collision["hf"])
+    joined = _joined_files(docs, collision[layout])
     # without MuChoMusic's options, RUL's own: 390 shares "Male soprano" with its row
     assert joined == {"1243": None, "1301": None, "429": None, "390": "390.wav", "7": "7.wav"}
     with pytest.raises(MissingAudioError) as error:

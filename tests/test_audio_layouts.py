@@ -160,6 +160,36 @@ def test_hugging_face_dataset_with_an_audio_column(data_dir, id_dir, hf_sources,
         assert wave.shape == expected.shape and np.allclose(wave, expected, atol=1e-6)
 
 
+@pytest.mark.parametrize(
+    "key, value, message",
+    [
+        ("audio_id_column", "qid", "no id column 'qid'"),
+        ("audio_question_column", "text", "no question column 'text'"),
+        ("audio_column", "wav", "no audio column 'wav'"),
+        ("audio_skip_ambiguous", "maybe", "audio_skip_ambiguous='maybe': use true or false"),
+        ("audio_skip_ambiguous", 2, "audio_skip_ambiguous=2: use true or false"),
+        ("audio_skip_ambiguous", [True], "audio_skip_ambiguous=\\[True\\]: use true or false"),
+    ],
+)
+def test_bad_audio_metadata_values_are_user_errors(data_dir, hf_sources, key, value, message):
+    from lm_eval_rul.errors import UserInputError
+
+    meta = {
+        "rul_data_path": str(data_dir / "rul.json"),
+        "audio_hf_dataset": str(hf_sources["disk"]),
+    }
+    with pytest.raises(UserInputError, match=message):
+        load_rul_muchomusic(0, **meta, **{key: value})
+
+
+def test_audio_layout_and_skip_flag_accept_their_spellings(data_dir, id_dir):
+    meta = {"rul_data_path": str(data_dir / "rul.json"), "audio_dir": str(id_dir)}
+    for flag in (True, False, 0, 1, "true", "no", None):
+        assert len(_docs(load_rul_muchomusic(0, **meta, audio_skip_ambiguous=flag))) == 8
+    with pytest.raises(audio.AudioError, match="audio_layout='sideways': use auto, id or track"):
+        load_rul_muchomusic(0, **meta, audio_layout="sideways")
+
+
 def test_cli_reports_all_missing_audio_before_loading_the_model(data_dir, id_dir, tmp_path):
     partial = tmp_path / "partial"
     partial.mkdir()

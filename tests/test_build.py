@@ -312,6 +312,41 @@ def test_prompt_style_is_its_own_option(tmp_path, data_dir, hf_lm):
     assert header["fingerprint"]["prompt_style"] == "paper"
 
 
+def test_release_filter_shows_the_correct_answer_last_and_refuses_older_checkpoints(
+    tmp_path, data_dir, hf_lm
+):
+    """``release`` shows ``chunk + [correct_answer]`` as the released code does; a filter
+    checkpoint of the earlier ``release`` (correct answer anywhere) is not resumed."""
+
+    class Recording(CountingLM):
+        def __init__(self, lm):
+            super().__init__(lm)
+            self.contexts: list[str] = []
+
+        def loglikelihood(self, requests, disable_tqdm=False):
+            self.contexts += [r.arguments[0] for r in requests]
+            return super().loglikelihood(requests, disable_tqdm)
+
+    pools = {q.id: q for q in read_pools(data_dir / "pools.json")[0]}
+    config = _config(tmp_path, pools=data_dir / "pools.json", stage="filter", strategy="release")
+    lm = Recording(hf_lm)
+    run_build(config, lm=lm)
+    chunk_prompts = [c for c in lm.contexts if "; G. " in c and "; H. " not in c]
+    assert chunk_prompts
+    corrects = {q.correct_answer for q in pools.values()}
+    for context in chunk_prompts:
+        last = context.split("; G. ", 1)[1].split(". Answer without the parenthesis.")[0]
+        assert last in corrects  # option G of a full chunk is the correct answer
+    path = config.checkpoint_path("filter")
+    lines = path.read_text().splitlines()
+    header = json.loads(lines[0])
+    assert header["fingerprint"]["release_option_order"].endswith("correct answer last")
+    del header["fingerprint"]["release_option_order"]  # as the earlier release wrote it
+    path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    with pytest.raises(CheckpointMismatch, match="release_option_order: checkpoint None"):
+        run_build(config, lm=lm)
+
+
 # ------------------------------------------------------------------ failing fast, not slowly
 
 
@@ -387,3 +422,38 @@ def test_the_same_error_on_the_first_questions_stops_the_run(tmp_path):
     assert "503" in str(error.value) and "rerun the same command" in str(error.value)
     records = config.checkpoint_path("generate").read_text().splitlines()[1:]
     assert [json.loads(r)["retryable"] for r in records] == [True] * FAIL_FAST_QUESTIONS
+
+
+# ------------------------------------------------------------------ secrets in model_args
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["api_key", "key", "token", "auth_token", "access_token", "hf_token", "secret", "password",
+     "openai_api_key", "my_key", "client_secret", "header", "API_KEY"],
+)  # fmt: skip
+def test_credentials_are_masked(name):
+    from lm_eval_rul.build import redact_args
+
+    assert redact_args(f"model=m,{name}=s3cr3t") == f"model=m,{name}=***"
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["tokenizer", "add_bos_token", "think_end_token", "pad_token", "max_gen_toks",
+     "tokenizer_mode", "tokenized_requests", "pretrained", "base_url", "max_length"],
+)  # fmt: skip
+def test_settings_that_merely_mention_tokens_are_kept(name):
+    from lm_eval_rul.build import redact_args
+
+    assert redact_args(f"model=m,{name}=v1") == f"model=m,{name}=v1"
+
+
+def test_a_checkpoint_made_with_another_tokenizer_is_refused(tmp_path):
+    from lm_eval_rul.build import Checkpoint, redact_args
+
+    path = tmp_path / "x.filter.ckpt.jsonl"
+    Checkpoint(path, {"model_args": redact_args("pretrained=m,tokenizer=a,api_key=k1")})
+    Checkpoint(path, {"model_args": redact_args("pretrained=m,tokenizer=a,api_key=k2")})  # same
+    with pytest.raises(CheckpointMismatch, match="tokenizer=a.*tokenizer=b"):
+        Checkpoint(path, {"model_args": redact_args("pretrained=m,tokenizer=b,api_key=k1")})

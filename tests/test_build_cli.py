@@ -88,3 +88,19 @@ def test_build_help_documents_the_prompt_style():
     assert (
         "--prompt_style {paper,release}" in done.stdout and "default: the --strategy" in done.stdout
     )
+
+
+def test_pi_and_build_seed_default_is_the_package_default():
+    """``--seed`` left out means ``DEFAULT_SEED`` (one source of truth), and ``--help`` says
+    the same number."""
+    from lm_eval_rul.cli import PluginCLI
+    from lm_eval_rul.cli._harness_args import seed_of
+    from lm_eval_rul.questions import DEFAULT_SEED
+
+    cli = PluginCLI()
+    for command in ("pi", "build"):
+        parser = cli._subparsers.choices[command]
+        required = ["--output", "x.jsonl"] + (["--data", "q.json"] if command == "pi" else [])
+        assert seed_of(parser.parse_args(required)) == DEFAULT_SEED
+        assert seed_of(parser.parse_args([*required, "--seed", "7"])) == 7
+        assert f"default: {DEFAULT_SEED}," in " ".join(parser.format_help().split())

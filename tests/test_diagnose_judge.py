@@ -117,3 +117,65 @@ def test_judge_verdicts_sit_beside_the_rule_flags(tmp_path):
     assert summary["unanswerable_among_flagged"] == 1 and summary["n_flagged_judged"] == 1
     assert summary["unanswerable_among_unflagged"] == 0 and summary["judge_only_ids"] == []
     assert diagnosis.summary["judge"]["model"] == "local-chat-completions"
+
+
+def test_a_wrong_key_stops_the_judge_at_once():
+    """401 for every request: one chunk call (the client's own attempt), no sleeping, and
+    one JudgeFailure naming the status and what to check; not a call failure per question."""
+    from lm_eval_rul.diagnose import JudgeFailure
+    from lm_eval_rul.errors import UserInputError
+
+    questions = [Question(str(i), f"Which tempo, {i}?", "Fast", ("Slow",)) for i in range(10)]
+    waits: list[float] = []
+    with ChatServer(lambda body: 401) as server:
+        judge = AnswerabilityJudge(
+            chat_lm(server.url), name="local-chat-completions", retries=2, sleep=waits.append
+        )
+        with pytest.raises(JudgeFailure) as stopped:
+            judge.judge_all(questions, chunk_size=4, progress=False)
+        assert len(server.requests) == 1 and judge.n_calls == 1
+    assert waits == [] and isinstance(stopped.value, UserInputError)
+    message = str(stopped.value)
+    assert "the judge (local-chat-completions)" in message and "question '0'" in message
+    assert "HTTP 401, authentication failed" in message and "--judge_args" in message
+
+
+def test_the_same_transient_error_on_the_first_questions_stops_the_judge():
+    from lm_eval_rul.diagnose import JudgeFailure
+    from lm_eval_rul.retries import FAIL_FAST_ITEMS
+
+    questions = [Question(str(i), f"Which tempo, {i}?", "Fast", ("Slow",)) for i in range(10)]
+    waits: list[float] = []
+    with ChatServer(lambda body: 503) as server:
+        judge = AnswerabilityJudge(chat_lm(server.url), retries=1, backoff=0.5, sleep=waits.append)
+        with pytest.raises(JudgeFailure, match="each of the first 3 questions with the same"):
+            judge.judge_all(questions, chunk_size=10, progress=False)
+        # the chunk, then each of the first questions twice (one retry), then stop
+        assert len(server.requests) == 1 + FAIL_FAST_ITEMS * 2
+    assert waits == [0.5] * FAIL_FAST_ITEMS
+
+
+def test_diagnose_cli_with_a_wrong_key_exits_2_with_one_message(tmp_path):
+    import time
+
+    from lm_eval_rul.testing.harness import run_cli
+
+    data = tmp_path / "q.json"
+    rows = {str(i): {"question": f"Which tempo, {i}?", "correct_answer": "Fast",
+                     "distractors": ["Slow", "Moderate", "Very slow", "Rubato"]}
+            for i in range(10)}  # fmt: skip
+    data.write_text(json.dumps(rows))
+    with ChatServer(lambda body: 401) as server:
+        start = time.monotonic()
+        done = run_cli(
+            ["diagnose", data, "--no_similarity", "--judge", "local-chat-completions",
+             "--judge_args", f"base_url={server.url},model=judge", "--out", tmp_path / "out",
+             "--no_progress"],
+            check=False,
+        )  # fmt: skip
+        elapsed = time.monotonic() - start
+        posts = len(server.requests)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert "JudgeFailure: diagnose stopped" in done.stderr and "HTTP 401" in done.stderr
+    assert posts <= 3  # the harness client's own attempts for the first chunk, nothing more
+    assert elapsed < 60

@@ -152,3 +152,89 @@ def test_chunk_filter_runs_more_rounds_until_the_final_prompt_fits_the_letters()
     assert result.distractors[0] == "cand99"  # the global favourite always survives
     again = chunk_filter(pool, CORRECT, weight_scorer(weights), seed=0, question_id="big")
     assert again.distractors == result.distractors
+
+
+def positional_scorer(weights: dict[str, float], log: list | None = None):
+    """A scorer whose probabilities depend on the letter too (as a text-only LM's do), so
+    the position of the correct answer changes which distractors win."""
+    bias = [3.0, 0.5, 2.0, 0.7, 1.5, 0.9, 1.2, 0.4, 2.5, 0.8, 1.1, 0.6, 1.9, 0.3] * 2
+
+    def score(option_sets):
+        if log is not None:
+            log.append([list(s) for s in option_sets])
+        out = []
+        for options in option_sets:
+            w = np.array([weights[o] * bias[i] for i, o in enumerate(options)], dtype=float)
+            out.append(w / w.sum())
+        return out
+
+    return score
+
+
+def authors_select_best_distractors(shuffled: list[str], correct: str, score, n_final: int = 4):
+    """The released ``select_best_distractors``, replayed from its description: the pool
+    (already shuffled) in chunks of six, each shown as ``chunk + [correct_answer]``, the top
+    two distractors of each chunk by probability (Python's stable sort, most probable
+    first); then ``best + [correct_answer]`` and the top four."""
+    best: list[str] = []
+    for start in range(0, len(shuffled), 6):
+        options = shuffled[start : start + 6] + [correct]
+        (probs,) = score([options])
+        ranked = sorted(
+            ((o, p) for o, p in zip(options, probs, strict=True) if o != correct),
+            key=lambda pair: pair[1],
+            reverse=True,
+        )
+        best.extend(o for o, _ in ranked[:2])
+    if len(best) > n_final:
+        options = best + [correct]
+        (probs,) = score([options])
+        ranked = sorted(
+            ((o, p) for o, p in zip(options, probs, strict=True) if o != correct),
+            key=lambda pair: pair[1],
+            reverse=True,
+        )
+        best = [o for o, _ in ranked[:n_final]]
+    return best
+
+
+@pytest.mark.parametrize("n, qid", [(14, "a"), (24, "b"), (50, "c"), (71, "d"), (9, "e")])
+def test_release_strategy_replays_the_authors_select_best_distractors(n, qid):
+    """Same shuffled pool, same position-sensitive scorer: the same prompts, in the same
+    order, and the same four distractors as the released algorithm."""
+    pool, weights = pool_of(n)
+    ours_log: list = []
+    ours = chunk_filter(
+        pool, CORRECT, positional_scorer(weights, ours_log), seed=7, question_id=qid
+    )
+    shuffled = [pool[i] for i in item_rng("filter-release", 7, qid).permutation(n)]
+    theirs_log: list = []
+    theirs = authors_select_best_distractors(
+        shuffled, CORRECT, positional_scorer(weights, theirs_log)
+    )
+    assert ours.distractors == theirs
+    assert [o for call in ours_log for o in call] == [o for call in theirs_log for o in call]
+    for call in ours_log:
+        for options in call:
+            assert options[-1] == CORRECT and options.count(CORRECT) == 1
+
+
+def test_release_strategy_final_prompt_keeps_the_chunk_winners_order():
+    pool, weights = pool_of(14)  # chunks of 6, 6, 2 -> 6 survivors -> final prompt
+    log: list = []
+    chunk_filter(pool, CORRECT, weight_scorer(weights, log), seed=3, question_id="order")
+    first_round, (final,) = log
+    winners = [
+        o
+        for options in first_round
+        for o in sorted(options[:-1], key=weights.get, reverse=True)[:2]
+    ]
+    assert final == [*winners, CORRECT]
+
+
+def test_paper_strategy_still_puts_the_correct_answer_anywhere():
+    pool, weights = pool_of(30)
+    log: list = []
+    tournament_filter(pool, CORRECT, weight_scorer(weights, log), seed=0, question_id="p")
+    positions = {options.index(CORRECT) for call in log for options in call}
+    assert len(positions) > 1

@@ -74,5 +74,29 @@ def test_task_loader_reads_metadata_and_seed(data_dir):
         load_muchomusic(data_path=str(data_dir / "rul.json"))
     with pytest.raises(DataValidationError, match="rul_muchomusic. tasks read the RUL-MuChoMusic"):
         load_rul_muchomusic(0, data_path=str(data_dir / "muchomusic.csv"))
-    with pytest.raises(ValueError, match="shuffle_seed must be an integer"):
-        load_rul_muchomusic(0, data_path=str(data_dir / "rul.json"), shuffle_seed="x")
+    # a seed given as text or an integral float is read as that integer
+    text = load_rul_muchomusic(2, data_path=str(data_dir / "rul.json"), shuffle_seed="7")["test"]
+    whole = load_rul_muchomusic(2, data_path=str(data_dir / "rul.json"), shuffle_seed=7.0)["test"]
+    assert text["options"] == whole["options"] == other["options"]
+
+
+@pytest.mark.parametrize(
+    "key, value, message",
+    [
+        ("shuffle_seed", "x", "shuffle_seed must be an integer, got 'x'"),
+        ("shuffle_seed", True, "shuffle_seed must be an integer, got True"),  # not 1
+        ("shuffle_seed", 1.5, "shuffle_seed must be an integer, got 1.5"),  # not cut to 1
+        ("shuffle_seed", None, "shuffle_seed must be an integer, got None"),
+        ("shuffle_seed", [1], "shuffle_seed must be an integer, got \\[1\\]"),
+        ("parser", "nope", "parser='nope' is not a parser"),
+        ("parser", ["release"], "parser=\\['release'\\] is not a parser"),
+    ],
+)
+def test_bad_metadata_values_are_user_errors_naming_the_key(data_dir, key, value, message):
+    """A bad ``--metadata`` value is a one-line error (exit 2), never a traceback."""
+    from lm_eval_rul.errors import UserInputError
+
+    for load in (lambda **m: load_rul_muchomusic(0, **m), load_muchomusic):
+        data = data_dir / ("rul.json" if load is not load_muchomusic else "muchomusic.csv")
+        with pytest.raises(UserInputError, match=message):
+            load(data_path=str(data), **{key: value})

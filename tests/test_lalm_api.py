@@ -44,7 +44,7 @@ def _lalm(path, **kwargs):
 def _api(server, **kwargs):
     from lm_eval_rul.models.api import LALMAPI
 
-    kwargs = {"cache": "none", "wav_subtype": "FLOAT", "retry_backoff": 0, **kwargs}
+    kwargs = {"results_cache": "none", "wav_subtype": "FLOAT", "retry_backoff": 0, **kwargs}
     return LALMAPI(base_url=server.url, model=MODEL, **kwargs)
 
 
@@ -189,17 +189,18 @@ def test_interrupted_run_resumes_without_repeating_a_request(tiny_audio_lm, audi
     with _server(tiny_audio_lm) as server:
         server.fail_after = 9  # then 503 for ever: the run stops part-way
         with pytest.raises(APIUnavailableError, match="resume cache"):
-            _api(server, cache=cache, num_concurrent=4, max_retries=1).loglikelihood(requests, True)
+            model = _api(server, results_cache=cache, num_concurrent=4, max_retries=1)
+            model.loglikelihood(requests, True)
         first = len(server.answered)
         assert first == 9
         server.fail_after = None
-        resumed = _api(server, cache=cache, num_concurrent=4)
+        resumed = _api(server, results_cache=cache, num_concurrent=4)
         got = resumed.loglikelihood(requests, disable_tqdm=True)
         fingerprints = server.fingerprints()
         assert len(fingerprints) == len(set(fingerprints)) == len(requests)  # zero repeats
         assert resumed.get_model_info()["api_cache_hits"] >= first
         posts = server.posts
-        again = _api(server, cache=cache).loglikelihood(requests, disable_tqdm=True)
+        again = _api(server, results_cache=cache).loglikelihood(requests, disable_tqdm=True)
         assert server.posts == posts  # everything answered: nothing sent
         fresh = _api(server).loglikelihood(requests, disable_tqdm=True)
     assert got == again == fresh
@@ -212,12 +213,12 @@ def test_two_conditions_never_share_an_entry(tiny_audio_lm, audio_data, tmp_path
         runs = {}
         for audio in ("original", "silence", "noise"):
             before = server.posts
-            model = _api(server, cache=cache, audio=audio, noise_seconds=1.0)
+            model = _api(server, results_cache=cache, audio=audio, noise_seconds=1.0)
             runs[audio] = model.loglikelihood(requests, disable_tqdm=True)
             assert server.posts - before == len(requests)  # nothing read from another condition
             assert model.get_model_info()["audio_condition"] == audio
         before = server.posts
-        _api(server, cache=cache, audio="noise", noise_seconds=1.0, seed=3).loglikelihood(
+        _api(server, results_cache=cache, audio="noise", noise_seconds=1.0, seed=3).loglikelihood(
             requests, True
         )
         assert server.posts - before == len(requests)  # another noise draw: another entry
@@ -248,6 +249,33 @@ def test_model_args_are_checked_and_secrets_refused():
     assert (args["num_concurrent"], args["audio"], args["wav_subtype"]) == (8, "noise", "FLOAT")
 
 
+def test_results_cache_has_lalms_name_values_and_folder(tmp_path, monkeypatch):
+    """``results_cache=auto|PATH|none`` as for ``lalm``, the default file beside lalm's in
+    ``$LM_EVAL_RUL_CACHE``; the old name ``cache=`` is refused, saying the new one."""
+    from lm_eval_rul.models.api import LALMAPI, check_model_args
+    from lm_eval_rul.models.args import LALMArgumentError
+    from lm_eval_rul.models.lalm import LALM
+    from lm_eval_rul.models.stored_results import DEFAULT_RESULTS_FILE, results_path
+
+    monkeypatch.setenv("LM_EVAL_RUL_CACHE", str(tmp_path / "home"))
+    base = {"base_url": "http://127.0.0.1:9/v1", "model": "m"}
+    auto = LALMAPI(**base)
+    assert auto._cache.path == tmp_path / "home" / "lalm_api.sqlite"
+    assert results_path("auto").parent == auto._cache.path.parent  # lalm's folder
+    assert results_path("auto").name == DEFAULT_RESULTS_FILE
+    assert LALMAPI(**base, results_cache="none")._cache is None
+    assert LALMAPI(**base, results_cache="off")._cache is None
+    mine = tmp_path / "mine.sqlite"
+    assert LALMAPI(**base, results_cache=str(mine))._cache.path == mine
+    with pytest.raises(LALMArgumentError, match="cache= is now results_cache="):
+        check_model_args({**base, "cache": "none"})
+    import inspect
+
+    for model in (LALM, LALMAPI):
+        parameter = inspect.signature(model.__init__).parameters["results_cache"]
+        assert parameter.default == "auto"
+
+
 def test_ctrl_c_waits_for_the_answers_in_flight_so_a_rerun_repeats_none(
     tiny_audio_lm, audio_data, tmp_path
 ):
@@ -266,10 +294,11 @@ def test_ctrl_c_waits_for_the_answers_in_flight_so_a_rerun_repeats_none(
 
         threading.Thread(target=interrupt_after_six_answers, daemon=True).start()
         with pytest.raises(KeyboardInterrupt):
-            _api(server, cache=cache, num_concurrent=4).loglikelihood(requests, True)
+            _api(server, results_cache=cache, num_concurrent=4).loglikelihood(requests, True)
         interrupted = len(server.answered)
         assert 6 <= interrupted < len(requests)
-        _api(server, cache=cache, num_concurrent=4).loglikelihood(requests, disable_tqdm=True)
+        model = _api(server, results_cache=cache, num_concurrent=4)
+        model.loglikelihood(requests, disable_tqdm=True)
         fingerprints = server.fingerprints()
     assert len(fingerprints) == len(set(fingerprints)) == len(requests)
 

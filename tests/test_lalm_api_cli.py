@@ -59,7 +59,7 @@ def test_cli_run_equals_lalm_and_keeps_the_key_out_of_every_file(
     with OpenAIAudioServer(tiny_audio_lm, served_model=MODEL, api_key=SECRET) as server:
         api_args = (
             f"base_url={server.url},model={MODEL},{settings},wav_subtype=FLOAT,"
-            f"api_key_env=LALM_CLI_KEY,num_concurrent=4,cache={cache}"
+            f"api_key_env=LALM_CLI_KEY,num_concurrent=4,results_cache={cache}"
         )
         api = _run("lalm-api", api_args, audio_data, tmp_path / "api")
         sent = server.posts

@@ -37,6 +37,55 @@ def test_flags_exactly_the_prompts_the_harness_would_cut(short_lm, caplog):
         assert cut == (index in flagged), (index, flagged)
 
 
+def test_generation_flags_exactly_the_contexts_the_harness_would_cut(short_lm, caplog):
+    """Against the harness itself: a ``generate_until`` context is flagged iff ``hf`` logs
+    "Left truncation applied" for it (the room is ``max_length - max_gen_toks``)."""
+    from lm_eval.api.instance import Instance
+
+    from lm_eval_rul.cli.long_prompts import check_generation_fits
+    from lm_eval_rul.mcqa import gen_prompt
+
+    gen_kwargs = {"until": [], "max_gen_toks": 16, "do_sample": False}
+    options = ["violin", "a cello"]
+    questions = ["Which?", "Which instrument plays?", "Which instrument plays the tune?"]
+    contexts = [gen_prompt(q, options) for q in questions]
+    contexts += [c[: len(c) // 2] for c in contexts]
+    flagged = []
+    for index, context in enumerate(contexts):
+        request = Instance("generate_until", {"benchmark": "b", "id": str(index)},
+                           (context, gen_kwargs), idx=0)  # fmt: skip
+        try:
+            check_generation_fits(short_lm, [request])
+        except PromptTooLongError as error:
+            flagged.append(index)
+            assert error.limit == CONTEXT - 16 and f"b:{index}" in error.lengths
+            assert "a generation prompt longer than the 64 tokens the model's context of 80" in (
+                str(error)
+            )
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="lm_eval.models.huggingface"):
+            short_lm.generate_until([request], disable_tqdm=True)
+        cut = any("Left truncation applied" in r.getMessage() for r in caplog.records)
+        assert cut == (index in flagged), (index, flagged)
+    assert flagged and len(flagged) < len(contexts)
+
+
+def test_run_stops_before_generating_from_a_prompt_it_would_cut(tiny_lm, data_dir, tmp_path):
+    from lm_eval_rul.testing.harness import text_run_args
+
+    args = text_run_args(tiny_lm, data_dir, tmp_path, "rul_muchomusic_gen", "--limit", "2")
+    args[args.index("--model_args") + 1] += ",max_length=580"  # 580 - 512 to generate = 68
+    done = run_cli(args, check=False)
+    assert done.returncode == 2 and "Left truncation" not in done.stderr
+    (line,) = [x for x in done.stderr.splitlines() if "error:" in x]
+    assert "PromptTooLongError" in line and "a generation prompt longer than the 68 tokens" in line
+    assert "ids rul_muchomusic:" in line and "--gen_kwargs max_gen_toks=N" in line
+    assert not list(tmp_path.rglob("results_*.json"))
+    # less room for the answer: the same prompts fit and the run goes through
+    run_cli([*args, "--gen_kwargs", "max_gen_toks=4"])
+    assert list(tmp_path.rglob("results_*.json"))
+
+
 def _build(tiny_lm, data_dir, tmp_path, *extra: str):
     return [
         "build", "--pools", data_dir / "pools.json", "--model", "hf", "--model_args",
@@ -83,6 +132,21 @@ def test_pi_errors_before_scoring_or_skips_and_lists_the_questions(tiny_lm, data
     assert skipped["limit"] == 60 and skipped["n"] == len(skipped["tokens"]) > 0
     assert all(n > 61 for n in skipped["tokens"].values())
     assert len(rows) + skipped["n"] == 8 and not {r["id"] for r in rows} & set(skipped["tokens"])
+
+
+def test_pi_skip_with_every_question_too_long_stops_before_writing(tiny_lm, data_dir, tmp_path):
+    """Nothing left to score is an error (exit 2, one line), not an empty summary crash."""
+    args = [
+        "pi", "--data", data_dir / "rul.json", "--model", "hf", "--model_args",
+        f"pretrained={tiny_lm},max_length=20", "--output", tmp_path / "pi.jsonl",
+        "--long_prompts", "skip",
+    ]  # fmt: skip
+    done = run_cli(args, check=False)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    (line,) = [x for x in done.stderr.splitlines() if "error:" in x]
+    assert "PromptTooLongError: 8 question(s)" in line
+    assert "--long_prompts skip would leave no question to score" in line
+    assert not list(tmp_path.iterdir())  # neither rows nor a summary
 
 
 def test_build_limit_takes_the_first_questions(tiny_lm, data_dir, tmp_path):

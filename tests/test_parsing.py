@@ -1,4 +1,5 @@
-"""Answer parsing of the generation tasks (DESIGN.md §3) and the majority vote over folds."""
+"""Answer parsing of the generation tasks (docs/method.md, "Generation tasks") and the
+majority vote over folds."""
 
 from __future__ import annotations
 
@@ -74,6 +75,13 @@ def test_markdown_emphasis_around_the_letter(response, letter, rule):
         # nothing stated but negations: no letter from the phrase, and no guess
         ("The answer is not A or B", None, "unparsed"),
         ("The answer is not A.", None, "unparsed"),
+        # "neither A nor B" negates both; "rather than" / "instead of" / "none of" negate too
+        ("I choose neither A nor B; C.", None, "unparsed"),
+        ("I choose neither A nor B, but C", "C", "answer_phrase"),
+        ("I'd choose C rather than A.", "C", "answer_phrase"),
+        ("I select B instead of A.", "B", "answer_phrase"),
+        ("I choose none of A or B", None, "unparsed"),
+        ("Rather than A, the answer is D.", "D", "answer_phrase"),
         # "my_violin" is an identifier, not the option text
         ("see my_violin", None, "unparsed"),
     ],

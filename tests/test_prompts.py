@@ -64,6 +64,41 @@ def test_generation_prompts_of_the_authors_and_the_paper():
         gen_prompt("Q?", options, preamble="loud")
 
 
+def authors_leave_one_out_text(question: str, options_str: str) -> str:
+    """The text part of ``format_leave_one_out_prompt`` (``ExampleAudioEval/qwen_2_audio.py``)."""
+    return (
+        f"Provide your best guess of this question. Think step by step.\n\nQuestion: "
+        f"{question}\n\nOptions: {options_str}\n\nWrite out your guess in the format of "
+        f"[[Letter]], such as [[A]], [[B]], [[C]], [[D]]."
+    )
+
+
+def authors_one_shot_text(question: str, options_str: str) -> str:
+    """The text part of ``format_one_shot_prompt`` (same file)."""
+    return (
+        f"Provide your best guess of this question. Think step by step.\n\nQuestion: "
+        f"{question}\n\nOptions: {options_str}\n\nWrite out your guess in the format of "
+        f"[[Letter]], such as [[A]], [[B]], [[C]], [[D]] or [[E]]."
+    )
+
+
+@pytest.mark.parametrize("question", ["What plays? ", "  What plays?\n", "What plays?"])
+def test_generation_prompts_are_the_authors_f_strings_byte_for_byte(question):
+    """The question goes in as given: the release does not strip it (nor do we)."""
+    options = ["Piano", "Violin", "Electric guitar", "Flute", "Harp"]
+
+    def options_str(shown):
+        letters = ["A", "B", "C", "D", "E"][: len(shown)]
+        return " ".join(f"({letters[i]}) {option}" for i, option in enumerate(shown))
+
+    assert gen_prompt(question, options[:4]) == authors_leave_one_out_text(
+        question, options_str(options[:4])
+    )
+    assert gen_prompt(question, options) == authors_one_shot_text(question, options_str(options))
+    # the paper's PI wording keeps the question as given too
+    assert f"The question is: {question} The answer" in pi_prompt(question, options[:4])
+
+
 def test_muchomusic_official_prompt_is_the_official_string():
     from lm_eval_rul.mcqa import muchomusic_official_prompt
 

@@ -25,18 +25,17 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import logging
 import os
-import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..questions import normalize_answer
 from .conditions import CLIP_IDENTITY, register_clip_pool
 from .errors import AMBIGUOUS, AudioError
-from .sources import file_ref, hf_audio_dataset, hf_ref
+from .hf_rows import match_hf_rows, resolve_hf_rows
+from .sources import file_ref
 
 __all__ = ["AUDIO_EXTENSIONS", "AMBIGUOUS", "attach_audio", "match_hf_rows", "track_identities"]
 
@@ -86,156 +85,18 @@ def _resolve_files(
 
 
 
-def _choices_text(value: Any) -> list[str]:
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except ValueError:
-            return [normalize_answer(value)]
-    if isinstance(value, Mapping):
-        value = list(value.values())
-    return [normalize_answer(str(v)) for v in (value or [])]
-
-
-def _row_answer(answer: Any, choices: Any) -> str | None:
-    """The normalised correct-answer text of an HF row (``answer`` = text, letter or index)."""
-    texts = _choices_text(choices)
-    if isinstance(answer, int) and 0 <= answer < len(texts):
-        return texts[answer]
-    text = str(answer).strip()
-    if normalize_answer(text) in texts:
-        return normalize_answer(text)
-    match = re.match(r"^\(?([A-Z])\)?(?:[.):\s]|$)", text)
-    if match and ord(match.group(1)) - ord("A") < len(texts):
-        return texts[ord(match.group(1)) - ord("A")]
-    return None
-
-
-def _column(dataset: Any, *names: str) -> list[Any] | None:
-    found = next((n for n in names if n in dataset.column_names), None)
-    return None if found is None else list(dataset[found])
-
-
-def _narrow(rows: list[int], keep: Callable[[int], bool]) -> list[int]:
-    """The rows that pass ``keep``; all of them when none does (the field cannot decide)."""
-    kept = [r for r in rows if keep(r)]
-    return kept or rows
-
-
-def match_hf_rows(
-    question: Any,
-    rows: Sequence[int],
-    columns: Mapping[str, list[Any] | None],
-    known_options: Sequence[str] = (),
-) -> list[int]:
-    """Tell apart Hugging Face rows that share a question's text, with every shared field.
-
-    In order, each step keeping the rows that agree (or all, when none does): the correct
-    answer (``answer`` as text, letter or index into ``choices``, else the answer among the
-    ``choices``); the most option texts in common (the question's correct answer and
-    distractors, plus ``known_options``, e.g. MuChoMusic's own options of a RUL row);
-    the caption; the track (``dataset_identifier`` stem).
-
-    Args:
-        question: Has ``correct_answer``, ``distractors``, ``caption``, ``track``.
-        rows: Candidate row indices (same normalised question text).
-        columns: ``choices``, ``answer``, ``caption``, ``track`` columns (None if absent).
-        known_options: More option texts the question is known to have been shown with.
-
-    Examples
-    --------
-    >>> from types import SimpleNamespace as Q
-    >>> q = Q(correct_answer="male", distractors=("Soprano", "Female"), caption=None, track=None)
-    >>> cols = {"choices": [["Male", "Tenor"], ["Male", "Female"]], "answer": ["A", "A"]}
-    >>> match_hf_rows(q, [0, 1], cols)
-    [1]
-    """
-    rows = list(rows)
-    gold = normalize_answer(question.correct_answer)
-    choices, answers = columns.get("choices"), columns.get("answer")
-    if choices is not None and answers is not None:
-        rows = _narrow(rows, lambda r: _row_answer(answers[r], choices[r]) == gold)
-    elif choices is not None:
-        rows = _narrow(rows, lambda r: gold in _choices_text(choices[r]))
-    if choices is not None and len(rows) > 1:
-        mine = {normalize_answer(t) for t in (question.correct_answer, *question.distractors)}
-        mine |= {normalize_answer(t) for t in known_options}
-        overlap = {r: len(mine.intersection(_choices_text(choices[r]))) for r in rows}
-        best = max(overlap.values())
-        rows = [r for r in rows if overlap[r] == best]
-    captions = columns.get("caption")
-    if captions is not None and getattr(question, "caption", None) and len(rows) > 1:
-        caption = normalize_answer(question.caption)
-        rows = _narrow(rows, lambda r: normalize_answer(str(captions[r] or "")) == caption)
-    tracks = columns.get("track")
-    if tracks is not None and getattr(question, "track", None) and len(rows) > 1:
-        track = str(question.track)
-        rows = _narrow(rows, lambda r: Path(str(tracks[r] or "")).stem == track)
-    return rows
-
-
-def _resolve_hf(
-    questions: Sequence[Any],
-    metadata: Mapping[str, Any],
-    known_options: Mapping[str, Sequence[str]],
-) -> list[tuple[str | None, list[str]]]:
-    source = str(metadata["audio_hf_dataset"])
-    split = str(metadata.get("audio_split", "test"))
-    column = str(metadata.get("audio_column", "context"))
-    dataset = hf_audio_dataset(source, split, column)
-    id_column = metadata.get("audio_id_column")
-    question_column = str(metadata.get("audio_question_column", "instruction"))
-    where = f"{source}[{split}]"
-    index: dict[str, list[int]] = {}
-    if id_column:
-        for row, value in enumerate(dataset[str(id_column)]):
-            index.setdefault(str(value), []).append(row)
-    else:
-        if question_column not in dataset.column_names:
-            raise AudioError(
-                f"--metadata audio_hf_dataset={source!r}: no question column "
-                f"{question_column!r} to join on (columns: {dataset.column_names}); set "
-                "audio_question_column, or audio_id_column to join on ids"
-            )
-        for row, value in enumerate(dataset[question_column]):
-            index.setdefault(normalize_answer(str(value)), []).append(row)
-    columns = {
-        "choices": _column(dataset, "choices"),
-        "answer": _column(dataset, "answer"),
-        "caption": _column(dataset, "caption"),
-        "track": _column(dataset, "dataset_identifier", "track"),
-    }
-    out: list[tuple[str | None, list[str]]] = []
-    for q in questions:
-        key = str(q.id) if id_column else normalize_answer(q.question)
-        rows = index.get(key, [])
-        if len(rows) > 1 and not id_column:
-            rows = match_hf_rows(q, rows, columns, known_options.get(str(q.id), ()))
-        label = f"{where} {id_column or question_column}={key!r}"
-        if len(rows) == 1:
-            out.append((hf_ref(source, split, column, rows[0]), []))
-        elif not rows:
-            out.append((None, [f"{label} (no row)"]))
-        else:
-            out.append(
-                (
-                    None,
-                    [
-                        f"{label} {AMBIGUOUS} rows {rows[:5]} agree on every field both sides "
-                        "have)"
-                    ],
-                )
-            )
-    return out
-
-
 def _flag(metadata: Mapping[str, Any], key: str) -> bool:
+    """A true/false ``--metadata`` value: a JSON boolean, 0/1, or its text; nothing else."""
     value = metadata.get(key, False)
-    if isinstance(value, str):
-        if value.strip().lower() not in ("true", "false", "1", "0", "yes", "no", ""):
-            raise AudioError(f"--metadata {key}={value!r}: use true or false")
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in (
+        "true", "false", "1", "0", "yes", "no", ""
+    ):  # fmt: skip
         return value.strip().lower() in ("true", "1", "yes")
-    return bool(value)
+    raise AudioError(f"--metadata {key}={value!r}: use true or false")
 
 
 def attach_audio(
@@ -266,7 +127,7 @@ def attach_audio(
     """
     skip_ambiguous = _flag(metadata, "audio_skip_ambiguous")
     if metadata.get("audio_hf_dataset"):
-        resolved = _resolve_hf(questions, metadata, known_options or {})
+        resolved = resolve_hf_rows(questions, metadata, known_options or {})
     elif metadata.get("audio_dir"):
         audio_dir = Path(os.path.expanduser(str(metadata["audio_dir"])))
         resolved = _resolve_files(questions, audio_dir, str(metadata.get("audio_layout", "auto")))

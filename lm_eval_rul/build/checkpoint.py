@@ -1,8 +1,8 @@
 """Checkpoints of the build's stages: one JSON line per finished question, resumable.
 
-Also the small helpers every stage shares: atomic JSON writes, file digests, secret
-redaction of ``model_args``, and retries with exponential backoff that never retry an
-error no retry can fix (:func:`permanent_error`).
+Also the small helpers every stage shares: atomic JSON writes, file digests and secret
+redaction of ``model_args``. The retry policy of the generator's calls is the package's
+one (:mod:`lm_eval_rul.retries`), re-exported here.
 """
 
 from __future__ import annotations
@@ -11,12 +11,11 @@ import hashlib
 import json
 import logging
 import os
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ..errors import UserInputError
+from ..retries import error_text, permanent_error, with_retries
 
 __all__ = [
     "CHECKPOINT_FORMAT",
@@ -25,6 +24,7 @@ __all__ = [
     "file_digest",
     "fingerprint_digest",
     "redact_args",
+    "is_secret_arg",
     "permanent_error",
     "error_text",
     "with_retries",
@@ -46,22 +46,54 @@ def file_digest(path: Path | None) -> str | None:
     return digest.hexdigest()[:16]
 
 
-_SECRET_KEYS = ("key", "token", "secret", "password")
+#: ``model_args`` names whose values are credentials, compared whole (lower case).
+_SECRET_NAMES = frozenset(
+    {
+        "key", "api_key", "apikey", "token", "auth_token", "access_token", "api_token",
+        "hf_token", "bearer_token", "use_auth_token", "secret", "client_secret", "password",
+        "passwd", "header", "headers", "authorization",
+    }
+)  # fmt: skip
+#: Name endings that mark a credential (``openai_api_key``, ``db_password``). ``_token`` is
+#: not one: ``add_bos_token``, ``think_end_token``, ``pad_token`` name tokens of the
+#: vocabulary, and ``tokenizer``/``max_gen_toks`` are settings; changing them must change
+#: a checkpoint's fingerprint.
+_SECRET_ENDINGS = ("_key", "_secret", "_password")
+
+
+def is_secret_arg(name: str) -> bool:
+    """Whether the ``model_args`` name ``name`` holds a credential.
+
+    Exact names (:data:`_SECRET_NAMES`: ``api_key``, ``key``, ``token``, ``auth_token``,
+    ``access_token``, ``hf_token``, ``secret``, ``password``, ``header``...) and names
+    ending in ``_key``, ``_secret`` or ``_password``.
+
+    >>> [is_secret_arg(n) for n in ("api_key", "hf_token", "openai_key", "tokenizer")]
+    [True, True, True, False]
+    >>> is_secret_arg("add_bos_token"), is_secret_arg("think_end_token")
+    (False, False)
+    """
+    name = name.strip().lower()
+    return name in _SECRET_NAMES or name.endswith(_SECRET_ENDINGS)
 
 
 def redact_args(args: str | None) -> str | None:
-    """``model_args`` with secret-looking values (``api_key=``, ``auth_token=``...) masked.
+    """``model_args`` with the values of credentials (:func:`is_secret_arg`) masked.
+
+    Everything else is kept as given, so a checkpoint's fingerprint changes with the
+    tokenizer, ``add_bos_token`` or any other setting.
 
     >>> redact_args("base_url=http://h/v1,auth_token=abc,model=m")
     'base_url=http://h/v1,auth_token=***,model=m'
+    >>> redact_args("pretrained=m,tokenizer=t,add_bos_token=True")
+    'pretrained=m,tokenizer=t,add_bos_token=True'
     """
     if not args:
         return args
     parts = []
     for part in args.split(","):
         key, sep, _ = part.partition("=")
-        secret = sep and any(word in key.lower() for word in _SECRET_KEYS)
-        parts.append(f"{key}=***" if secret else part)
+        parts.append(f"{key}=***" if sep and is_secret_arg(key) else part)
     return ",".join(parts)
 
 
@@ -148,97 +180,6 @@ class Checkpoint:
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
             handle.flush()
             os.fsync(handle.fileno())
-
-
-#: Exceptions that are bugs or a wrong ``--generator``, never a flaky service.
-_PROGRAMMING_ERRORS: tuple[type[BaseException], ...] = (
-    TypeError,
-    AttributeError,
-    NameError,
-    ImportError,
-    NotImplementedError,
-    AssertionError,
-    LookupError,
-)
-#: HTTP statuses no retry can fix, and what to check.
-_PERMANENT_STATUS: dict[int, str] = {
-    400: "the request was refused as malformed: check --generator_args (model name, "
-    "parameters the server does not take)",
-    401: "authentication failed: check the API key (the generator model's api key argument "
-    "or environment variable, e.g. OPENAI_API_KEY) and base_url",
-    403: "access was denied: check the API key's permissions and base_url",
-    404: "not found: check base_url (the full endpoint, e.g. http://HOST/v1/chat/completions) "
-    "and the model name",
-    405: "method not allowed: base_url is not a completions endpoint",
-    422: "the request was refused: check the model name and --generator_args",
-}
-
-
-def _status(error: BaseException) -> int | None:
-    """The HTTP status of an error from ``requests``, ``httpx``/``openai`` or ``aiohttp``."""
-    for source in (error, getattr(error, "response", None)):
-        for attr in ("status_code", "status"):
-            value = getattr(source, attr, None)
-            if isinstance(value, int):
-                return value
-    return None
-
-
-def permanent_error(error: BaseException) -> str | None:
-    """Why no retry can fix ``error`` (authentication, not found, a bug), or None.
-
-    Transient failures (timeouts, refused connections, HTTP 408/429/5xx) return None and
-    are retried.
-
-    >>> permanent_error(TypeError("unexpected keyword"))
-    'a programming error (TypeError), not a flaky service: fix the call or --generator'
-    >>> permanent_error(ConnectionError("refused")) is None
-    True
-    """
-    status = _status(error)
-    if status in _PERMANENT_STATUS:
-        return f"HTTP {status}, {_PERMANENT_STATUS[status]}"
-    invalid_url = {"InvalidURL", "MissingSchema", "InvalidSchema", "URLRequired"}
-    if any(kind.__name__ in invalid_url for kind in type(error).__mro__):
-        return "the URL is invalid: check base_url in --generator_args"
-    if isinstance(error, _PROGRAMMING_ERRORS):
-        name = type(error).__name__
-        return f"a programming error ({name}), not a flaky service: fix the call or --generator"
-    return None
-
-
-def error_text(error: BaseException) -> str:
-    """``"Type: message"``, cut to 500 characters (what records and messages show)."""
-    return f"{type(error).__name__}: {error}"[:500]
-
-
-def with_retries(
-    fn: Callable[[], Any],
-    *,
-    retries: int,
-    backoff: float,
-    what: str,
-    sleep: Callable[[float], None] = time.sleep,
-) -> Any:
-    """Call ``fn``; on an exception wait ``backoff * 2**k`` seconds and retry, ``retries`` times.
-
-    An error no retry can fix (:func:`permanent_error`) is raised at once.
-
-    Raises:
-        The last exception, when every attempt failed or the error is permanent.
-    """
-    for attempt in range(retries + 1):
-        try:
-            return fn()
-        except Exception as err:  # noqa: BLE001 - any failure of a remote call may be transient
-            if attempt == retries or permanent_error(err) is not None:
-                raise
-            delay = backoff * 2**attempt
-            logger.warning(
-                "%s failed (%r); retry %d/%d in %.1fs", what, err, attempt + 1, retries, delay
-            )
-            sleep(delay)
-    raise AssertionError("unreachable")
 
 
 def write_json(path: Path, payload: Any) -> None:

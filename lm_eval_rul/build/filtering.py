@@ -5,10 +5,13 @@ Two seeded strategies, as pure functions of a pool and a scorer callable:
 * :func:`tournament_filter` (the paper): random sets of three candidates, each scored
   with the correct answer in random order; the most probable distractor of each set
   survives; repeat on the survivors until four remain.
-* :func:`chunk_filter` (the released code): shuffle, split into chunks of six, score each
-  chunk with the correct answer (options A-G), keep the top two of each chunk (again on
-  the survivors while they exceed the 26 option letters); if more than four survive,
-  score all survivors with the correct answer and keep the top four.
+* :func:`chunk_filter` (the released code, ``select_best_distractors``): shuffle, split
+  into chunks of six, score each chunk in its order with the correct answer as the last
+  option (``chunk + [correct_answer]``: options A-G, the correct one G), keep the top two
+  of each chunk; if more than four survive, score the survivors in their order with the
+  correct answer last and keep the top four. (ours) Pools of 5-7 go straight to that
+  final prompt, and survivors that would exceed the 26 option letters get further chunk
+  rounds first.
 
 ``score(option_sets)`` receives a list of option lists (each holds the correct answer
 and some candidates, in the order shown) and returns one probability vector per list.
@@ -29,6 +32,7 @@ from ..questions import item_rng
 
 __all__ = [
     "STRATEGIES",
+    "RELEASE_OPTION_ORDER",
     "N_KEEP",
     "Scorer",
     "FilterResult",
@@ -39,6 +43,9 @@ __all__ = [
 ]
 
 STRATEGIES: tuple[str, ...] = ("paper", "release")
+#: How ``release`` shows its options; part of the filter checkpoint's fingerprint, so a
+#: checkpoint of the earlier ``release`` (correct answer at a random position) is refused.
+RELEASE_OPTION_ORDER = "candidates in chunk order, correct answer last"
 N_KEEP = 4
 SET_SIZE = 3
 CHUNK_SIZE = 6
@@ -70,9 +77,16 @@ class FilterResult:
 
 
 def _score_sets(
-    score: Scorer, correct: str, sets: list[list[str]], rng: np.random.Generator
+    score: Scorer,
+    correct: str,
+    sets: list[list[str]],
+    rng: np.random.Generator | None,
 ) -> tuple[list[np.ndarray], list[list[str]], list[dict[str, Any]]]:
-    """Score each candidate set with the correct answer at a random position.
+    """Score each candidate set with the correct answer.
+
+    With ``rng`` (the paper's tournament) each set is shown with the correct answer in a
+    random order. Without it (the released code's ``chunk + [correct_answer]``) the
+    candidates keep their order and the correct answer is the last option.
 
     Returns the probability of each *candidate* (same order as in ``sets``), the
     option lists shown and a trace.
@@ -80,7 +94,10 @@ def _score_sets(
     shown, where = [], []
     for candidates in sets:
         options = [correct, *candidates]
-        order = rng.permutation(len(options))
+        if rng is None:
+            order = np.array([*range(1, len(options)), 0])  # candidates, then the correct one
+        else:
+            order = rng.permutation(len(options))
         shown.append([options[i] for i in order])
         where.append(order)
     probs = list(score(shown))
@@ -171,7 +188,7 @@ def tournament_filter(
             sets.append(shuffled[at : at + size])
             at += size
         byes = shuffled[at:]
-        probs, _, trace = _score_sets(score, correct, sets, rng)
+        probs, _, trace = _score_sets(score, correct, sets, rng)  # random positions
         result.n_prompts += len(sets)
         result.rounds.append(trace)
         survivors = [s[int(np.argmax(p))] for s, p in zip(sets, probs, strict=True)] + byes
@@ -194,16 +211,21 @@ def chunk_filter(
     question_id: str,
     n_keep: int = N_KEEP,
 ) -> FilterResult:
-    """The released code's chunks of six.
+    """The released code's chunks of six (``select_best_distractors``).
 
-    Shuffle the pool, split it into chunks of six (the last may be smaller), show each
-    chunk with the correct answer (options A-G, correct answer at a random position) and
-    keep the two most probable of each chunk; if more than ``n_keep`` survive, show all
-    survivors with the correct answer and keep the ``n_keep`` most probable. A pool whose
-    chunks leave fewer than ``n_keep`` (5-7 candidates) is scored in one prompt instead.
-    When the survivors and the correct answer would not fit the 26 option letters (pools
-    of more than 73 candidates), the survivors are shuffled again and go through further
-    chunk rounds until they do; pools of up to 73 are unaffected.
+    Shuffle the pool once, split it into chunks of six (the last may be smaller) and show
+    each chunk as the released code does, ``chunk + [correct_answer]``: the candidates in
+    their shuffled order, the correct answer last (G after a full chunk). Keep the two most
+    probable of each chunk (most probable first, chunk by chunk); if more than ``n_keep``
+    survive, show the survivors in that order with the correct answer last and keep the
+    ``n_keep`` most probable. Ties keep the earlier option, as Python's stable ``sorted``
+    does in the released code.
+
+    Our extensions (the released code has no answer for these pools): a pool whose chunks
+    leave fewer than ``n_keep`` (5-7 candidates) goes straight to the final prompt; when
+    the survivors and the correct answer would not fit the 26 option letters (pools of
+    more than 73 candidates), the survivors are shuffled again and go through further
+    chunk rounds until they do. Pools of 8-73 candidates follow the released code exactly.
 
     Args:
         pool: Clean, distinct candidates without the correct answer.
@@ -233,7 +255,7 @@ def chunk_filter(
         chunks = [survivors[i : i + CHUNK_SIZE] for i in range(0, len(survivors), CHUNK_SIZE)]
         if sum(min(KEEP_PER_CHUNK, len(c)) for c in chunks) < n_keep:
             break  # 5-7 candidates: straight to the final prompt
-        probs, _, trace = _score_sets(score, correct, chunks, rng)
+        probs, _, trace = _score_sets(score, correct, chunks, None)  # correct answer last
         result.n_prompts += len(chunks)
         result.rounds.append(trace)
         survivors = [
@@ -242,7 +264,7 @@ def chunk_filter(
             for c in _top(chunk, p, KEEP_PER_CHUNK)
         ]
     if len(survivors) > n_keep:
-        (probs,), _, trace = _score_sets(score, correct, [survivors], rng)
+        (probs,), _, trace = _score_sets(score, correct, [survivors], None)
         result.n_prompts += 1
         result.rounds.append(trace)
         survivors = _top(survivors, probs, n_keep)

@@ -18,17 +18,17 @@ from ..questions import (
     load_questions,
     load_questions_without_distractors,
 )
-from .checkpoint import (
-    Checkpoint,
+from ..retries import (
+    FAIL_FAST_ITEMS,
+    SameErrorFromStart,
     error_text,
-    file_digest,
     permanent_error,
-    redact_args,
     with_retries,
 )
+from .checkpoint import Checkpoint, file_digest, redact_args
 from .config import BuildConfig, BuildInputError
 from .distractors import DistractorGenerator, GenerationResult
-from .filtering import TooFewCandidates, filter_pool
+from .filtering import RELEASE_OPTION_ORDER, TooFewCandidates, filter_pool
 from .pi import compute_pi
 from .stage_files import progress_bar
 
@@ -42,8 +42,9 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-#: A run stops when its first this-many questions all fail with the same error.
-FAIL_FAST_QUESTIONS = 3
+#: A run stops when its first this-many questions all fail with the same error
+#: (:data:`lm_eval_rul.retries.FAIL_FAST_ITEMS`).
+FAIL_FAST_QUESTIONS = FAIL_FAST_ITEMS
 
 
 class GeneratorFailure(BuildInputError):
@@ -74,7 +75,7 @@ def generate_stage(
 
     Raises:
         GeneratorFailure: At once on an error no retry can fix (authentication, not
-            found, a programming error: :func:`~.checkpoint.permanent_error`), or when the
+            found, a programming error: :func:`lm_eval_rul.retries.permanent_error`), or when the
             first :data:`FAIL_FAST_QUESTIONS` questions of the run fail with the same error
             (a wrong URL or model name), instead of sleeping through every question.
     """
@@ -99,8 +100,7 @@ def generate_stage(
         seed=config.seed,
     )
     bar = progress_bar(len(questions), "generate", config.progress)
-    # errors of the run's first questions while all of them fail (None once one succeeds)
-    errors_from_start: list[str] | None = []
+    from_start = SameErrorFromStart(FAIL_FAST_QUESTIONS)
     for q in questions:
         if checkpoint.done(q.id):
             bar.update(1)
@@ -128,7 +128,7 @@ def generate_stage(
                 }
             )
             bar.update(1)
-            reason = permanent_error(err)
+            reason = permanent_error(err, args_option="--generator_args")
             if reason is not None:
                 bar.close()
                 raise GeneratorFailure(
@@ -138,23 +138,18 @@ def generate_stage(
                         f"failed with an error no retry can fix ({reason}) on question {q.id!r}",
                     )
                 ) from err
-            if errors_from_start is not None:
-                errors_from_start.append(error_text(err))
-                if (
-                    len(errors_from_start) >= FAIL_FAST_QUESTIONS
-                    and len(set(errors_from_start)) == 1
-                ):
-                    bar.close()
-                    raise GeneratorFailure(
-                        _stop_message(
-                            config,
-                            errors_from_start[0],
-                            f"failed on each of the first {FAIL_FAST_QUESTIONS} questions with "
-                            f"the same error ({config.retries} retries each)",
-                        )
-                    ) from err
+            if from_start.failed(err):
+                bar.close()
+                raise GeneratorFailure(
+                    _stop_message(
+                        config,
+                        error_text(err),
+                        f"failed on each of the first {FAIL_FAST_QUESTIONS} questions with "
+                        f"the same error ({config.retries} retries each)",
+                    )
+                ) from err
             continue
-        errors_from_start = None
+        from_start.succeeded()
         result = generator.collect(q.id, replies)
         checkpoint.add({"status": "ok", **asdict(result)})
         bar.update(1)
@@ -252,6 +247,8 @@ def filter_stage(
         "seed": config.seed,
         "reference": file_digest(config.reference),
     }
+    if config.strategy == "release":
+        fingerprint["release_option_order"] = RELEASE_OPTION_ORDER
     checkpoint = Checkpoint(config.checkpoint_path("filter"), fingerprint)
     scorer = LetterScorer(lm, style=config.prompt_style)
     too_long: dict[str, int] = {}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import textwrap
 
-from ._harness_args import add_harness_model_arguments
+from ._harness_args import add_harness_model_arguments, add_seed_argument, seed_of
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -72,7 +72,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         default="release",
         help="PI protocol of the written PI (default: release, 16 prompts)",
     )
-    parser.add_argument("--seed", type=int, default=1234, help="Base seed of every choice")
+    add_seed_argument(parser, "every choice")
     parser.add_argument(
         "--stage",
         choices=("all", "generate", "clean", "filter", "write"),
@@ -114,7 +114,7 @@ def _execute(args: argparse.Namespace) -> None:
         strategy=args.strategy,
         prompt_style=args.prompt_style,
         protocol=args.protocol,
-        seed=args.seed,
+        seed=seed_of(args),
         n_batches=args.n_batches,
         n_per_batch=args.n_per_batch,
         temperature=args.temperature,

@@ -6,9 +6,15 @@ import argparse
 import logging
 import textwrap
 
-from ._harness_args import add_harness_model_arguments
+from ._harness_args import add_harness_model_arguments, add_seed_argument, seed_of
 
 logger = logging.getLogger(__name__)
+
+_NOTHING_LEFT = (
+    "--long_prompts skip would leave no question to score: every prompt is too long. Use a "
+    "model with a longer context (or model_args max_length=N, if the model was trained for "
+    "more)."
+)
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -44,7 +50,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "score 16 four-option prompts per question (4 repeats x leave each of 4 distractors "
         "out; 16 shuffles of a 3-distractor item's 4 options). Default: release",
     )
-    parser.add_argument("--seed", type=int, default=1234, help="Base seed of option orders")
+    add_seed_argument(parser, "option orders")
     parser.add_argument("--output", required=True, help="Output JSONL (one row per question)")
     parser.add_argument(
         "--chunk_size", type=int, default=16, help="Questions per model call (default 16)"
@@ -95,10 +101,13 @@ def _execute(args: argparse.Namespace) -> None:
         questions = questions[: args.limit]
     check_pi_questions(questions, source=args.data)  # before loading the model
     lm = create_lm(args.model, args.model_args, device=args.device, batch_size=args.batch_size)
-    too_long, limit = long_prompt_questions(lm, questions, protocol=args.protocol, seed=args.seed)
+    seed = seed_of(args)
+    too_long, limit = long_prompt_questions(lm, questions, protocol=args.protocol, seed=seed)
     skipped = None
-    if too_long and args.long_prompts == "error":
-        raise PromptTooLongError(too_long, int(limit))
+    if too_long and (args.long_prompts == "error" or len(too_long) == len(questions)):
+        # with skip, nothing would be left to score: say so before writing anything
+        fix = _NOTHING_LEFT if args.long_prompts == "skip" else ""
+        raise PromptTooLongError(too_long, int(limit), fix=fix)
     if too_long:
         logger.warning(
             "skipping %d question(s) whose prompts are longer than the model's context of %d "
@@ -110,7 +119,7 @@ def _execute(args: argparse.Namespace) -> None:
         questions = [q for q in questions if q.id not in too_long]
         skipped = {"long_prompts": {"limit": limit, "n": len(too_long), "tokens": too_long}}
     results = compute_pi(
-        questions, lm, protocol=args.protocol, seed=args.seed, chunk_size=args.chunk_size
+        questions, lm, protocol=args.protocol, seed=seed, chunk_size=args.chunk_size
     )
     summary_path, summary = write_pi(results, args.output, skipped=skipped)
     print(format_summary(summary, title=f"PI ({args.protocol}) of {args.data}"))

@@ -20,7 +20,7 @@ pools), :mod:`.pipeline` (the run), :mod:`.outputs` and :mod:`.figures` (files).
 Public names: :class:`DiagnoseConfig`, :func:`run_diagnose`, :func:`write_outputs`,
 :data:`RULES`, :func:`audit_question`, :class:`Flag`, :func:`find_duplicates`,
 :func:`cosine_similarity`, :class:`EmbeddingCache`, :func:`embed_texts`,
-:func:`make_encoder`, :class:`AnswerabilityJudge`, :func:`parse_verdict`,
+:func:`make_encoder`, :class:`AnswerabilityJudge`, :class:`JudgeFailure`, :func:`parse_verdict`,
 :data:`DEFAULT_T5`, :data:`DEFAULT_CLAP`.
 """
 
@@ -29,7 +29,7 @@ from __future__ import annotations
 from .audit import RULES, Flag, audit_question
 from .cache import EmbeddingCache, embed_texts
 from .encoders import DEFAULT_CLAP, DEFAULT_T5, make_encoder
-from .judge import AnswerabilityJudge, parse_verdict
+from .judge import AnswerabilityJudge, JudgeFailure, parse_verdict
 from .outputs import write_outputs
 from .pipeline import DiagnoseConfig, run_diagnose
 from .similarity import cosine_similarity, find_duplicates
@@ -47,6 +47,7 @@ __all__ = [
     "embed_texts",
     "make_encoder",
     "AnswerabilityJudge",
+    "JudgeFailure",
     "parse_verdict",
     "DEFAULT_T5",
     "DEFAULT_CLAP",

@@ -7,6 +7,12 @@ question and its options (the correct one marked) and must answer with one line
 ``VERDICT: answerable`` or ``VERDICT: unanswerable`` and a ``REASON:`` line. A reply
 without a readable verdict is a *parse failure*, and a call that still fails after its
 retries a *call failure*; both are counted and stored as such, never guessed.
+
+Failing calls follow the package's retry policy (:mod:`lm_eval_rul.retries`): a transient
+failure is retried with exponential backoff; an error no retry can fix (HTTP
+400/401/403/404/405/422, an invalid URL, a programming error) stops the run at once with
+:class:`JudgeFailure`, and so does the same error on each of the first
+:data:`~lm_eval_rul.retries.FAIL_FAST_ITEMS` questions (a wrong URL or model name).
 """
 
 from __future__ import annotations
@@ -18,13 +24,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from ..errors import UserInputError
 from ..questions import Question
+from ..retries import FAIL_FAST_ITEMS, SameErrorFromStart, error_text, permanent_error, with_retries
 
 __all__ = [
     "JUDGE_SYSTEM",
     "JUDGE_TEMPLATE",
     "VERDICTS",
     "JudgeVerdict",
+    "JudgeFailure",
     "judge_messages",
     "parse_verdict",
     "AnswerabilityJudge",
@@ -56,6 +65,10 @@ JUDGE_TEMPLATE = (
 
 _VERDICT = re.compile(r"verdict\W{0,5}\s*(un)?answerable\b", re.IGNORECASE)
 _REASON = re.compile(r"reason\W{0,5}\s*(.+)", re.IGNORECASE)
+
+
+class JudgeFailure(UserInputError, RuntimeError):
+    """The judge cannot work: an error no retry fixes, or the same error from the start."""
 
 
 @dataclass
@@ -122,6 +135,7 @@ class AnswerabilityJudge:
 
     Args:
         lm: An lm-eval ``LM`` with ``generate_until`` and ``apply_chat_template``.
+        name: The judge in messages (e.g. ``local-chat-completions``).
         max_gen_toks: Token budget of one reply.
         max_distractors: Distractors shown per question.
         retries: Retries of a failing call (exponential backoff from ``backoff`` s).
@@ -133,6 +147,7 @@ class AnswerabilityJudge:
         self,
         lm: Any,
         *,
+        name: str = "the judge model",
         max_gen_toks: int = 128,
         max_distractors: int = 8,
         retries: int = 2,
@@ -140,12 +155,14 @@ class AnswerabilityJudge:
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.lm = lm
+        self.name = name
         self.max_gen_toks = max_gen_toks
         self.max_distractors = max_distractors
         self.retries = retries
         self.backoff = backoff
         self.sleep = sleep
         self.n_calls = 0
+        self._from_start = SameErrorFromStart(FAIL_FAST_ITEMS)
 
     def _instance(self, question: Question) -> Any:
         from lm_eval.api.instance import Instance
@@ -166,25 +183,49 @@ class AnswerabilityJudge:
             metadata=("lm_eval_rul_judge", 0, 1),
         )
 
+    def _call(self, questions: Sequence[Question]) -> list[Any]:
+        self.n_calls += 1
+        return self.lm.generate_until([self._instance(q) for q in questions], disable_tqdm=True)
+
+    def _stop_if_hopeless(self, question_id: str, error: BaseException) -> None:
+        """Raise :class:`JudgeFailure` when no retry, and no later question, can succeed."""
+        reason = permanent_error(error, args_option="--judge_args")
+        if reason is not None:
+            what = f"failed with an error no retry can fix ({reason}) on question {question_id!r}"
+        elif self._from_start.failed(error):
+            what = (
+                f"failed on each of the first {FAIL_FAST_ITEMS} questions with the same error "
+                f"({self.retries} retries each)"
+            )
+        else:
+            return
+        raise JudgeFailure(
+            f"diagnose stopped: the judge ({self.name}) {what}. Last error: "
+            f"{error_text(error)}. Fix --judge / --judge_args and rerun."
+        ) from error
+
     def judge(self, question: Question) -> JudgeVerdict:
-        """One question's verdict (a call failure after the retries is recorded, not raised)."""
-        error = None
-        for attempt in range(self.retries + 1):
-            self.n_calls += 1
-            try:
-                (reply,) = self.lm.generate_until([self._instance(question)], disable_tqdm=True)
-            except Exception as err:  # noqa: BLE001 - any failure of the judge's call
-                error = f"{type(err).__name__}: {err}"
-                if attempt < self.retries:
-                    delay = self.backoff * 2**attempt
-                    logger.warning(
-                        "judge call for question %r failed (%s); retry %d/%d in %.1fs",
-                        question.id, error, attempt + 1, self.retries, delay,
-                    )  # fmt: skip
-                    self.sleep(delay)
-                continue
-            return parse_verdict(reply if isinstance(reply, str) else None)
-        return JudgeVerdict(None, status="call_failure", error=error)
+        """One question's verdict; a transient failure that outlasts the retries is recorded
+        as a ``call_failure``, not raised.
+
+        Raises:
+            JudgeFailure: At once on an error no retry can fix, or when the first
+                :data:`~lm_eval_rul.retries.FAIL_FAST_ITEMS` questions all fail with the
+                same error.
+        """
+        try:
+            (reply,) = with_retries(
+                lambda: self._call([question]),
+                retries=self.retries,
+                backoff=self.backoff,
+                what=f"judge call for question {question.id!r}",
+                sleep=self.sleep,
+            )
+        except Exception as err:  # noqa: BLE001 - recorded as a call failure, or stops the run
+            self._stop_if_hopeless(question.id, err)
+            return JudgeVerdict(None, status="call_failure", error=error_text(err))
+        self._from_start.succeeded()
+        return parse_verdict(reply if isinstance(reply, str) else None)
 
     def judge_all(
         self, questions: Sequence[Question], *, chunk_size: int = 32, progress: bool = True
@@ -193,7 +234,12 @@ class AnswerabilityJudge:
 
         Questions go to the model ``chunk_size`` at a time (so an API model's
         ``num_concurrent`` and an ``hf`` model's batching apply); when a chunk's call
-        fails, its questions are retried one by one (:meth:`judge`).
+        fails with an error a retry may fix, its questions are retried one by one
+        (:meth:`judge`).
+
+        Raises:
+            JudgeFailure: See :meth:`judge`; a chunk's error no retry can fix stops the run
+                at once, before any question is asked alone.
         """
         from tqdm.auto import tqdm
 
@@ -201,24 +247,28 @@ class AnswerabilityJudge:
             raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
         verdicts: dict[str, JudgeVerdict] = {}
         bar = tqdm(total=len(questions), desc="judge", unit="question", disable=not progress)
-        for start in range(0, len(questions), chunk_size):
-            chunk = list(questions[start : start + chunk_size])
-            self.n_calls += 1
-            try:
-                replies = self.lm.generate_until(
-                    [self._instance(q) for q in chunk], disable_tqdm=True
-                )
-            except Exception as err:  # noqa: BLE001 - retried question by question
-                logger.warning("judge call for %d questions failed (%r)", len(chunk), err)
-                replies = None
-            for position, q in enumerate(chunk):
-                if replies is None:
-                    verdicts[q.id] = self.judge(q)
+        try:
+            for start in range(0, len(questions), chunk_size):
+                chunk = list(questions[start : start + chunk_size])
+                try:
+                    replies = self._call(chunk)
+                except Exception as err:  # noqa: BLE001 - retried question by question
+                    reason = permanent_error(err, args_option="--judge_args")
+                    if reason is not None:
+                        self._stop_if_hopeless(chunk[0].id, err)
+                    logger.warning("judge call for %d questions failed (%r)", len(chunk), err)
+                    replies = None
                 else:
-                    reply = replies[position]
-                    verdicts[q.id] = parse_verdict(reply if isinstance(reply, str) else None)
-            bar.update(len(chunk))
-        bar.close()
+                    self._from_start.succeeded()
+                for position, q in enumerate(chunk):
+                    if replies is None:
+                        verdicts[q.id] = self.judge(q)
+                    else:
+                        reply = replies[position]
+                        verdicts[q.id] = parse_verdict(reply if isinstance(reply, str) else None)
+                bar.update(len(chunk))
+        finally:
+            bar.close()
         return verdicts
 
 

@@ -167,7 +167,10 @@ def _judge(
 
         judge_lm = create_lm(config.judge, config.judge_args)
     judge = AnswerabilityJudge(
-        judge_lm, max_gen_toks=config.judge_max_gen_toks, retries=config.judge_retries
+        judge_lm,
+        name=config.judge or type(judge_lm).__name__,
+        max_gen_toks=config.judge_max_gen_toks,
+        retries=config.judge_retries,
     )
     verdicts = {}
     for d in datasets:

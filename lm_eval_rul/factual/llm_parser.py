@@ -17,10 +17,12 @@ task's lexicon (:func:`~lm_eval_rul.factual.prompts.read_parser_reply`).
   reading (``labels`` None: not an empty prediction, and never a guess; the metrics leave
   such windows out, :mod:`~lm_eval_rul.factual.records`), and is not cached (a rerun asks
   again). An empty reply is the rules' "nothing mentioned": an empty prediction.
-* **Failing calls**: an HTTP 400/401/403/404 stops at once with an error naming the status
-  (a wrong ``base_url``, model name or key fails the same way every time); any other
-  failure is retried ``retries`` times with exponential backoff, then stops with an error.
-  What was parsed so far stays cached, so a rerun resumes.
+* **Failing calls** follow the package's retry policy (:mod:`lm_eval_rul.retries`): an
+  error no retry can fix (HTTP 400/401/403/404/405/422, an invalid URL, a programming
+  error) stops at once with an error naming it (a wrong ``base_url``, model name or key
+  fails the same way every time); any other failure is retried ``retries`` times with
+  exponential backoff, then stops with an error. What was parsed so far stays cached, so a
+  rerun resumes.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..cache import ResultCache
+from ..retries import error_text, permanent_error, with_retries
 from .errors import FactualInputError
 from .labels import task_info
 from .lexicon import Lexicon
@@ -63,7 +66,6 @@ _PROSE = re.compile(
     r"cannot|can't|unclear|unknown)\b",
     re.IGNORECASE,
 )
-_FAIL_FAST = (400, 401, 403, 404)
 
 
 class ParserCallError(FactualInputError):
@@ -179,12 +181,6 @@ def parser_scope(parser_model: str, model_args: dict[str, Any]) -> dict[str, Any
     }
 
 
-def _status(error: BaseException) -> int | None:
-    response = getattr(error, "response", None)
-    code = getattr(response, "status_code", None) or getattr(error, "status", None)
-    return int(code) if isinstance(code, int) else None
-
-
 class LLMParser:
     """Parse answers into labels with a harness model (see the module docstring).
 
@@ -251,34 +247,32 @@ class LLMParser:
         )
 
     def _generate(self, conversations: list[list[dict[str, str]]]) -> list[str]:
-        """One reply per conversation; fails fast on 4xx, else retries, then raises."""
+        """One reply per conversation, with the package's retry policy
+        (:mod:`lm_eval_rul.retries`): an error no retry can fix stops at once, others are
+        retried with backoff, then stop."""
         instances = [self._instance(c) for c in conversations]
-        for attempt in range(self.retries + 1):
-            try:
-                replies = self.lm.generate_until(instances, disable_tqdm=True)
-                self.stats.requests += len(instances)
-                return ["" if r is None else str(r) for r in replies]
-            except Exception as error:  # noqa: BLE001 - any failure of the remote call
-                code = _status(error)
-                if code in _FAIL_FAST:
-                    raise ParserCallError(
-                        f"the parser model {self.name} answered HTTP {code} "
-                        f"({type(error).__name__}: {str(error)[:200]}); check --parser_args "
-                        "(base_url, model) and the API key"
-                    ) from error
-                if attempt == self.retries:
-                    raise ParserCallError(
-                        f"the parser model {self.name} failed {attempt + 1} times "
-                        f"({type(error).__name__}: {str(error)[:200]}); the replies read so "
-                        "far are cached: rerun the same command to resume"
-                    ) from error
-                delay = self.backoff * 2**attempt
-                logger.warning(
-                    "parser %s failed (%r); retry %d/%d in %.1fs",
-                    self.name, error, attempt + 1, self.retries, delay,
-                )  # fmt: skip
-                self.sleep(delay)
-        raise AssertionError("unreachable")
+        try:
+            replies = with_retries(
+                lambda: self.lm.generate_until(instances, disable_tqdm=True),
+                retries=self.retries,
+                backoff=self.backoff,
+                what=f"parser {self.name}",
+                sleep=self.sleep,
+            )
+        except Exception as error:  # noqa: BLE001 - any failure of the remote call
+            reason = permanent_error(error, args_option="--parser_args")
+            if reason is not None:
+                raise ParserCallError(
+                    f"the parser model {self.name} failed with an error no retry can fix "
+                    f"({reason}; {error_text(error)[:200]})"
+                ) from error
+            raise ParserCallError(
+                f"the parser model {self.name} failed {self.retries + 1} times "
+                f"({error_text(error)[:200]}); the replies read so far are cached: rerun the "
+                "same command to resume"
+            ) from error
+        self.stats.requests += len(instances)
+        return ["" if r is None else str(r) for r in replies]
 
     # ------------------------------------------------------------------ parsing
     def _read_cached(self, query: ParserQuery) -> ParserReading | None:

@@ -43,10 +43,26 @@ class PromptTooLongError(UserInputError, ValueError):
 
     Attributes:
         lengths: ``{question id: tokens of its longest prompt}``.
-        limit: Tokens the model can read (its ``max_length``).
+        limit: Tokens the model can read (its ``max_length``), or may read of a prompt.
+
+    Args:
+        lengths, limit: The attributes.
+        fix: What to do (default: a longer context, or ``--long_prompts skip``).
+        room: What ``limit`` is, in the message (default: "the model's context of
+            ``limit`` tokens"); the generation check names the room left after the tokens
+            to generate.
+        prompt: What was measured (default: "a scoring prompt").
     """
 
-    def __init__(self, lengths: Mapping[str, int], limit: int, *, fix: str = "") -> None:
+    def __init__(
+        self,
+        lengths: Mapping[str, int],
+        limit: int,
+        *,
+        fix: str = "",
+        room: str = "",
+        prompt: str = "a scoring prompt",
+    ) -> None:
         self.lengths = dict(lengths)
         self.limit = limit
         items = list(self.lengths.items())
@@ -56,10 +72,11 @@ class PromptTooLongError(UserInputError, ValueError):
             "Use a model with a longer context, or pass --long_prompts skip to leave these "
             "questions out (they are counted in the output)."
         )
+        room = room or f"the model's context of {limit} tokens"
         super().__init__(
-            f"{len(items)} question(s) have a scoring prompt longer than the model's context "
-            f"of {limit} tokens: ids {shown}{more}. The harness would cut them from the left, "
-            f"so the model would not see the start of the question. {fix}"
+            f"{len(items)} question(s) have {prompt} longer than {room}: ids {shown}{more}. "
+            "The harness would cut them from the left, so the model would not see the start "
+            f"of the question. {fix}"
         )
 
 

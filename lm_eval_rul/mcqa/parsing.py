@@ -12,8 +12,9 @@ Rules, tried in order; the first that finds an offered letter wins:
    choose / select / guess is ... X" (a few words may sit between the phrase and the
    letter: "the answer is clearly (B)"), and "option is X" / "it is X" (the letter right
    after the phrase; a bare letter must end the clause, so "it is A minor" is no answer).
-   A negated letter is skipped ("the answer is not A, it is C" reads C; after a
-   negation, "or B" / "nor B" is negated too). A phrase naming two different letters
+   A negated letter is skipped ("the answer is not A, it is C" reads C; "neither A nor
+   B", "C rather than A", "B instead of A", "none of A" negate the letter after them;
+   after a negation, "or B" / "nor B" is negated too). A phrase naming two different letters
    ("the answer is A or B", "answer: B, C") reads nothing: never a guess between them;
 4. ``option_mention``: the FIRST "option X" or "(X)";
 5. ``option_text``: the option whose text appears verbatim (case-insensitive, on word
@@ -67,7 +68,9 @@ _STRICT_START = re.compile(r"[^\S\n]*" + _EMPH + r"[:\-]?" + _EMPH + r"[^\S\n]*(
 _CLAUSE_END = re.compile(r"[.;!?\n]")
 _CONTINUES = re.compile(r"\s*[,:)\]]")  # "it is B, the violin": the letter ends its clause
 _WINDOW = 40  # characters after a phrase where its letter may be
-_NEGATION = re.compile(r"(?i:\b(?:not|nor)\s+$)")
+# words that negate the letter right after them: "not A", "neither A nor B", "C rather
+# than A", "B instead of A", "none of A or B"
+_NEGATION = re.compile(r"(?i:\b(?:not|nor|neither|none\s+of|rather\s+than|instead\s+of)\s+$)")
 _ALTERNATIVE = re.compile(r"(?i:\bor\s+$)")
 _MENTION = re.compile(
     r"(?i:option)" + _EMPH + r"\s+" + _EMPH + r"\(?" + _EMPH + r"([A-Z])" + _EMPH + r"\)?"

@@ -119,13 +119,14 @@ def pi_prompt(question: str, options: Sequence[str], *, style: str = "paper") ->
     """The text-only prompt whose next token is read as the answer letter.
 
     ``style="paper"`` writes options as ``(A) x`` (:data:`PI_PROMPT`); ``style="release"``
-    is the released code's prompt exactly (:data:`RELEASE_PI_PROMPT`).
+    is the released code's prompt exactly (:data:`RELEASE_PI_PROMPT`). Both take the
+    question as given (the released code does not strip it).
 
     >>> pi_prompt("Which?", ["x", "y"], style="release").split("candidates are: ")[1]
     'A. x; B. y. Answer without the parenthesis. The most likely answer is'
     """
     if style == "paper":
-        return PI_PROMPT.format(question=question.strip(), options=format_options_paper(options))
+        return PI_PROMPT.format(question=question, options=format_options_paper(options))
     if style == "release":
         return RELEASE_PI_PROMPT.format(question=question, options=format_options_release(options))
     raise ValueError(f"style must be 'paper' or 'release', got {style!r}")
@@ -151,6 +152,9 @@ def bracket_examples(n_options: int) -> str:
 def gen_prompt(question: str, options: Sequence[str], *, preamble: str = "audio") -> str:
     """The step-by-step generation prompt (answer asked for as ``[[X]]``).
 
+    Byte for byte the text of the authors' ``format_leave_one_out_prompt`` (four options)
+    and ``format_one_shot_prompt`` (five): the question goes in as given, not stripped.
+
     Args:
         question: The question text.
         options: Option texts in the order shown (A, B, ...).
@@ -161,7 +165,7 @@ def gen_prompt(question: str, options: Sequence[str], *, preamble: str = "audio"
         raise ValueError(f"preamble must be one of {sorted(GEN_PREAMBLES)}, got {preamble!r}")
     return GEN_PROMPT.format(
         preamble=GEN_PREAMBLES[preamble],
-        question=question.strip(),
+        question=question,
         options=format_options_paper(options),
         examples=bracket_examples(len(options)),
     )

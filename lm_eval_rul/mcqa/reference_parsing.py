@@ -152,7 +152,7 @@ def check_parser(name: object, *, key: str = "parser") -> str:
     Raises:
         UnknownParserError: naming the parsers there are.
     """
-    if name not in PARSERS:
+    if not isinstance(name, str) or name not in PARSERS:
         raise UnknownParserError(
             f"--metadata {key}={name!r} is not a parser; use one of {sorted(PARSERS)} "
             f"({DEFAULT_PARSER!r} is ours, 'release' the RUListening authors' extraction)"

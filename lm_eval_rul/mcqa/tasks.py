@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..audio import attach_audio
+from ..errors import UserInputError
 from ..questions import (
     DEFAULT_SEED,
     DataValidationError,
@@ -59,6 +60,7 @@ __all__ = [
     "process_results_official",
     "rul_questions",
     "muchomusic_questions",
+    "TaskMetadataError",
 ]
 
 logger = logging.getLogger(__name__)
@@ -155,12 +157,26 @@ def muchomusic_questions(**metadata: Any) -> list[Question]:
     return list(_read_muchomusic_cached(_stamp(path)))
 
 
+class TaskMetadataError(UserInputError, ValueError):
+    """A ``--metadata`` value the MuChoMusic / RUL-MuChoMusic tasks cannot use."""
+
+
 def _seed(metadata: dict[str, Any]) -> int:
+    """``shuffle_seed``: a whole number (an int, an integral float, or its digits as text).
+
+    ``true`` is refused rather than read as 1, and ``1.5`` rather than cut to 1.
+    """
     value = metadata.get("shuffle_seed", DEFAULT_SEED)
-    try:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, float) and value.is_integer():
         return int(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"--metadata shuffle_seed must be an integer, got {value!r}") from None
+    if isinstance(value, str) and re.fullmatch(r"\s*[+-]?\d+\s*", value):
+        return int(value)
+    raise TaskMetadataError(
+        f"--metadata shuffle_seed must be an integer, got {value!r}: give a whole number "
+        f"(e.g. --metadata '{{\"shuffle_seed\": {DEFAULT_SEED}}}', the default) or leave it out"
+    )
 
 
 def _parser(metadata: dict[str, Any]) -> str:

@@ -25,13 +25,13 @@ from lm_eval.models.utils import postprocess_generated_text
 
 from ..audio import AudioSpec, check_audio_available, condition_key
 from ..cache import ResultCache, digest
-from ..questions.sources import cache_dir
 from .api_client import ChatClient, Job, chat_url
 from .api_counts import RequestCounts
 from .api_letters import APILetterScoringMixin
 from .api_payload import WAV_SUBTYPES, AudioEncoder
 from .args import LALMArgumentError, audio_condition, validate_model_args
 from .common import audio_settings
+from .stored_results import results_path
 
 __all__ = ["LALMAPI", "check_model_args", "LOGPROB_MODES"]
 
@@ -41,6 +41,8 @@ logger = logging.getLogger(__name__)
 LOGPROB_MODES: tuple[str, ...] = ("auto", "prompt", "top", "none")
 _SECRET_ARGS = ("api_key", "header", "auth_token")
 _CACHE_VERSION = 1
+#: The file ``results_cache=auto`` means, in ``$LM_EVAL_RUL_CACHE`` (beside ``lalm``'s).
+API_RESULTS_FILE = "lalm_api.sqlite"
 
 
 class LALMAPI(APILetterScoringMixin, LocalChatCompletion):
@@ -69,8 +71,8 @@ class LALMAPI(APILetterScoringMixin, LocalChatCompletion):
         timeout: Seconds per request.
         max_gen_toks: Generation budget when a task sets none.
         think_end_token: Drop a reasoning model's text up to this token (lm-eval's).
-        cache: Resume cache file; ``auto`` = ``~/.cache/lm_eval_rul/lalm_api.sqlite``,
-            ``none`` = no cache.
+        results_cache: Resume cache file, as ``lalm``'s: ``auto`` = ``lalm_api.sqlite`` in
+            ``$LM_EVAL_RUL_CACHE`` (default ``~/.cache/lm_eval_rul``), a path, or ``none``.
         verify_certificate, ca_cert_path: TLS checks of the endpoint.
         device, batch_size, max_batch_size: Accepted from the harness; unused (one
             request per prompt, concurrency from ``num_concurrent``).
@@ -100,7 +102,7 @@ class LALMAPI(APILetterScoringMixin, LocalChatCompletion):
         timeout: float = 300,
         max_gen_toks: int = 256,
         think_end_token: str | None = None,
-        cache: str | None = "auto",
+        results_cache: str | None = "auto",
         verify_certificate: bool = True,
         ca_cert_path: str | None = None,
         device: str | None = None,
@@ -154,10 +156,10 @@ class LALMAPI(APILetterScoringMixin, LocalChatCompletion):
             ca_cert_path=ca_cert_path,
         )
         self._memo: dict[str, Any] = {}
-        self._cache = self._open_cache(args["cache"])
+        self._cache = self._open_cache(args["results_cache"])
         logger.info(
             "lalm-api: model %r at %s; audio=%s seed=%d sampling_rate=%d wav=%s logprobs=%s "
-            "num_concurrent=%d cache=%s",
+            "num_concurrent=%d results_cache=%s",
             self.model,
             self._client.host,
             self.condition,
@@ -170,10 +172,10 @@ class LALMAPI(APILetterScoringMixin, LocalChatCompletion):
         )
 
     # ------------------------------------------------------------------ resume cache
-    def _open_cache(self, cache: str | None) -> ResultCache | None:
-        if cache is None or str(cache).strip().lower() in ("none", "false", "off", ""):
+    def _open_cache(self, setting: str | None) -> ResultCache | None:
+        path = results_path(setting, API_RESULTS_FILE)
+        if path is None:
             return None
-        path = cache_dir() / "lalm_api.sqlite" if str(cache) == "auto" else cache
         scope = {
             "cache": f"lalm-api/{_CACHE_VERSION}",
             "endpoint_model": self.model,
@@ -289,7 +291,7 @@ class LALMAPI(APILetterScoringMixin, LocalChatCompletion):
             raise LALMArgumentError(
                 "lalm-api does not support --use_cache: lm-eval keys cached responses by "
                 "prompt text only, so answers for another clip or audio condition would be "
-                "reused. lalm-api keeps its own resume cache (model_args cache=PATH)."
+                "reused. lalm-api keeps its own resume cache (model_args results_cache=PATH|none)."
             )
         super().set_cache_hook(cache_hook)
 
@@ -341,6 +343,11 @@ def check_model_args(model_args: Mapping[str, Any]) -> dict[str, Any]:
         UnknownModelArgsError: A name ``lalm-api`` does not take.
         UnknownConditionError: ``audio=`` names no condition.
     """
+    if "cache" in model_args:
+        raise LALMArgumentError(
+            "lalm-api: model_args cache= is now results_cache= (the same name and values as "
+            "lalm's: auto, a file path, or none)."
+        )
     secrets = [name for name in _SECRET_ARGS if name in model_args]
     if secrets:  # never echo the value
         raise LALMArgumentError(

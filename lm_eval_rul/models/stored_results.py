@@ -56,14 +56,20 @@ _OFF = ("none", "off", "false", "no", "0", "")
 _WEIGHTS = (".safetensors", ".bin", ".json", ".model", ".txt", ".jinja", ".py")
 
 
-def results_path(setting: Any) -> Path | None:
-    """The file ``results_cache=setting`` means (``auto``: the default; ``none``: off)."""
+def results_path(setting: Any, default_file: str = DEFAULT_RESULTS_FILE) -> Path | None:
+    """The file ``results_cache=setting`` means, for ``lalm`` and ``lalm-api`` alike.
+
+    Args:
+        setting: ``auto`` (``default_file`` in ``$LM_EVAL_RUL_CACHE``), ``none`` (off; also
+            ``off``, ``false``, ``no``, ``0``, empty) or a file path.
+        default_file: The file name ``auto`` means (each model has its own).
+    """
     if setting is None or str(setting).strip().lower() in _OFF:
         return None
     if str(setting).strip().lower() == "auto":
         from ..questions import cache_dir
 
-        return cache_dir() / DEFAULT_RESULTS_FILE
+        return cache_dir() / default_file
     return Path(str(setting)).expanduser()
 
 

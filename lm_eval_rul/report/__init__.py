@@ -27,6 +27,7 @@ Definitions (see ``docs/method.md``, "Statistics"):
 
 Modules: :mod:`.samples` and :mod:`.runs` (reading harness output folders),
 :mod:`.pi_files` (``--pi`` files), :mod:`.stats` (intervals and tests on scipy),
+:mod:`.correlation` (Pearson's r),
 :mod:`.settings`, :mod:`.summary`, :mod:`.comparisons` (the numbers), :mod:`.plots`,
 :mod:`.markdown` and :mod:`.writing` (the files); the factual section: :mod:`.factual_runs`
 (logged windows), :mod:`.factual` (per task: figures, baselines, correct vs random with
@@ -45,18 +46,17 @@ Public names: :func:`load_runs`, :func:`read_results_file`, :class:`Run`,
 :class:`Correlation`.
 """
 
+from .correlation import Correlation, pearson
 from .markdown import render_markdown
 from .pi_files import PIFile, read_pi_file
 from .runs import TEXT_CONDITION, Run, TaskResult, load_runs, read_results_file
 from .samples import RunReadError, Sample, majority_from_samples, sample_answer
 from .settings import CONDITION_ORDER, ReportSettings, ReportSettingsError
 from .stats import (
-    Correlation,
     Interval,
     accuracy_ci,
     leakage_ci,
     paired_difference_ci,
-    pearson,
     wilcoxon_pvalue,
 )
 from .summary import build_report

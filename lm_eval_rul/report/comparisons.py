@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..questions import derive_seed
+from .correlation import pearson
 from .runs import Run, RunReadError
 from .samples import Sample
 from .settings import (
@@ -25,7 +26,7 @@ from .settings import (
     id_sort_key,
     resample_groups,
 )
-from .stats import leakage_ci, paired_difference_ci, pearson, wilcoxon_pvalue
+from .stats import leakage_ci, paired_difference_ci, wilcoxon_pvalue
 
 __all__ = ["paired_comparisons", "pi_correlations", "find_backbone"]
 

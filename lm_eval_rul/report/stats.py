@@ -5,7 +5,8 @@
 * :func:`paired_difference_ci`: ``mean(a) - mean(b)`` on the same items, paired bootstrap;
   :func:`leakage_ci`: the MMStar-style ``max(0, S_without_audio - S_text_backbone)``.
 * :func:`wilcoxon_pvalue`: Wilcoxon signed-rank test of paired per-question scores.
-* :func:`pearson`: Pearson r with its Fisher-z interval and p-value.
+
+Pearson's r (PI against accuracy) is in :mod:`.correlation`.
 
 A cluster bootstrap is a bootstrap over clusters of the per-cluster sums and counts,
 with the ratio ``sum(sums) / sum(counts)`` as statistic: with one score per cluster it
@@ -26,15 +27,14 @@ from scipy import stats
 
 __all__ = [
     "Interval",
-    "Correlation",
     "DEFAULT_N_RESAMPLES",
     "CI_METHODS",
     "accuracy_ci",
     "paired_difference_ci",
     "leakage_ci",
     "wilcoxon_pvalue",
-    "pearson",
     "cluster_sums",
+    "score_array",
 ]
 
 DEFAULT_N_RESAMPLES = 9999
@@ -72,22 +72,8 @@ class Interval:
         return {**asdict(self), "contains_zero": self.contains_zero}
 
 
-@dataclass(frozen=True)
-class Correlation:
-    """Pearson r with its interval and p-value (NaN where undefined)."""
-
-    r: float
-    low: float
-    high: float
-    pvalue: float
-    n: int
-    confidence_level: float
-
-    def to_dict(self) -> dict[str, float | int]:
-        return asdict(self)
-
-
-def _scores(values: Sequence[float] | np.ndarray, name: str) -> np.ndarray:
+def score_array(values: Sequence[float] | np.ndarray, name: str) -> np.ndarray:
+    """``values`` as a non-empty 1-D float array of finite scores (``name`` in errors)."""
     array = np.asarray(values, dtype=np.float64)
     if array.ndim != 1 or array.size == 0:
         raise ValueError(
@@ -216,7 +202,7 @@ def accuracy_ci(
     >>> (ci.estimate, ci.low, ci.high)
     (1.0, 1.0, 1.0)
     """
-    values = _scores(scores, "scores")
+    values = score_array(scores, "scores")
     _check_options(confidence_level, n_resamples, method)
     (sums,), counts = cluster_sums([values], groups)
     low, high = _bootstrap(
@@ -241,7 +227,7 @@ def _paired(
     seed: int,
     method: str,
 ) -> Interval:
-    x, y = _scores(a, "a"), _scores(b, "b")
+    x, y = score_array(a, "a"), score_array(b, "b")
     if x.size != y.size:
         raise ValueError(
             f"paired scores need the same items: a has {x.size}, b has {y.size}; "
@@ -351,54 +337,9 @@ def wilcoxon_pvalue(
     >>> wilcoxon_pvalue([1, 0, 1], [1, 0, 1])
     1.0
     """
-    x, y = _scores(a, "a"), _scores(b, "b")
+    x, y = score_array(a, "a"), score_array(b, "b")
     if x.size != y.size:
         raise ValueError(f"paired scores need equal lengths, got {x.size} and {y.size}")
     if np.all(x == y):
         return 1.0
     return float(stats.wilcoxon(x, y, zero_method=zero_method).pvalue)
-
-
-def pearson(
-    x: Sequence[float] | np.ndarray,
-    y: Sequence[float] | np.ndarray,
-    *,
-    confidence_level: float = 0.95,
-) -> Correlation:
-    """Pearson r, its Fisher-z confidence interval and two-sided p-value (scipy).
-
-    Args:
-        x, y: Paired values (e.g. per-question PI and accuracy).
-        confidence_level: Coverage of the interval.
-
-    Returns:
-        A :class:`Correlation`; NaN everywhere (with a warning) when fewer than 3 pairs
-        or either input is constant, where r is undefined.
-
-    Examples
-    --------
-    >>> round(pearson([1, 2, 3, 4], [2, 4, 6, 8]).r, 6)
-    1.0
-    """
-    u, v = _scores(x, "x"), _scores(y, "y")
-    if u.size != v.size:
-        raise ValueError(f"x and y need equal lengths, got {u.size} and {v.size}")
-    if u.size < 3 or np.ptp(u) == 0 or np.ptp(v) == 0:
-        warnings.warn(
-            f"Pearson r is undefined for {u.size} pairs with constant or too few values "
-            "(need >= 3 pairs and spread in both); reported as NaN",
-            RuntimeWarning,
-            stacklevel=2,
-        )
-        nan = float("nan")
-        return Correlation(nan, nan, nan, nan, int(u.size), confidence_level)
-    result = stats.pearsonr(u, v)
-    ci = result.confidence_interval(confidence_level=confidence_level)
-    return Correlation(
-        float(result.statistic),
-        float(ci.low),
-        float(ci.high),
-        float(result.pvalue),
-        int(u.size),
-        confidence_level,
-    )

@@ -8,7 +8,8 @@ Public names (modules): :mod:`text` (tokenizer and tiny causal LM), :mod:`audio`
 (synthesised clips and tiny audio LMs of each tested family), :mod:`counters` (forward
 pass counters), :mod:`fixtures` (question files in the released schemas), :mod:`harness`
 (running the CLI in a subprocess, offline), :mod:`openai_server` (a loopback
-OpenAI-compatible chat server running a tiny audio LM, for ``lalm-api``).
+OpenAI-compatible chat server running a tiny audio LM, for ``lalm-api``; its HTTP side
+:mod:`openai_http`).
 """
 
 __all__ = ["text", "audio", "counters", "fixtures", "harness", "openai_server"]

@@ -13,7 +13,8 @@ only; vLLM's extra fields are a 400 "Unrecognized request argument"), ``none`` (
 log-probabilities: a 400, or with ``silent_no_logprobs`` a 200 without them).
 Scripted failures (:attr:`OpenAIAudioServer.script`, :attr:`~OpenAIAudioServer.fail_after`)
 and counters (:attr:`~OpenAIAudioServer.posts`, :attr:`~OpenAIAudioServer.answered`)
-let tests check retries, errors and resumption from the server's side.
+let tests check retries, errors and resumption from the server's side. The HTTP side
+(error layouts, scripted failures, request checks, the handler) is :mod:`.openai_http`.
 """
 
 from __future__ import annotations
@@ -26,55 +27,13 @@ import io
 import json
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from .openai_http import error_reply, fingerprint, make_handler
+
 __all__ = ["OpenAIAudioServer", "fingerprint"]
-
-#: Fields of vLLM's chat API that OpenAI rejects.
-VLLM_EXTRAS = ("prompt_logprobs", "add_generation_prompt", "continue_final_message")
-
-
-def fingerprint(body: dict[str, Any]) -> str:
-    """A request's identity (audio by digest), to count repeated requests."""
-    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
-
-
-class _Reply(Exception):
-    """Answer the current request with ``status`` and ``body`` (an error)."""
-
-    def __init__(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
-        super().__init__(status)
-        self.status, self.body, self.headers = status, body, headers or {}
-
-
-def _error(status: int, message: str, code: Any = None) -> _Reply:
-    """An error reply in OpenAI's layout."""
-    error = {"message": message, "type": "invalid_request_error", "code": code or status}
-    return _Reply(status, {"error": error})
-
-
-_GEMINI_BAD_KEY = {
-    "code": 400,
-    "message": "API key not valid. Please pass a valid API key.",
-    "status": "INVALID_ARGUMENT",
-    "details": [{"reason": "API_KEY_INVALID"}],
-}
-
-
-#: Scripted failures: status -> (body, headers). ``"gemini_bad_key"`` is Gemini's 400 list.
-_SCRIPTED: dict[Any, tuple[Any, dict[str, str]]] = {
-    429: (
-        {"error": {"message": "Rate limit reached", "code": "rate_limit_exceeded"}},
-        {"Retry-After": "0"},
-    ),
-    500: ({"error": {"message": "Internal server error"}}, {}),
-    503: ({"error": {"message": "Service unavailable"}}, {}),
-    401: ({"error": "Unauthorized"}, {}),
-    404: ({"error": {"message": "The model `x` does not exist.", "code": 404}}, {}),
-    "gemini_bad_key": ([{"error": _GEMINI_BAD_KEY}], {}),
-}
 
 
 class OpenAIAudioServer:
@@ -133,7 +92,7 @@ class OpenAIAudioServer:
         self._model_lock = threading.Lock()
         self._accepted = 0
         self._load(str(pretrained))
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", int(port)), self._handler())
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", int(port)), make_handler(self))
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
         self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
@@ -202,7 +161,7 @@ class OpenAIAudioServer:
                 elif part["type"] == "text":
                     parts.append({"type": "text", "text": part["text"]})
                 else:
-                    raise _error(400, f"unsupported content part type {part['type']!r}")
+                    raise error_reply(400, f"unsupported content part type {part['type']!r}")
             messages.append({"role": message["role"], "content": parts})
         return messages, waves, recorded
 
@@ -214,7 +173,7 @@ class OpenAIAudioServer:
         add_generation_prompt = body.get("add_generation_prompt", True)
         continue_final = body.get("continue_final_message", False)
         if add_generation_prompt and continue_final:
-            raise _error(
+            raise error_reply(
                 400, "Cannot set both `continue_final_message` and `add_generation_prompt`."
             )
         prompt = self.processor.apply_chat_template(
@@ -308,77 +267,6 @@ class OpenAIAudioServer:
     def _ranked(self, token_id: int, logprob: float, rank: int) -> dict[str, Any]:
         text = self.tokenizer.decode([token_id])
         return {"logprob": max(logprob, -9999.0), "rank": rank, "decoded_token": text}
-
-    # ------------------------------------------------------------------ HTTP
-    def _check(self, headers: Any, body: dict[str, Any]) -> None:
-        """Raise the error reply the request calls for, if any (in vLLM's/OpenAI's order)."""
-        if self.api_key is not None:
-            sent = headers.get("Authorization", "")
-            if sent != f"Bearer {self.api_key}":
-                presented = sent.removeprefix("Bearer ")
-                message = f"Incorrect API key provided: {presented}"
-                raise _error(401, message, code="invalid_api_key")
-        with self._count_lock:
-            scripted = self.script.popleft() if self.script else 200
-            if scripted == 200 and self.fail_after is not None:
-                scripted = 503 if self._accepted >= self.fail_after else 200
-            if scripted == 200:
-                self._accepted += 1
-        if scripted != 200:
-            reply, headers_out = _SCRIPTED[scripted]
-            raise _Reply(400 if scripted == "gemini_bad_key" else scripted, reply, headers_out)
-        if body.get("model") != self.served_model:
-            raise _error(404, f"The model `{body.get('model')}` does not exist.")
-        if self.logprobs != "full":
-            extra = next((name for name in VLLM_EXTRAS if name in body), None)
-            if extra:
-                raise _error(400, f"Unrecognized request argument supplied: {extra}")
-        if self.logprobs == "none" and body.get("logprobs") and not self.silent_no_logprobs:
-            raise _error(400, "This model does not support the 'logprobs' parameter.")
-
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                """Keep test output quiet (the base class writes every request to stderr)."""
-
-            def _send(self, status: int, body: Any, headers: dict[str, str] | None = None):
-                data = json.dumps(body).encode()
-                with server._count_lock:  # before the answer leaves: a retry may come at once
-                    server.statuses.append(status)
-                self.send_response(status)
-                for name, value in {"Content-Type": "application/json", **(headers or {})}.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_GET(self) -> None:
-                if self.path.rstrip("/").endswith("/models"):
-                    self._send(200, {"data": [{"id": server.served_model, "object": "model"}]})
-                else:
-                    self._send(404, {"error": {"message": "Not Found"}})
-
-            def do_POST(self) -> None:
-                with server._count_lock:
-                    server.posts += 1
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                try:
-                    if not self.path.endswith("/chat/completions"):
-                        raise _error(404, "Not Found")
-                    server._check(self.headers, body)
-                    time.sleep(server.latency)
-                    with server._model_lock:
-                        answer, recorded = server._complete(body)
-                except _Reply as reply:
-                    self._send(reply.status, reply.body, reply.headers)
-                    return
-                with server._count_lock:
-                    server.answered.append(recorded)
-                self._send(200, answer)
-
-        return Handler
 
 
 def main(argv: list[str] | None = None) -> None:
