@@ -44,7 +44,7 @@ from .errors import (
     MissingAudioError,
     UnknownConditionError,
 )
-from .layouts import AUDIO_EXTENSIONS, attach_audio, track_identities
+from .layouts import AUDIO_EXTENSIONS, AUDIO_METADATA_KEYS, attach_audio, track_identities
 from .preflight import (
     AUDIO_CHECKS,
     UnreadableAudioError,
@@ -59,6 +59,7 @@ __all__ = [
     "AUDIO_CONDITIONS",
     "FILE_CONDITIONS",
     "AUDIO_EXTENSIONS",
+    "AUDIO_METADATA_KEYS",
     "AudioSpec",
     "AudioError",
     "MissingAudioError",

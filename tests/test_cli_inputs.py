@@ -1,0 +1,126 @@
+"""Command-line mistakes found in a fresh-user walkthrough: each is one error line, exit
+status 2, and no model constructed (``HFLM.__init__`` is counted; ``lalm`` extends it)."""
+
+from __future__ import annotations
+
+import functools
+import json
+
+import pytest
+
+from lm_eval_rul.cli.run_inputs import (
+    HARNESS_METADATA_KEYS,
+    UnknownMetadataKeyError,
+    check_metadata_keys,
+    family_metadata_keys,
+)
+from lm_eval_rul.testing.harness import text_run_args
+
+
+@pytest.fixture
+def constructions(monkeypatch) -> list[str]:
+    """Every harness HF model (``hf`` or ``lalm``) constructed while the test runs."""
+    from lm_eval.models.huggingface import HFLM
+
+    built: list[str] = []
+    original = HFLM.__init__
+
+    @functools.wraps(original)
+    def counting(self, *args, **kwargs):
+        built.append(type(self).__name__)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(HFLM, "__init__", counting)
+    return built
+
+
+def fail(argv: list[str], capsys) -> str:
+    """Run ``lm-eval-rul ARGV`` in-process; it must exit with 2; return its one error line."""
+    from lm_eval_rul.cli import main
+
+    with pytest.raises(SystemExit) as exited:
+        main([str(a) for a in argv])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if "error:" in line]
+    assert len(lines) == 1, err
+    assert err[err.index(lines[0]) :].strip() == lines[0], err
+    return lines[0]
+
+
+def with_metadata(argv: list[str], **extra) -> list[str]:
+    """``argv`` with keys added to its ``--metadata`` JSON."""
+    argv = list(argv)
+    at = argv.index("--metadata") + 1
+    argv[at] = json.dumps({**json.loads(argv[at]), **extra})
+    return argv
+
+
+def test_misspelt_metadata_key_is_refused_with_the_closest_and_the_known_keys(
+    tiny_lm, data_dir, tmp_path, capsys, constructions
+):
+    argv = text_run_args(tiny_lm, data_dir, tmp_path, "rul_muchomusic")
+    argv = with_metadata(argv, shufle_seed=3)
+    line = fail(argv, capsys)
+    assert "UnknownMetadataKeyError: unknown --metadata key 'shufle_seed'" in line
+    assert "did you mean 'shuffle_seed'?" in line
+    assert "Known keys: " in line and "audio_dir" in line and "rul_data_path" in line
+    assert constructions == []
+
+
+def test_audio_key_typo_is_refused_too(tiny_lm, data_dir, tmp_path, capsys, constructions):
+    argv = with_metadata(text_run_args(tiny_lm, data_dir, tmp_path, "muchomusic"), audio_dri="x")
+    assert "did you mean 'audio_dir'?" in fail(argv, capsys)
+    assert constructions == []
+
+
+def test_known_keys_depend_on_the_requested_families():
+    keys = family_metadata_keys()
+    factual, mcqa = set(keys["factual"]), set(keys["muchomusic"])
+    assert {"on_audio_problem", "chunk_seconds", "ocremix_tags"} <= factual
+    assert {"shuffle_seed", "parser", "audio_hf_dataset"} <= mcqa
+    # factual keys are refused for a MuChoMusic run, and accepted once a factual task is added
+    with pytest.raises(UnknownMetadataKeyError, match="'chunk_seconds'"):
+        check_metadata_keys({"chunk_seconds": 30}, "muchomusic")
+    check_metadata_keys({"chunk_seconds": 30, "data_path": "x"}, "muchomusic,factual_mood_open")
+    check_metadata_keys({key: 1 for key in HARNESS_METADATA_KEYS}, ["rul_muchomusic_gen"])
+
+
+def test_a_task_of_another_package_turns_the_key_check_off():
+    check_metadata_keys({"max_seq_lengths": [4096]}, "rul_muchomusic,niah_single_1")
+
+
+def test_single_quoted_metadata_says_json_needs_double_quotes(tiny_lm, capsys):
+    line = fail(
+        ["run", "--model", "hf", "--model_args", f"pretrained={tiny_lm}", "--tasks",
+         "rul_muchomusic", "--metadata", "{'data_path': 'rul.json'}"],
+        capsys,
+    )  # fmt: skip
+    assert line.startswith("lm-eval-rul run: error: MetadataJSONError:")
+    assert "not valid JSON" in line and "at character 2" in line
+    assert "JSON needs double quotes" in line
+
+
+def test_misspelt_model_names_the_closest_registered(tiny_lm, data_dir, tmp_path, capsys):
+    argv = text_run_args(tiny_lm, data_dir, tmp_path, "rul_muchomusic")
+    argv[argv.index("--model") + 1] = "hff"
+    line = fail(argv, capsys)
+    assert "UnknownModelError: --model 'hff' is not a registered model. Closest: hf" in line
+    assert "lalm-api" in line
+
+
+def test_cuda_device_without_cuda_suggests_cpu(
+    tiny_lm, data_dir, tmp_path, capsys, constructions
+):
+    import torch
+
+    if torch.cuda.is_available():  # the check must then let the run through
+        from lm_eval_rul.cli.run_inputs import check_device
+
+        check_device("cuda")
+        return
+    argv = text_run_args(tiny_lm, data_dir, tmp_path, "rul_muchomusic")
+    argv[argv.index("--device") + 1] = "cuda"
+    line = fail(argv, capsys)
+    assert "DeviceUnavailableError: --device cuda:" in line and "--device cpu" in line
+    assert constructions == []
