@@ -6,8 +6,8 @@ attach clips to documents with :func:`attach_audio`, and the models
 
 Public names:
 
-* :func:`attach_audio`, :func:`track_identities`, :data:`AUDIO_EXTENSIONS`
-  (:mod:`.layouts`: where each document's clip is);
+* :func:`attach_audio`, :func:`track_identities`, :data:`AUDIO_EXTENSIONS`,
+  :data:`AUDIO_METADATA_KEYS` (:mod:`.layouts`: where each document's clip is);
 * :func:`decode_audio`, :func:`load_clip`, :func:`clear_audio_cache`,
   :func:`decode_count`, :data:`CLIP_CACHE` (:mod:`.decoding`);
 * :class:`AudioSpec`, :data:`AUDIO_CONDITIONS`, :data:`FILE_CONDITIONS`,
