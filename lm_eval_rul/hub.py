@@ -23,7 +23,13 @@ from typing import Any
 
 from .errors import UserInputError
 
-__all__ = ["HUB_MODELS", "ModelUnavailableError", "check_model_available", "hub_offline"]
+__all__ = [
+    "HUB_MODELS",
+    "ModelUnavailableError",
+    "check_model_available",
+    "checkpoint_config",
+    "hub_offline",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -189,3 +195,34 @@ def check_model_available(model: str | None, model_args: Mapping[str, Any] | Non
         value = model_args.get(key)
         if isinstance(value, str) and value:
             _check_one(value, revision, f"model_args {key}")
+
+
+def checkpoint_config(name: str, revision: str = "main") -> dict[str, Any] | None:
+    """The ``config.json`` of a checkpoint, read without loading it or asking the hub.
+
+    Args:
+        name: A local folder, or a hub id (read from the local Hugging Face cache).
+        revision: The hub revision.
+
+    Returns:
+        The parsed JSON; None when it is not on this machine or not readable.
+    """
+    import json
+
+    path = Path(name).expanduser()
+    if path.is_dir():
+        found: Any = path / "config.json"
+    else:
+        try:
+            from huggingface_hub import try_to_load_from_cache
+
+            found = try_to_load_from_cache(name, "config.json", revision=revision)
+        except Exception:  # noqa: BLE001 - not a hub id: nothing cached to read
+            return None
+    if not isinstance(found, str | Path) or not Path(found).is_file():
+        return None
+    try:
+        config = json.loads(Path(found).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return config if isinstance(config, dict) else None

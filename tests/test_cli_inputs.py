@@ -124,3 +124,24 @@ def test_cuda_device_without_cuda_suggests_cpu(
     line = fail(argv, capsys)
     assert "DeviceUnavailableError: --device cuda:" in line and "--device cpu" in line
     assert constructions == []
+
+
+def test_audio_lm_checkpoint_with_hf_says_use_lalm(
+    tiny_audio_lm, data_dir, tmp_path, capsys, constructions
+):
+    line = fail(text_run_args(tiny_audio_lm, data_dir, tmp_path, "rul_muchomusic"), capsys)
+    assert "ModelKindError: --model hf with pretrained=" in line
+    assert "this is an audio LM (Qwen2-Audio, model_type='qwen2_audio')" in line
+    assert "Use --model lalm" in line
+    assert constructions == []
+
+
+def test_text_checkpoint_with_lalm_says_no_audio_encoder_before_missing_audio(
+    tiny_lm, data_dir, tmp_path, capsys, constructions
+):
+    argv = text_run_args(tiny_lm, data_dir, tmp_path, "rul_muchomusic")  # and no audio_dir
+    argv[argv.index("--model") + 1] = "lalm"
+    line = fail(argv, capsys)
+    assert "ModelKindError: --model lalm with pretrained=" in line
+    assert "has no audio encoder" in line and "Use --model hf" in line
+    assert constructions == []
