@@ -145,3 +145,25 @@ def test_text_checkpoint_with_lalm_says_no_audio_encoder_before_missing_audio(
     assert "ModelKindError: --model lalm with pretrained=" in line
     assert "has no audio encoder" in line and "Use --model hf" in line
     assert constructions == []
+
+
+def test_missing_factual_audio_suggests_the_skip_metadata_and_it_works(tmp_path):
+    import re
+
+    from lm_eval_rul.factual.errors import AudioFilesError
+    from lm_eval_rul.factual.sources import prepare_task
+    from lm_eval_rul.testing.factual import write_factual_datasets
+
+    metadata = write_factual_datasets(tmp_path / "data")
+    first = sorted(p for p in (tmp_path / "data" / "ocremix").iterdir() if p.suffix == ".mp3")[0]
+    first.unlink()
+    with pytest.raises(AudioFilesError) as caught:
+        prepare_task("mood", metadata, condition="original")
+    message = str(caught.value)
+    assert "pass sample_size" in message  # the earlier advice stays
+    suggested = re.search(r"""--metadata '\{\.\.\., (".*?")\}'""", message)
+    assert suggested, message
+    key, value = json.loads("{" + suggested.group(1) + "}").popitem()
+    check_metadata_keys({key: value}, "factual_mood_open")  # a key the tasks read
+    prepared = prepare_task("mood", {**metadata, key: value}, condition="original")
+    assert prepared.dropped == {"audio_missing": 1}
