@@ -167,3 +167,63 @@ def test_missing_factual_audio_suggests_the_skip_metadata_and_it_works(tmp_path)
     check_metadata_keys({key: value}, "factual_mood_open")  # a key the tasks read
     prepared = prepare_task("mood", {**metadata, key: value}, condition="original")
     assert prepared.dropped == {"audio_missing": 1}
+
+
+@pytest.fixture
+def offline_empty_cache(monkeypatch, tmp_path):
+    """``HF_HUB_OFFLINE=1`` and an empty Hugging Face cache."""
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "empty_hub_cache"))
+
+
+@pytest.mark.parametrize(
+    ("argv", "flag"),
+    [
+        (["pi", "--data", "DATA", "--model", "hf", "--model_args", "pretrained=Qwen/Nope",
+          "--output", "OUT"], "--model_args"),
+        (["build", "--data", "DATA", "--generator", "hf", "--generator_args",
+          "pretrained=Qwen/Nope", "--stage", "generate", "--output", "OUT"], "--generator_args"),
+        (["diagnose", "DATA", "--no_similarity", "--judge", "hf", "--judge_args",
+          "pretrained=Qwen/Nope", "--out", "OUT"], "--judge_args"),
+    ],
+)  # fmt: skip
+def test_unavailable_model_names_the_subcommands_own_flag(
+    argv, flag, data_dir, tmp_path, capsys, offline_empty_cache, constructions
+):
+    argv = [str(data_dir / "rul.json") if a == "DATA" else a for a in argv]
+    argv = [str(tmp_path / "out.json") if a == "OUT" else a for a in argv]
+    line = fail(argv, capsys)
+    assert f"ModelUnavailableError: {flag} pretrained='Qwen/Nope' is not in the local" in line
+    assert f"give local folders: {flag} pretrained=/path/to/model" in line
+    assert "--metadata" not in line  # run's data advice; these commands read local files
+    assert constructions == []
+
+
+def test_run_offline_advice_keeps_the_metadata_hint(
+    tiny_lm, data_dir, tmp_path, capsys, offline_empty_cache
+):
+    argv = text_run_args("Qwen/Nope", data_dir, tmp_path, "rul_muchomusic")
+    line = fail(argv, capsys)
+    assert "--model_args pretrained='Qwen/Nope'" in line and "--metadata '{\"data_path\"" in line
+
+
+@pytest.mark.parametrize("command", ["pi", "build"])
+def test_pi_and_build_refuse_audio_models_before_loading(
+    command, tiny_audio_lm, data_dir, tmp_path, capsys, constructions
+):
+    source = ["--data", data_dir / "rul.json"]
+    if command == "build":
+        source = ["--pools", data_dir / "pools.json"]
+    base = [command, *source, "--output", tmp_path / "out.json"]
+    line = fail([*base, "--model", "lalm", "--model_args", f"pretrained={tiny_audio_lm}"], capsys)
+    assert f"ModelKindError: {command} scores text-only prompts" in line
+    assert "not --model lalm. Use --model hf" in line and "audio=none" in line
+    line = fail([*base, "--model", "hf", "--model_args", f"pretrained={tiny_audio_lm}"], capsys)
+    assert "is an audio LM (Qwen2-Audio), which --model hf cannot load" in line
+    line = fail([*base, "--model", "hf", "--model_args", "pretrained=x,audio=noise"], capsys)
+    assert "ModelArgsError: --model hf does not take model_args audio=noise" in line
+    line = fail([*base, "--model", "hff"], capsys)
+    assert "UnknownModelError: --model 'hff'" in line
+    assert constructions == []

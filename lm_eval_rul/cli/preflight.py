@@ -31,8 +31,8 @@ from ..hub import check_model_available
 __all__ = [
     "AUDIO_MODELS",
     "ModelArgsError",
-    "ModelKindError",
     "check_model_kind",
+    "check_text_scorer",
     "check_before_model",
     "check_model_args_for",
     "load_tasks_once",
@@ -54,10 +54,6 @@ class ModelArgsError(UserInputError, TypeError):
     """A ``model_args`` name the chosen model does not take (another model does)."""
 
 
-class ModelKindError(UserInputError, ValueError):
-    """The checkpoint is an audio LM given to a text model, or text-only given to ``lalm``."""
-
-
 def check_model_kind(model: str | None, model_args: Mapping[str, Any]) -> None:
     """The checkpoint's ``config.json`` fits the model type, read before anything loads.
 
@@ -71,7 +67,7 @@ def check_model_kind(model: str | None, model_args: Mapping[str, Any]) -> None:
         UnknownFamilyError: ``lalm`` and an audio checkpoint of an unsupported family.
     """
     from ..hub import checkpoint_config
-    from ..models.families import FAMILIES, family_for
+    from ..models.families import ModelKindError, audio_family_of, family_for
 
     name = model_args.get("pretrained")
     if model not in (*TEXT_HF_MODELS, "lalm") or not isinstance(name, str) or not name:
@@ -80,7 +76,7 @@ def check_model_kind(model: str | None, model_args: Mapping[str, Any]) -> None:
     if config is None:
         return
     model_type = config.get("model_type")
-    family = next((f for f in FAMILIES if model_type in f.model_types), None)
+    family = audio_family_of(config)
     if model in TEXT_HF_MODELS and family is not None:
         raise ModelKindError(
             f"--model {model} with pretrained={name!r}: this is an audio LM ({family.name}, "
@@ -243,3 +239,41 @@ def check_before_model(
         warn_for_model_args(model, args)
     if model in AUDIO_MODELS:
         check_clips_before_model(docs, str(args.get("audio", "original")), audio_check=audio_check)
+
+
+def check_text_scorer(
+    command: str, model: str | None, model_args: str | None, *, device: str | None = None
+) -> None:
+    """``pi`` / ``build``'s scorer, checked as ``run`` checks its model, without any I/O.
+
+    The name is a registered model; not ``lalm``/``lalm-api`` (the PI is what a model
+    answers from the text alone); no argument only ``lalm`` takes; a ``cuda``/``mps``
+    ``--device`` exists. The checkpoint itself (there, and not an audio LM) is checked
+    by :func:`lm_eval_rul.registration.create_lm`, after the question files.
+
+    Args:
+        command: ``pi`` or ``build``, named in the messages.
+        model: ``--model``.
+        model_args: The ``k=v,...`` string of ``--model_args``.
+        device: ``--device``.
+
+    Raises:
+        UnknownModelError, ModelKindError, ModelArgsError, DeviceUnavailableError: each
+        one line naming the fix.
+    """
+    from lm_eval.utils import simple_parse_args_string
+
+    from ..models.families import ModelKindError
+    from .run_inputs import check_device, check_model_name
+
+    check_model_name(model)
+    if model in AUDIO_MODELS:
+        raise ModelKindError(
+            f"{command} scores text-only prompts (the PI is how often a model picks the "
+            f"answer from the question and options alone), so it takes a text model, not "
+            f"--model {model}. Use --model hf (or vllm, or an API model such as "
+            "local-completions) with a text LM; for an audio LM's own text-only accuracy, "
+            "run `lm-eval-rul run --model lalm --model_args pretrained=...,audio=none`."
+        )
+    check_model_args_for(model, simple_parse_args_string(model_args or ""))
+    check_device(device)
