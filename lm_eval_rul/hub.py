@@ -28,6 +28,7 @@ __all__ = [
     "RUN_DATA_HINT",
     "ModelUnavailableError",
     "check_model_available",
+    "check_checkpoint_available",
     "checkpoint_config",
     "hub_offline",
 ]
@@ -212,6 +213,21 @@ def check_model_available(
         value = model_args.get(key)
         if isinstance(value, str) and value:
             _check_one(value, revision, f"{flag} {key}", _offline_how(flag, data_hint))
+
+
+def check_checkpoint_available(name: str, flag: str, *, revision: str = "main") -> None:
+    """:func:`check_model_available` for a checkpoint given on its own flag
+    (``diagnose --t5 NAME``): a local folder, the cache, or one hub request, never retried.
+
+    Raises:
+        ModelUnavailableError: Why it cannot be loaded, naming ``flag``.
+    """
+    how = (
+        f"To run without network, give a local folder: {flag} /path/to/model (saved with "
+        "save_pretrained, or fetched elsewhere with `hf download NAME --local-dir DIR`) "
+        "(README: Offline)."
+    )
+    _check_one(name, revision, flag, how)
 
 
 def checkpoint_config(name: str, revision: str = "main") -> dict[str, Any] | None:

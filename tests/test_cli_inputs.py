@@ -227,3 +227,55 @@ def test_pi_and_build_refuse_audio_models_before_loading(
     line = fail([*base, "--model", "hff"], capsys)
     assert "UnknownModelError: --model 'hff'" in line
     assert constructions == []
+
+
+def test_multi_token_letters_are_one_warning_per_run(tmp_path, audio_data):
+    """lalm with a tokenizer that spells each letter as two tokens: the pre-flight check
+    and the model's own check, over 5 tasks (4 folds + MuChoMusic), say it in ONE line."""
+    from lm_eval_rul.testing.audio import make_tiny_audio_lm
+    from lm_eval_rul.testing.harness import run_cli
+
+    model = make_tiny_audio_lm(tmp_path / "split", "qwen2_audio", merge_letters=False)
+    done = run_cli(
+        ["run", "--model", "lalm", "--model_args", f"pretrained={model},dtype=float32",
+         "--tasks", "rul_muchomusic,muchomusic", "--metadata", json.dumps(audio_data),
+         "--device", "cpu", "--limit", "1"],
+    )  # fmt: skip
+    lines = [line for line in done.stderr.splitlines() if "tokens for this tokenizer" in line]
+    assert len(lines) == 1, "\n".join(lines)
+    for letter in "ABCD":
+        assert f"' {letter}' = " in lines[0]
+
+
+@pytest.fixture
+def no_network_hub(monkeypatch):
+    """The hub client online, pointed at a closed loopback port, with an empty cache;
+    returns its back-off sleeps (one before each retried request)."""
+    import socket
+
+    import huggingface_hub.utils._http as hub_http
+    from huggingface_hub import constants
+
+    with socket.socket() as probe:  # a port nobody listens on: connection refused
+        probe.bind(("127.0.0.1", 0))
+        endpoint = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    monkeypatch.setattr(constants, "ENDPOINT", endpoint)
+    template = endpoint + "/{repo_id}/resolve/{revision}/{filename}"
+    monkeypatch.setattr(constants, "HUGGINGFACE_CO_URL_TEMPLATE", template)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", "/nonexistent-cache")
+    monkeypatch.setenv("HF_HUB_CACHE", "/nonexistent-cache")
+    slept: list[float] = []
+    monkeypatch.setattr(hub_http.time, "sleep", slept.append)
+    return slept
+
+
+def test_diagnose_encoder_without_network_fails_at_once(data_dir, tmp_path, capsys, no_network_hub):
+    line = fail(
+        ["diagnose", data_dir / "rul.json", "--t5", "acme/t5-small", "--clap", "none",
+         "--no_cache", "--out", tmp_path / "out"],
+        capsys,
+    )  # fmt: skip
+    assert "ModelUnavailableError: --t5='acme/t5-small' cannot be downloaded" in line
+    assert "is not reachable" in line and "--t5 /path/to/model" in line
+    assert no_network_hub == []  # one request, no retry
