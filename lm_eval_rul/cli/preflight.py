@@ -73,8 +73,8 @@ def check_model_kind(model: str | None, model_args: Mapping[str, Any]) -> None:
     if model not in (*TEXT_HF_MODELS, "lalm") or not isinstance(name, str) or not name:
         return
     config = checkpoint_config(name, str(model_args.get("revision") or "main"))
-    if config is None:
-        return
+    if not config or not config.get("model_type"):
+        return  # not a transformers config we can read: the model's load says what is wrong
     model_type = config.get("model_type")
     family = audio_family_of(config)
     if model in TEXT_HF_MODELS and family is not None:
