@@ -23,7 +23,15 @@ from typing import Any
 
 from .errors import UserInputError
 
-__all__ = ["HUB_MODELS", "ModelUnavailableError", "check_model_available", "hub_offline"]
+__all__ = [
+    "HUB_MODELS",
+    "RUN_DATA_HINT",
+    "ModelUnavailableError",
+    "check_model_available",
+    "check_checkpoint_available",
+    "checkpoint_config",
+    "hub_offline",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -38,12 +46,17 @@ HUB_MODELS: tuple[str, ...] = (
     "hf-audiolm-qwen",
 )
 
-_OFFLINE_HOW = (
-    "To run without network, give local folders: --model_args pretrained=/path/to/model "
-    "(saved with save_pretrained, or fetched elsewhere with `hf download NAME --local-dir "
-    'DIR`) and --metadata \'{"data_path": "/path/to/RUL-MuchoMusic.json"}\' (README: '
-    "Offline)."
-)
+#: The ``--metadata`` half of the offline advice, for ``run`` (the tasks' question files).
+RUN_DATA_HINT = """ and --metadata '{"data_path": "/path/to/RUL-MuchoMusic.json"}'"""
+
+
+def _offline_how(flag: str, data_hint: str) -> str:
+    """How to run without network, naming the subcommand's own model flag."""
+    return (
+        f"To run without network, give local folders: {flag} pretrained=/path/to/model "
+        "(saved with save_pretrained, or fetched elsewhere with `hf download NAME --local-dir "
+        f"DIR`){data_hint} (README: Offline)."
+    )
 
 
 class ModelUnavailableError(UserInputError, OSError):
@@ -93,7 +106,7 @@ def _cached(repo_id: str, revision: str) -> bool:
     return isinstance(found, str)
 
 
-def _ask_hub(repo_id: str, revision: str, what: str) -> None:
+def _ask_hub(repo_id: str, revision: str, what: str, how: str) -> None:
     """One metadata request for ``config.json``, no retries; raise what it says."""
     from huggingface_hub import constants as hub
     from huggingface_hub import get_hf_file_metadata, hf_hub_url
@@ -111,7 +124,7 @@ def _ask_hub(repo_id: str, revision: str, what: str) -> None:
     except GatedRepoError:
         raise ModelUnavailableError(
             f"{what}={repo_id!r} is gated: accept its terms on {page} and log in "
-            "(`hf auth login`, or set HF_TOKEN), or give a local folder. " + _OFFLINE_HOW
+            "(`hf auth login`, or set HF_TOKEN), or give a local folder. " + how
         ) from None
     except RevisionNotFoundError:
         raise ModelUnavailableError(
@@ -140,7 +153,7 @@ def _ask_hub(repo_id: str, revision: str, what: str) -> None:
             return
         raise ModelUnavailableError(
             f"{what}={repo_id!r} cannot be downloaded: {hub.ENDPOINT} is not reachable "
-            f"({_reason(error)}; offline, or behind a firewall or proxy?). " + _OFFLINE_HOW
+            f"({_reason(error)}; offline, or behind a firewall or proxy?). " + how
         ) from None
 
 
@@ -149,7 +162,7 @@ def _reason(error: BaseException) -> str:
     return f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
 
 
-def _check_one(name: str, revision: str, what: str) -> None:
+def _check_one(name: str, revision: str, what: str, how: str) -> None:
     path = Path(name).expanduser()
     if path.exists() or _looks_local(name):
         _check_folder(path, what)
@@ -167,13 +180,19 @@ def _check_one(name: str, revision: str, what: str) -> None:
         if not _cached(name, revision):
             raise ModelUnavailableError(
                 f"{what}={name!r} is not in the local Hugging Face cache and the hub is off "
-                "(HF_HUB_OFFLINE=1). " + _OFFLINE_HOW
+                "(HF_HUB_OFFLINE=1). " + how
             )
         return
-    _ask_hub(name, revision, what)
+    _ask_hub(name, revision, what, how)
 
 
-def check_model_available(model: str | None, model_args: Mapping[str, Any] | None) -> None:
+def check_model_available(
+    model: str | None,
+    model_args: Mapping[str, Any] | None,
+    *,
+    flag: str = "--model_args",
+    data_hint: str = RUN_DATA_HINT,
+) -> None:
     """Raise :class:`ModelUnavailableError` unless the model can be loaded; never retries.
 
     Only models in :data:`HUB_MODELS` are checked (an API model has nothing to download).
@@ -181,6 +200,11 @@ def check_model_available(model: str | None, model_args: Mapping[str, Any] | Non
     Args:
         model: The harness model name (``--model``).
         model_args: The parsed ``--model_args``.
+        flag: The command-line flag that gave ``model_args`` (``--model_args`` for
+            ``run`` and ``pi``, ``--generator_args`` / ``--judge_args`` elsewhere), named
+            in the message.
+        data_hint: The rest of the offline advice (default: ``run``'s ``--metadata``
+            data files; ``""`` for commands that read local files anyway).
     """
     if model not in HUB_MODELS or not model_args:
         return
@@ -188,4 +212,50 @@ def check_model_available(model: str | None, model_args: Mapping[str, Any] | Non
     for key in ("pretrained", "tokenizer"):
         value = model_args.get(key)
         if isinstance(value, str) and value:
-            _check_one(value, revision, f"model_args {key}")
+            _check_one(value, revision, f"{flag} {key}", _offline_how(flag, data_hint))
+
+
+def check_checkpoint_available(name: str, flag: str, *, revision: str = "main") -> None:
+    """:func:`check_model_available` for a checkpoint given on its own flag
+    (``diagnose --t5 NAME``): a local folder, the cache, or one hub request, never retried.
+
+    Raises:
+        ModelUnavailableError: Why it cannot be loaded, naming ``flag``.
+    """
+    how = (
+        f"To run without network, give a local folder: {flag} /path/to/model (saved with "
+        "save_pretrained, or fetched elsewhere with `hf download NAME --local-dir DIR`) "
+        "(README: Offline)."
+    )
+    _check_one(name, revision, flag, how)
+
+
+def checkpoint_config(name: str, revision: str = "main") -> dict[str, Any] | None:
+    """The ``config.json`` of a checkpoint, read without loading it or asking the hub.
+
+    Args:
+        name: A local folder, or a hub id (read from the local Hugging Face cache).
+        revision: The hub revision.
+
+    Returns:
+        The parsed JSON; None when it is not on this machine or not readable.
+    """
+    import json
+
+    path = Path(name).expanduser()
+    if path.is_dir():
+        found: Any = path / "config.json"
+    else:
+        try:
+            from huggingface_hub import try_to_load_from_cache
+
+            found = try_to_load_from_cache(name, "config.json", revision=revision)
+        except Exception:  # noqa: BLE001 - not a hub id: nothing cached to read
+            return None
+    if not isinstance(found, str | Path) or not Path(found).is_file():
+        return None
+    try:
+        config = json.loads(Path(found).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return config if isinstance(config, dict) else None

@@ -56,6 +56,7 @@ def create_lm(
     *,
     device: str | None = None,
     batch_size: int | str | None = None,
+    flag: str = "--model_args",
 ) -> Any:
     """Create a harness LM exactly as ``lm_eval --model ... --model_args ...`` does.
 
@@ -65,10 +66,14 @@ def create_lm(
         device: ``--device`` (``None``: ``cuda`` when torch sees a GPU, else ``cpu``, as
             ``lm_eval run`` does for the ``hf`` model).
         batch_size: ``--batch_size`` (an int, or ``auto``).
+        flag: The command's flag that gave ``model_args`` (``--generator_args``,
+            ``--judge_args``...), named when the model cannot be found.
 
     Raises:
         ModelUnavailableError: The model is neither a local folder nor fetchable
             (:func:`lm_eval_rul.hub.check_model_available`), before anything loads.
+        ModelKindError: A text model (``hf``) given an audio LM's checkpoint: the
+            commands that create models here score text.
     """
     from lm_eval.api.registry import get_model
     from lm_eval.utils import simple_parse_args_string
@@ -77,7 +82,9 @@ def create_lm(
 
     register_models()
     # a missing folder, an unreachable hub or a gated model: one line now, not retries
-    check_model_available(model, simple_parse_args_string(model_args or ""))
+    parsed = simple_parse_args_string(model_args or "")
+    check_model_available(model, parsed, flag=flag, data_hint="")
+    _refuse_audio_checkpoint(model, parsed, flag)
     config: dict[str, Any] = {}
     if batch_size is not None:
         config["batch_size"] = batch_size
@@ -87,3 +94,21 @@ def create_lm(
         device = "cuda" if torch.cuda.is_available() else "cpu"
     config["device"] = device
     return get_model(model).create_from_arg_string(model_args or "", config)
+
+
+def _refuse_audio_checkpoint(model: str, model_args: dict[str, Any], flag: str) -> None:
+    """A text model given an audio LM fails only after its load: say so before it."""
+    from .hub import checkpoint_config
+    from .models.families import ModelKindError, audio_family_of
+
+    name = model_args.get("pretrained")
+    if model not in ("hf", "hf-auto", "huggingface") or not isinstance(name, str):
+        return
+    config = checkpoint_config(name, str(model_args.get("revision") or "main"))
+    family = audio_family_of(config) if config else None
+    if family is not None:
+        raise ModelKindError(
+            f"{flag} pretrained={name!r} is an audio LM ({family.name}), which --model "
+            f"{model} cannot load as a text model, and this command scores text. Give a "
+            "text-only LM (e.g. the audio LM's language-model base)."
+        )

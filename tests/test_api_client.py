@@ -108,10 +108,14 @@ def test_unreachable_server_names_the_host(audio_data):
     with socket.socket() as sock:  # a port nothing listens on
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    with pytest.raises(APIUnavailableError, match=f"127.0.0.1:{port} kept failing"):
-        _api(f"http://127.0.0.1:{port}/v1", max_retries=1).generate_until(
-            _requests(audio_data), True
-        )
+    model = _api(f"http://127.0.0.1:{port}/v1", max_retries=3, retry_backoff=30)
+    with pytest.raises(APIUnavailableError) as caught:
+        model.generate_until(_requests(audio_data), True)
+    message = str(caught.value)
+    assert f"the server at http://127.0.0.1:{port}/v1/chat/completions is not reachable" in message
+    assert "Start it" in message and "base_url=" in message
+    # refused before any answer: no retry (a 30 s backoff would show), one attempt only
+    assert model._client.retries == 0 and model._client.posts == 1
 
 
 def test_concurrent_answers_come_back_in_request_order(tiny_audio_lm, audio_data, key):
@@ -152,3 +156,16 @@ def test_the_key_never_reaches_a_log_or_an_error(server, audio_data, key, caplog
     assert SECRET not in text and SECRET[:12] not in text
     info = repr(model.get_model_info())
     assert SECRET not in info and "LALM_TEST_KEY" not in info
+
+
+def test_startup_log_names_the_results_cache_or_off(tmp_path, caplog):
+    from lm_eval_rul.models.api import LALMAPI
+
+    caplog.set_level(logging.INFO, logger="lm_eval_rul.models.api")
+    base = {"base_url": "http://127.0.0.1:9/v1", "model": "m"}
+    LALMAPI(**base, results_cache="none")
+    LALMAPI(**base, results_cache=str(tmp_path / "answers.sqlite"))
+    lines = [r.getMessage() for r in caplog.records if "lalm-api: model" in r.getMessage()]
+    assert len(lines) == 2
+    assert lines[0].endswith("results_cache=off") and "None" not in lines[0]
+    assert lines[1].endswith(f"results_cache={tmp_path / 'answers.sqlite'}")

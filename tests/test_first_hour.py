@@ -148,7 +148,7 @@ def test_model_that_cannot_be_downloaded_says_why_at_once(
     hub, repo, expected, data_dir, tmp_path, capsys, constructions
 ):
     line = fail(hf_run(repo, data_dir, tmp_path), capsys)
-    assert f"ModelUnavailableError: model_args pretrained='{repo}'" in line and expected in line
+    assert f"ModelUnavailableError: --model_args pretrained='{repo}'" in line and expected in line
     assert constructions == []
 
 

@@ -141,6 +141,7 @@ def test_top_path_counts_and_reports_missing_letters(tiny_audio_lm, audio_data, 
     assert info["api_questions_missing_letters"] == sum(any(q) for q in by_question)
     assert info["api_questions_without_letters"] == sum(all(q) for q in by_question)
     assert len(info["api_missing_letter_examples"]) == info["api_questions_missing_letters"]
+    assert all(" fold 0 (" in e for e in info["api_missing_letter_examples"])  # which fold
     for (ll, _), (full_ll, _) in zip(got, full, strict=True):  # found letters: a lower bound
         assert ll == float("-inf") or ll <= full_ll + 1e-6
     assert "were not among the top 5" in caplog.text

@@ -160,7 +160,12 @@ def test_none_puts_no_audio_tokens_in_the_input(tiny, fixture_data):
     assert _logliks(silence, _requests([doc])) != _logliks(none, _requests([doc]))
 
 
-def test_multi_token_letters_warn_once_and_score_correctly(tiny, fixture_data, caplog):
+def test_multi_token_letters_warn_once_and_score_correctly(
+    tiny, fixture_data, caplog, monkeypatch
+):
+    from lm_eval_rul.mcqa import letters
+
+    monkeypatch.setattr(letters, "_ANNOUNCED", set())  # said once per process: start afresh
     docs = _docs(fixture_data, 0)[:3]
     requests = _requests(docs)
     model = _model(tiny["split_letters"], batch_size=2)
@@ -168,8 +173,10 @@ def test_multi_token_letters_warn_once_and_score_correctly(tiny, fixture_data, c
     assert len(cont) == 2
     with caplog.at_level(logging.WARNING, logger="lm_eval_rul.models.lalm"):
         cached = _logliks(model, requests)
-    warnings = [r.getMessage() for r in caplog.records if "continuation ' A'" in r.getMessage()]
-    assert len(warnings) == 1 and "2 tokens" in warnings[0]
+    warnings = [r.getMessage() for r in caplog.records if "tokens for this" in r.getMessage()]
+    assert len(warnings) == 1  # every letter in one line, for all three documents
+    assert "continuations ' A', ' B', ' C', ' D' are several tokens" in warnings[0]
+    assert "' A' = ['Ġ', 'A']" in warnings[0]
     naive = _logliks(_model(tiny["split_letters"], prefix_cache=False), requests)
     assert cached == pytest.approx(naive, abs=1e-4)
 

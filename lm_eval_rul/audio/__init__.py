@@ -6,8 +6,8 @@ attach clips to documents with :func:`attach_audio`, and the models
 
 Public names:
 
-* :func:`attach_audio`, :func:`track_identities`, :data:`AUDIO_EXTENSIONS`
-  (:mod:`.layouts`: where each document's clip is);
+* :func:`attach_audio`, :func:`track_identities`, :data:`AUDIO_EXTENSIONS`,
+  :data:`AUDIO_METADATA_KEYS` (:mod:`.layouts`: where each document's clip is);
 * :func:`decode_audio`, :func:`load_clip`, :func:`clear_audio_cache`,
   :func:`decode_count`, :data:`CLIP_CACHE` (:mod:`.decoding`);
 * :class:`AudioSpec`, :data:`AUDIO_CONDITIONS`, :data:`FILE_CONDITIONS`,
@@ -44,7 +44,7 @@ from .errors import (
     MissingAudioError,
     UnknownConditionError,
 )
-from .layouts import AUDIO_EXTENSIONS, attach_audio, track_identities
+from .layouts import AUDIO_EXTENSIONS, AUDIO_METADATA_KEYS, attach_audio, track_identities
 from .preflight import (
     AUDIO_CHECKS,
     UnreadableAudioError,
@@ -59,6 +59,7 @@ __all__ = [
     "AUDIO_CONDITIONS",
     "FILE_CONDITIONS",
     "AUDIO_EXTENSIONS",
+    "AUDIO_METADATA_KEYS",
     "AudioSpec",
     "AudioError",
     "MissingAudioError",

@@ -37,7 +37,26 @@ from .errors import AMBIGUOUS, AudioError
 from .hf_rows import match_hf_rows, resolve_hf_rows
 from .sources import file_ref
 
-__all__ = ["AUDIO_EXTENSIONS", "AMBIGUOUS", "attach_audio", "match_hf_rows", "track_identities"]
+__all__ = [
+    "AUDIO_EXTENSIONS",
+    "AUDIO_METADATA_KEYS",
+    "AMBIGUOUS",
+    "attach_audio",
+    "match_hf_rows",
+    "track_identities",
+]
+
+#: The ``--metadata`` keys :func:`attach_audio` reads (the layouts above).
+AUDIO_METADATA_KEYS: tuple[str, ...] = (
+    "audio_dir",
+    "audio_layout",
+    "audio_hf_dataset",
+    "audio_split",
+    "audio_column",
+    "audio_id_column",
+    "audio_question_column",
+    "audio_skip_ambiguous",
+)
 
 logger = logging.getLogger(__name__)
 

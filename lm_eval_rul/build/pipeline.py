@@ -50,7 +50,9 @@ def run_build(
     if config.pools is None:
         questions = load_questions_without_distractors(config.data)[: config.limit]
         if generator_lm is None:
-            generator_lm = create_lm(config.generator, config.generator_args)
+            generator_lm = create_lm(
+                config.generator, config.generator_args, flag="--generator_args"
+            )
         pools, generation = generate_stage(config, questions, generator_lm, sleep=sleep)
         extra: dict[str, Any] = {"generation": generation}
         by_id = {q.id: q for q in questions}

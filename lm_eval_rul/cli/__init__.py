@@ -58,6 +58,9 @@ class PluginCLI(HarnessCLI):
         elif argv == ["run"]:
             self._subparsers.choices["run"].print_help()
             raise SystemExit(0)
+        from .run_inputs import check_metadata_json
+
+        check_metadata_json(argv)  # before argparse: the harness raises a bare ValueError
         args, extra = self._parser.parse_known_args(argv)
         if extra:
             parser = self._subparsers.choices.get(getattr(args, "command", None), self._parser)
@@ -71,8 +74,9 @@ class PluginCLI(HarnessCLI):
         if command != "run":
             super().execute(args)
             return
-        from .run import run_hooks  # checks before the model; majority vote after
+        from .run import check_command_line, run_hooks  # checks before the model; votes after
 
+        check_command_line(args)
         audio_check = vars(args).pop("audio_check", "header")
         with run_hooks(args, audio_check=audio_check):
             super().execute(args)
@@ -110,8 +114,9 @@ def main(argv: list[str] | None = None) -> None:
     _share_harness_logging()
     registration.register_models()
     cli = PluginCLI()
-    args = cli.parse_args()
+    args = argparse.Namespace(command="run")  # what a failed parse of the run line names
     try:
+        args = cli.parse_args()
         cli.execute(args)
     except (UserInputError, FileNotFoundError) as error:
         # Bad input, not a bug: the message names what is wrong and the fix.

@@ -99,6 +99,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def _execute(args: argparse.Namespace) -> None:
     from ..build import BuildConfig, run_build
+    from .preflight import check_text_scorer
+    from .run_inputs import check_model_name
+
+    if args.stage in ("all", "filter"):  # the stages that load the scorer
+        check_text_scorer("build", args.model, args.model_args, device=args.device)
+    if args.generator and args.pools is None and args.stage in ("all", "generate"):
+        check_model_name(args.generator)
 
     config = BuildConfig(
         output=args.output,

@@ -95,7 +95,9 @@ def _execute(args: argparse.Namespace) -> None:
     )
     from ..mcqa import PromptTooLongError
     from ..registration import create_lm
+    from .preflight import check_text_scorer
 
+    check_text_scorer("pi", args.model, args.model_args, device=args.device)
     questions = _load(args.data)
     if args.limit is not None:
         questions = questions[: args.limit]

@@ -8,7 +8,9 @@ only after minutes of model loading. :func:`check_before_model` runs, in order:
    only ``lalm`` takes (``audio=``, ``noise_std``...) are named with the model they
    belong to;
 2. the model's availability (:mod:`lm_eval_rul.hub`: a local folder, the cache, or one
-   request to the hub, never retried);
+   request to the hub, never retried), and that its kind fits the model type
+   (:func:`check_model_kind`: an audio LM is not run with ``hf``, nor a text-only
+   checkpoint with ``lalm``);
 3. the tasks: loaded once with the run's ``--metadata`` (question files and metadata are
    validated here) and handed to the harness, so they are not read twice;
 4. option letters that are several tokens for the model's tokenizer (a warning);
@@ -29,6 +31,8 @@ from ..hub import check_model_available
 __all__ = [
     "AUDIO_MODELS",
     "ModelArgsError",
+    "check_model_kind",
+    "check_text_scorer",
     "check_before_model",
     "check_model_args_for",
     "load_tasks_once",
@@ -42,10 +46,51 @@ logger = logging.getLogger(__name__)
 AUDIO_MODELS: tuple[str, ...] = ("lalm", "lalm-api")
 #: Models whose tokenizer the multi-token letter check can load.
 _TOKENIZER_MODELS = ("hf", "hf-auto", "huggingface", "lalm")
+#: The harness's text models for a local or hub checkpoint.
+TEXT_HF_MODELS: tuple[str, ...] = ("hf", "hf-auto", "huggingface")
 
 
 class ModelArgsError(UserInputError, TypeError):
     """A ``model_args`` name the chosen model does not take (another model does)."""
+
+
+def check_model_kind(model: str | None, model_args: Mapping[str, Any]) -> None:
+    """The checkpoint's ``config.json`` fits the model type, read before anything loads.
+
+    An audio LM (a ``model_type`` of :data:`~lm_eval_rul.models.families.FAMILIES`) given
+    to ``hf`` fails after its load with a transformers error, and a text-only checkpoint
+    given to ``lalm`` used to be reported as missing audio. Checkpoints not on this
+    machine (a hub id not yet cached) are left to the model.
+
+    Raises:
+        ModelKindError: Which kind the checkpoint is and the ``--model`` to use.
+        UnknownFamilyError: ``lalm`` and an audio checkpoint of an unsupported family.
+    """
+    from ..hub import checkpoint_config
+    from ..models.families import ModelKindError, audio_family_of, family_for
+
+    name = model_args.get("pretrained")
+    if model not in (*TEXT_HF_MODELS, "lalm") or not isinstance(name, str) or not name:
+        return
+    config = checkpoint_config(name, str(model_args.get("revision") or "main"))
+    if not config or not config.get("model_type"):
+        return  # not a transformers config we can read: the model's load says what is wrong
+    model_type = config.get("model_type")
+    family = audio_family_of(config)
+    if model in TEXT_HF_MODELS and family is not None:
+        raise ModelKindError(
+            f"--model {model} with pretrained={name!r}: this is an audio LM ({family.name}, "
+            f"model_type={model_type!r}), which --model {model} cannot load as a text model. "
+            "Use --model lalm (audio=none for its text-only baseline)."
+        )
+    if model == "lalm" and family is None:
+        if not any("audio" in key for key in config):
+            raise ModelKindError(
+                f"--model lalm with pretrained={name!r}: the checkpoint has no audio encoder "
+                f"(model_type={model_type!r}, no audio settings in its config.json), so it "
+                "cannot hear the clips. Use --model hf for a text-only model."
+            )
+        family_for(model_type, where=name)  # an audio model of a family we do not support
 
 
 def _constructor_names(model_class: type) -> set[str]:
@@ -180,6 +225,7 @@ def check_before_model(
 
         raise LALMArgumentError(USE_CACHE_REFUSAL)
     check_model_available(model, args)
+    check_model_kind(model, args)
     if task_manager is None:
         return
     loaded = load_tasks_once(task_manager, tasks)
@@ -193,3 +239,41 @@ def check_before_model(
         warn_for_model_args(model, args)
     if model in AUDIO_MODELS:
         check_clips_before_model(docs, str(args.get("audio", "original")), audio_check=audio_check)
+
+
+def check_text_scorer(
+    command: str, model: str | None, model_args: str | None, *, device: str | None = None
+) -> None:
+    """``pi`` / ``build``'s scorer, checked as ``run`` checks its model, without any I/O.
+
+    The name is a registered model; not ``lalm``/``lalm-api`` (the PI is what a model
+    answers from the text alone); no argument only ``lalm`` takes; a ``cuda``/``mps``
+    ``--device`` exists. The checkpoint itself (there, and not an audio LM) is checked
+    by :func:`lm_eval_rul.registration.create_lm`, after the question files.
+
+    Args:
+        command: ``pi`` or ``build``, named in the messages.
+        model: ``--model``.
+        model_args: The ``k=v,...`` string of ``--model_args``.
+        device: ``--device``.
+
+    Raises:
+        UnknownModelError, ModelKindError, ModelArgsError, DeviceUnavailableError: each
+        one line naming the fix.
+    """
+    from lm_eval.utils import simple_parse_args_string
+
+    from ..models.families import ModelKindError
+    from .run_inputs import check_device, check_model_name
+
+    check_model_name(model)
+    if model in AUDIO_MODELS:
+        raise ModelKindError(
+            f"{command} scores text-only prompts (the PI is how often a model picks the "
+            f"answer from the question and options alone), so it takes a text model, not "
+            f"--model {model}. Use --model hf (or vllm, or an API model such as "
+            "local-completions) with a text LM; for an audio LM's own text-only accuracy, "
+            "run `lm-eval-rul run --model lalm --model_args pretrained=...,audio=none`."
+        )
+    check_model_args_for(model, simple_parse_args_string(model_args or ""))
+    check_device(device)

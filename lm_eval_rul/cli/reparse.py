@@ -94,7 +94,11 @@ def _execute(args: argparse.Namespace) -> None:
     if not args.no_cache:
         cache = ResultCache(args.cache or Path(cache_dir()) / "factual_parser.sqlite", scope=scope)
     lm = create_lm(
-        args.parser_model, args.parser_args, device=args.device, batch_size=args.batch_size
+        args.parser_model,
+        args.parser_args,
+        device=args.device,
+        batch_size=args.batch_size,
+        flag="--parser_args",
     )
     parser = LLMParser(
         lm,

@@ -37,6 +37,7 @@ __all__ = [
     "MAJORITY_GROUPS",
     "VOTE_METRICS",
     "run_hooks",
+    "check_command_line",
     "check_audio_before_model",
     "add_majority_acc",
 ]
@@ -64,6 +65,35 @@ def _wants_majority(tasks: Any) -> bool:
     """Whether ``--tasks`` names a fold group of :data:`MAJORITY_GROUPS` (whole names only:
     ``rul_muchomusic_oneshot`` is not ``rul_muchomusic``)."""
     return not _task_names(tasks).isdisjoint(MAJORITY_GROUPS)
+
+
+def check_command_line(args: argparse.Namespace) -> None:
+    """The ``run`` command line's own values, before tasks or model load: ``--model`` is a
+    registered model, a ``cuda``/``mps`` ``--device`` exists (local models only) and every
+    ``--metadata`` key is one the requested tasks read (:mod:`.run_inputs`).
+
+    Raises:
+        UnknownModelError, DeviceUnavailableError, UnknownMetadataKeyError.
+    """
+    from .run_inputs import check_device, check_metadata_keys, check_model_name
+
+    model = getattr(args, "model", None)
+    check_model_name(model)
+    if not _is_api_model(model):
+        check_device(getattr(args, "device", None))
+    check_metadata_keys(getattr(args, "metadata", None), getattr(args, "tasks", None))
+
+
+def _is_api_model(model: str | None) -> bool:
+    """Whether ``model`` is served (the harness's API models, ``lalm-api``): no ``--device``."""
+    from lm_eval.api.registry import get_model
+
+    try:
+        from lm_eval.models.api_models import TemplateAPI
+
+        return issubclass(get_model(model), TemplateAPI)
+    except Exception:  # noqa: BLE001 - a model whose optional package is missing is not ours
+        return False
 
 
 @contextlib.contextmanager

@@ -134,13 +134,25 @@ class TextEncoder(ABC):
         return 512
 
     def load(self) -> None:
-        """Load tokenizer and model (done by the first :meth:`encode_batch`)."""
+        """Load tokenizer and model (done by the first :meth:`encode_batch`).
+
+        Raises:
+            ModelUnavailableError: The checkpoint is neither a local folder, nor cached,
+                nor reachable on the hub (asked once, never retried).
+            EncoderLoadError: It is there but does not load as this encoder.
+        """
         if self._model is not None:
             return
         import torch
         import transformers
         from transformers import AutoTokenizer
 
+        from ..hub import check_checkpoint_available
+
+        # without network transformers retries each file for about a minute: ask first
+        # (here, not earlier: texts all in the embedding cache need no model)
+        if not Path(self.checkpoint).expanduser().exists():  # a folder loads (or not) at once
+            check_checkpoint_available(self.checkpoint, f"--{self.space}")
         device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
         verbosity = transformers.logging.get_verbosity()
         # A full checkpoint holds weights this tower does not use (T5's decoder, CLAP's

@@ -165,7 +165,7 @@ def _judge(
     if judge_lm is None:
         from ..registration import create_lm
 
-        judge_lm = create_lm(config.judge, config.judge_args)
+        judge_lm = create_lm(config.judge, config.judge_args, flag="--judge_args")
     judge = AnswerabilityJudge(
         judge_lm,
         name=config.judge or type(judge_lm).__name__,

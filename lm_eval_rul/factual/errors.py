@@ -6,11 +6,14 @@ from collections.abc import Mapping, Sequence
 
 from ..errors import UserInputError
 
-__all__ = ["FactualInputError", "AudioFilesError", "PROBLEM_KINDS"]
+__all__ = ["FactualInputError", "AudioFilesError", "PROBLEM_KINDS", "SKIP_PROBLEMS_HINT"]
 
 #: Kinds of file problem :class:`AudioFilesError` reports, in the order it lists them.
 PROBLEM_KINDS: tuple[str, ...] = ("missing", "unreadable", "checksum mismatch")
 _LISTED = 10
+#: The ``--metadata`` that leaves items with unusable audio out instead of stopping the run
+#: (read by :func:`lm_eval_rul.factual.sources.prepare_task`).
+SKIP_PROBLEMS_HINT = """--metadata '{..., "on_audio_problem": "skip"}'."""
 
 
 class FactualInputError(UserInputError, ValueError):
@@ -50,7 +53,8 @@ class AudioFilesError(FactualInputError):
         lines.append(
             hint
             or "Fix: download or re-extract the files named above into the folder given with "
-            "--metadata, or pass sample_size to evaluate a subset that has its files."
+            "--metadata, or pass sample_size to evaluate a subset that has its files, or "
+            f"leave these items out (counted in the results): {SKIP_PROBLEMS_HINT}"
         )
         super().__init__("\n".join(lines))
 

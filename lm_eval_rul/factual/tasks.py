@@ -12,8 +12,9 @@
 * :func:`add_item_predictions`: after a run, writes each item's aggregated prediction
   and scores into its logged samples (``lm-eval-rul run`` calls it).
 
-``--metadata`` keys: those of :func:`~lm_eval_rul.factual.sources.prepare_task` plus
-``chunk_seconds`` and ``chunk_rule`` (:func:`~lm_eval_rul.factual.documents.run_options`).
+``--metadata`` keys (:data:`FACTUAL_METADATA_KEYS`): those of
+:func:`~lm_eval_rul.factual.sources.prepare_task` plus ``chunk_seconds`` and
+``chunk_rule`` (:func:`~lm_eval_rul.factual.documents.run_options`).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from .records import SET_FIGURES, TREE_FIGURES, figure_names, item_figures, item
 from .sources import METADATA_KEYS, PreparedTask, describe_dropped, prepare_task
 
 __all__ = [
+    "FACTUAL_METADATA_KEYS",
     "load_factual",
     "process_results",
     "AGGREGATIONS_BY_METRIC",
@@ -48,6 +50,13 @@ __all__ = [
 
 #: ``--metadata`` keys that change what :func:`prepare_task` returns (besides the paths).
 _PREPARE_KEYS = ("sample_size", "sample_seed", "verify_checksums", "on_audio_problem")
+#: Every ``--metadata`` key the factual tasks read (``lm-eval-rul run`` refuses others).
+FACTUAL_METADATA_KEYS: tuple[str, ...] = (
+    *(key for keys in METADATA_KEYS.values() for key in keys),
+    *_PREPARE_KEYS,
+    "chunk_seconds",
+    "chunk_rule",
+)
 
 logger = logging.getLogger(__name__)
 

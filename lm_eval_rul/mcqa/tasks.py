@@ -16,7 +16,8 @@ Data location comes from the harness's ``--metadata`` JSON, which lm-eval passes
   ``audio_column``, ``audio_id_column``, ``audio_question_column``): where audio models
   find each item's clip (see :mod:`lm_eval_rul.audio`); text-only runs leave them out.
 
-Other metadata keys (the harness adds its own, and model arguments) are ignored.
+These keys are :data:`METADATA_KEYS` (``lm-eval-rul run`` refuses any other key in
+``--metadata``); the harness adds its own, and the model arguments, which are ignored.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..audio import attach_audio
+from ..audio import AUDIO_METADATA_KEYS, attach_audio
 from ..errors import UserInputError
 from ..questions import (
     DEFAULT_SEED,
@@ -61,7 +62,19 @@ __all__ = [
     "rul_questions",
     "muchomusic_questions",
     "TaskMetadataError",
+    "METADATA_KEYS",
 ]
+
+#: Every ``--metadata`` key the MuChoMusic / RUL-MuChoMusic tasks read (module docstring).
+METADATA_KEYS: tuple[str, ...] = (
+    "data_path",
+    "rul_data_path",
+    "muchomusic_data_path",
+    "muchomusic_csv",
+    "shuffle_seed",
+    "parser",
+    *AUDIO_METADATA_KEYS,
+)
 
 logger = logging.getLogger(__name__)
 

@@ -168,7 +168,7 @@ class LALMAPI(APILetterScoringMixin, LocalChatCompletion):
             self.wav_subtype,
             self.logprobs,
             self._client.num_concurrent,
-            self._cache.path if self._cache else None,
+            self._cache.path if self._cache is not None else "off",  # an empty cache is falsy
         )
 
     # ------------------------------------------------------------------ resume cache

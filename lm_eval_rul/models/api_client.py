@@ -9,7 +9,8 @@ and classifies each answer:
 * 2xx: the JSON body goes to the caller's callback (which may raise to stop the run);
 * 429 (except an exhausted quota), 408, 5xx, a dropped connection, a timeout or an
   unreadable body: retried up to ``max_retries`` times with exponential backoff and
-  jitter (``Retry-After`` is honoured), then :class:`APIUnavailableError`;
+  jitter (``Retry-After`` is honoured), then :class:`APIUnavailableError` (at once if
+  the server never answered and refuses the connection: start it, or fix base_url);
 * 401/403, or a body naming an invalid key (Gemini answers 400): :class:`APIAuthError`;
 * 404: :class:`APIModelNotFoundError`; any other 4xx: :class:`APIRequestError`.
 
@@ -177,8 +178,7 @@ class ChatClient:
         self.max_backoff = float(max_backoff)
         self.verify_certificate = verify_certificate
         self.ca_cert_path = ca_cert_path
-        self.posts = 0
-        self.retries = 0
+        self.posts = self.retries = self.answers = 0  # answers: HTTP replies of any status
 
     def __repr__(self) -> str:
         return f"ChatClient(url={self.url!r}, model={self.model!r}, key from ${self.api_key_env})"
@@ -307,7 +307,15 @@ class ChatClient:
                 retry_after = response.headers.get("Retry-After")
         except (aiohttp.ClientError, asyncio.TimeoutError) as error:
             # never repr() an aiohttp error: its request_info holds the headers
-            raise _Transient(f"{type(error).__name__}: {self.redact(str(error))}") from None
+            reason = f"{type(error).__name__}: {self.redact(str(error))}"
+            if isinstance(error, aiohttp.ClientConnectorError) and not self.answers:
+                raise APIUnavailableError(  # retrying a server that is not there cannot help
+                    f"lalm-api: the server at {self.url} is not reachable ({reason}). Start it "
+                    "(e.g. `vllm serve MODEL`) or check base_url= in --model_args. Nothing "
+                    "was answered, so nothing was retried."
+                ) from None
+            raise _Transient(reason) from None
+        self.answers += 1
         return self._classify(status, text, retry_after)
 
     def _classify(self, status: int, text: str, retry_after: str | None) -> dict[str, Any]:

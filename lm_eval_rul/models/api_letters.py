@@ -243,6 +243,8 @@ class APILetterScoringMixin:
         if len(self.missing_examples) < _MAX_EXAMPLES:
             doc = group[0].doc
             name = f"{doc.get('benchmark', group[0].task)}:{doc.get('id')}"
+            if isinstance(doc.get("fold"), int) and doc["fold"] >= 0:  # which fold's prompt
+                name += f" fold {doc['fold']}"
             letters = ",".join(m.continuation.strip() for m in missing)
             self.missing_examples.append(f"{name} ({letters})")
 

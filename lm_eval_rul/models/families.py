@@ -9,6 +9,7 @@ fallbacks. A family is recognised by the ``model_type`` of the checkpoint's conf
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,11 +22,17 @@ __all__ = [
     "family_for",
     "family_max_seconds",
     "UnknownFamilyError",
+    "ModelKindError",
+    "audio_family_of",
 ]
 
 
 class UnknownFamilyError(UserInputError, ValueError):
     """The checkpoint's ``model_type`` is not in :data:`FAMILIES`."""
+
+
+class ModelKindError(UserInputError, ValueError):
+    """The checkpoint is an audio LM given to a text model, or text-only given to ``lalm``."""
 
 
 @dataclass(frozen=True)
@@ -202,3 +209,10 @@ def audio_only_class(base: type) -> type:
 
     name = f"{base.__name__}AudioOnly"
     return type(name, (base,), {"__init__": __init__, "__qualname__": name})
+
+
+def audio_family_of(config: Mapping[str, Any]) -> Family | None:
+    """The family of a checkpoint's parsed ``config.json``; None when its ``model_type``
+    is no audio LM of :data:`FAMILIES` (a text-only LM, or an unsupported family)."""
+    model_type = config.get("model_type")
+    return next((f for f in FAMILIES if model_type in f.model_types), None)

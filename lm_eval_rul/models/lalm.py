@@ -153,7 +153,6 @@ class LALM(PrefixScoringMixin, AudioGenerationMixin, HFLM):
         )
         self._audio_ids = self._audio_token_ids()
         self._parts = self._template_parts(with_audio=condition != "none")
-        self._warned: set[str] = set()
         self._prefix_lru: OrderedDict[Hashable, ClipPrefix] = OrderedDict()
         self._stored = StoredResults(results_path(results_cache), results_scope(self))
         self._forward_names = set(inspect.signature(self.model.forward).parameters)

@@ -20,7 +20,7 @@ import torch.nn.functional as F
 import transformers
 
 from ..audio import check_audio_available, condition_key
-from ..mcqa.letters import multi_token_message
+from ..mcqa.letters import announce_multi_token
 from ..progress import progress_bar
 from .args import LALMArgumentError
 from .stored_results import request_parts
@@ -98,6 +98,7 @@ class PrefixScoringMixin:
         first_doc: dict[Hashable, dict] = {}
         context_ids: dict[str, list[int]] = {}
         keys: dict[int, Hashable] = {}  # the letters of one document share its dict
+        multi_token: dict[str, list[int]] = {}  # said in one line, once per process
         for index, request in enumerate(requests):
             context, continuation = request.args[:2]
             if id(request.doc) not in keys:
@@ -110,9 +111,11 @@ class PrefixScoringMixin:
                     f"lalm: continuation {continuation!r} of document {request.doc.get('id')!r} "
                     "encodes to no tokens."
                 )
-            self._warn_multi_token(continuation, cont_ids)
+            if len(cont_ids) > 1:
+                multi_token.setdefault(continuation, cont_ids)
             context_ids.setdefault(context, ctx_ids)
             by_clip.setdefault(key, OrderedDict()).setdefault(context, []).append((index, cont_ids))
+        self._warn_multi_token(multi_token)
 
         bar = progress_bar(
             len(requests),
@@ -131,13 +134,11 @@ class PrefixScoringMixin:
             bar.close()
             self._prefix_lru.clear()
 
-    def _warn_multi_token(self, continuation: str, ids: list[int]) -> None:
-        if len(ids) > 1 and continuation not in self._warned:
-            self._warned.add(continuation)
-            pieces = self.tokenizer.convert_ids_to_tokens(ids)
-            logger.warning(
-                "lalm: %s", multi_token_message(continuation, pieces, what="continuation")
-            )
+    def _warn_multi_token(self, found: dict[str, list[int]]) -> None:
+        """One line for the continuations that are several tokens (unless said already)."""
+        pieces = {text: self.tokenizer.convert_ids_to_tokens(ids) for text, ids in found.items()}
+        if pieces:
+            announce_multi_token("lalm", pieces, what="continuation", log=logger)
 
     @torch.no_grad()
     def _prefix(self, key: Hashable, doc: dict[str, Any]) -> ClipPrefix:

@@ -1,0 +1,281 @@
+"""Command-line mistakes found in a fresh-user walkthrough: each is one error line, exit
+status 2, and no model constructed (``HFLM.__init__`` is counted; ``lalm`` extends it)."""
+
+from __future__ import annotations
+
+import functools
+import json
+
+import pytest
+
+from lm_eval_rul.cli.run_inputs import (
+    HARNESS_METADATA_KEYS,
+    UnknownMetadataKeyError,
+    check_metadata_keys,
+    family_metadata_keys,
+)
+from lm_eval_rul.testing.harness import text_run_args
+
+
+@pytest.fixture
+def constructions(monkeypatch) -> list[str]:
+    """Every harness HF model (``hf`` or ``lalm``) constructed while the test runs."""
+    from lm_eval.models.huggingface import HFLM
+
+    built: list[str] = []
+    original = HFLM.__init__
+
+    @functools.wraps(original)
+    def counting(self, *args, **kwargs):
+        built.append(type(self).__name__)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(HFLM, "__init__", counting)
+    return built
+
+
+def fail(argv: list[str], capsys) -> str:
+    """Run ``lm-eval-rul ARGV`` in-process; it must exit with 2; return its one error line."""
+    from lm_eval_rul.cli import main
+
+    with pytest.raises(SystemExit) as exited:
+        main([str(a) for a in argv])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if "error:" in line]
+    assert len(lines) == 1, err
+    assert err[err.index(lines[0]) :].strip() == lines[0], err
+    return lines[0]
+
+
+def with_metadata(argv: list[str], **extra) -> list[str]:
+    """``argv`` with keys added to its ``--metadata`` JSON."""
+    argv = list(argv)
+    at = argv.index("--metadata") + 1
+    argv[at] = json.dumps({**json.loads(argv[at]), **extra})
+    return argv
+
+
+def test_misspelt_metadata_key_is_refused_with_the_closest_and_the_known_keys(
+    tiny_lm, data_dir, tmp_path, capsys, constructions
+):
+    argv = text_run_args(tiny_lm, data_dir, tmp_path, "rul_muchomusic")
+    argv = with_metadata(argv, shufle_seed=3)
+    line = fail(argv, capsys)
+    assert "UnknownMetadataKeyError: unknown --metadata key 'shufle_seed'" in line
+    assert "did you mean 'shuffle_seed'?" in line
+    assert "Known keys: " in line and "audio_dir" in line and "rul_data_path" in line
+    assert constructions == []
+
+
+def test_audio_key_typo_is_refused_too(tiny_lm, data_dir, tmp_path, capsys, constructions):
+    argv = with_metadata(text_run_args(tiny_lm, data_dir, tmp_path, "muchomusic"), audio_dri="x")
+    assert "did you mean 'audio_dir'?" in fail(argv, capsys)
+    assert constructions == []
+
+
+def test_known_keys_depend_on_the_requested_families():
+    keys = family_metadata_keys()
+    factual, mcqa = set(keys["factual"]), set(keys["muchomusic"])
+    assert {"on_audio_problem", "chunk_seconds", "ocremix_tags"} <= factual
+    assert {"shuffle_seed", "parser", "audio_hf_dataset"} <= mcqa
+    # factual keys are refused for a MuChoMusic run, and accepted once a factual task is added
+    with pytest.raises(UnknownMetadataKeyError, match="'chunk_seconds'"):
+        check_metadata_keys({"chunk_seconds": 30}, "muchomusic")
+    check_metadata_keys({"chunk_seconds": 30, "data_path": "x"}, "muchomusic,factual_mood_open")
+    check_metadata_keys({key: 1 for key in HARNESS_METADATA_KEYS}, ["rul_muchomusic_gen"])
+
+
+def test_a_task_of_another_package_turns_the_key_check_off():
+    check_metadata_keys({"max_seq_lengths": [4096]}, "rul_muchomusic,niah_single_1")
+
+
+def test_single_quoted_metadata_says_json_needs_double_quotes(tiny_lm, capsys):
+    line = fail(
+        ["run", "--model", "hf", "--model_args", f"pretrained={tiny_lm}", "--tasks",
+         "rul_muchomusic", "--metadata", "{'data_path': 'rul.json'}"],
+        capsys,
+    )  # fmt: skip
+    assert line.startswith("lm-eval-rul run: error: MetadataJSONError:")
+    assert "not valid JSON" in line and "at character 2" in line
+    assert "JSON needs double quotes" in line
+
+
+def test_misspelt_model_names_the_closest_registered(tiny_lm, data_dir, tmp_path, capsys):
+    argv = text_run_args(tiny_lm, data_dir, tmp_path, "rul_muchomusic")
+    argv[argv.index("--model") + 1] = "hff"
+    line = fail(argv, capsys)
+    assert "UnknownModelError: --model 'hff' is not a registered model. Closest: hf" in line
+    assert "lalm-api" in line
+
+
+def test_cuda_device_without_cuda_suggests_cpu(
+    tiny_lm, data_dir, tmp_path, capsys, constructions
+):
+    import torch
+
+    if torch.cuda.is_available():  # the check must then let the run through
+        from lm_eval_rul.cli.run_inputs import check_device
+
+        check_device("cuda")
+        return
+    argv = text_run_args(tiny_lm, data_dir, tmp_path, "rul_muchomusic")
+    argv[argv.index("--device") + 1] = "cuda"
+    line = fail(argv, capsys)
+    assert "DeviceUnavailableError: --device cuda:" in line and "--device cpu" in line
+    assert constructions == []
+
+
+def test_audio_lm_checkpoint_with_hf_says_use_lalm(
+    tiny_audio_lm, data_dir, tmp_path, capsys, constructions
+):
+    line = fail(text_run_args(tiny_audio_lm, data_dir, tmp_path, "rul_muchomusic"), capsys)
+    assert "ModelKindError: --model hf with pretrained=" in line
+    assert "this is an audio LM (Qwen2-Audio, model_type='qwen2_audio')" in line
+    assert "Use --model lalm" in line
+    assert constructions == []
+
+
+def test_text_checkpoint_with_lalm_says_no_audio_encoder_before_missing_audio(
+    tiny_lm, data_dir, tmp_path, capsys, constructions
+):
+    argv = text_run_args(tiny_lm, data_dir, tmp_path, "rul_muchomusic")  # and no audio_dir
+    argv[argv.index("--model") + 1] = "lalm"
+    line = fail(argv, capsys)
+    assert "ModelKindError: --model lalm with pretrained=" in line
+    assert "has no audio encoder" in line and "Use --model hf" in line
+    assert constructions == []
+
+
+def test_missing_factual_audio_suggests_the_skip_metadata_and_it_works(tmp_path):
+    import re
+
+    from lm_eval_rul.factual.errors import AudioFilesError
+    from lm_eval_rul.factual.sources import prepare_task
+    from lm_eval_rul.testing.factual import write_factual_datasets
+
+    metadata = write_factual_datasets(tmp_path / "data")
+    first = sorted(p for p in (tmp_path / "data" / "ocremix").iterdir() if p.suffix == ".mp3")[0]
+    first.unlink()
+    with pytest.raises(AudioFilesError) as caught:
+        prepare_task("mood", metadata, condition="original")
+    message = str(caught.value)
+    assert "pass sample_size" in message  # the earlier advice stays
+    suggested = re.search(r"""--metadata '\{\.\.\., (".*?")\}'""", message)
+    assert suggested, message
+    key, value = json.loads("{" + suggested.group(1) + "}").popitem()
+    check_metadata_keys({key: value}, "factual_mood_open")  # a key the tasks read
+    prepared = prepare_task("mood", {**metadata, key: value}, condition="original")
+    assert prepared.dropped == {"audio_missing": 1}
+
+
+@pytest.fixture
+def offline_empty_cache(monkeypatch, tmp_path):
+    """``HF_HUB_OFFLINE=1`` and an empty Hugging Face cache."""
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "empty_hub_cache"))
+
+
+@pytest.mark.parametrize(
+    ("argv", "flag"),
+    [
+        (["pi", "--data", "DATA", "--model", "hf", "--model_args", "pretrained=Qwen/Nope",
+          "--output", "OUT"], "--model_args"),
+        (["build", "--data", "DATA", "--generator", "hf", "--generator_args",
+          "pretrained=Qwen/Nope", "--stage", "generate", "--output", "OUT"], "--generator_args"),
+        (["diagnose", "DATA", "--no_similarity", "--judge", "hf", "--judge_args",
+          "pretrained=Qwen/Nope", "--out", "OUT"], "--judge_args"),
+    ],
+)  # fmt: skip
+def test_unavailable_model_names_the_subcommands_own_flag(
+    argv, flag, data_dir, tmp_path, capsys, offline_empty_cache, constructions
+):
+    argv = [str(data_dir / "rul.json") if a == "DATA" else a for a in argv]
+    argv = [str(tmp_path / "out.json") if a == "OUT" else a for a in argv]
+    line = fail(argv, capsys)
+    assert f"ModelUnavailableError: {flag} pretrained='Qwen/Nope' is not in the local" in line
+    assert f"give local folders: {flag} pretrained=/path/to/model" in line
+    assert "--metadata" not in line  # run's data advice; these commands read local files
+    assert constructions == []
+
+
+def test_run_offline_advice_keeps_the_metadata_hint(
+    tiny_lm, data_dir, tmp_path, capsys, offline_empty_cache
+):
+    argv = text_run_args("Qwen/Nope", data_dir, tmp_path, "rul_muchomusic")
+    line = fail(argv, capsys)
+    assert "--model_args pretrained='Qwen/Nope'" in line and "--metadata '{\"data_path\"" in line
+
+
+@pytest.mark.parametrize("command", ["pi", "build"])
+def test_pi_and_build_refuse_audio_models_before_loading(
+    command, tiny_audio_lm, data_dir, tmp_path, capsys, constructions
+):
+    source = ["--data", data_dir / "rul.json"]
+    if command == "build":
+        source = ["--pools", data_dir / "pools.json"]
+    base = [command, *source, "--output", tmp_path / "out.json"]
+    line = fail([*base, "--model", "lalm", "--model_args", f"pretrained={tiny_audio_lm}"], capsys)
+    assert f"ModelKindError: {command} scores text-only prompts" in line
+    assert "not --model lalm. Use --model hf" in line and "audio=none" in line
+    line = fail([*base, "--model", "hf", "--model_args", f"pretrained={tiny_audio_lm}"], capsys)
+    assert "is an audio LM (Qwen2-Audio), which --model hf cannot load" in line
+    line = fail([*base, "--model", "hf", "--model_args", "pretrained=x,audio=noise"], capsys)
+    assert "ModelArgsError: --model hf does not take model_args audio=noise" in line
+    line = fail([*base, "--model", "hff"], capsys)
+    assert "UnknownModelError: --model 'hff'" in line
+    assert constructions == []
+
+
+def test_multi_token_letters_are_one_warning_per_run(tmp_path, audio_data):
+    """lalm with a tokenizer that spells each letter as two tokens: the pre-flight check
+    and the model's own check, over 5 tasks (4 folds + MuChoMusic), say it in ONE line."""
+    from lm_eval_rul.testing.audio import make_tiny_audio_lm
+    from lm_eval_rul.testing.harness import run_cli
+
+    model = make_tiny_audio_lm(tmp_path / "split", "qwen2_audio", merge_letters=False)
+    done = run_cli(
+        ["run", "--model", "lalm", "--model_args", f"pretrained={model},dtype=float32",
+         "--tasks", "rul_muchomusic,muchomusic", "--metadata", json.dumps(audio_data),
+         "--device", "cpu", "--limit", "1"],
+    )  # fmt: skip
+    lines = [line for line in done.stderr.splitlines() if "tokens for this tokenizer" in line]
+    assert len(lines) == 1, "\n".join(lines)
+    for letter in "ABCD":
+        assert f"' {letter}' = " in lines[0]
+
+
+@pytest.fixture
+def no_network_hub(monkeypatch):
+    """The hub client online, pointed at a closed loopback port, with an empty cache;
+    returns its back-off sleeps (one before each retried request)."""
+    import socket
+
+    import huggingface_hub.utils._http as hub_http
+    from huggingface_hub import constants
+
+    with socket.socket() as probe:  # a port nobody listens on: connection refused
+        probe.bind(("127.0.0.1", 0))
+        endpoint = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    monkeypatch.setattr(constants, "ENDPOINT", endpoint)
+    template = endpoint + "/{repo_id}/resolve/{revision}/{filename}"
+    monkeypatch.setattr(constants, "HUGGINGFACE_CO_URL_TEMPLATE", template)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", "/nonexistent-cache")
+    monkeypatch.setenv("HF_HUB_CACHE", "/nonexistent-cache")
+    slept: list[float] = []
+    monkeypatch.setattr(hub_http.time, "sleep", slept.append)
+    return slept
+
+
+def test_diagnose_encoder_without_network_fails_at_once(data_dir, tmp_path, capsys, no_network_hub):
+    line = fail(
+        ["diagnose", data_dir / "rul.json", "--t5", "acme/t5-small", "--clap", "none",
+         "--no_cache", "--out", tmp_path / "out"],
+        capsys,
+    )  # fmt: skip
+    assert "ModelUnavailableError: --t5='acme/t5-small' cannot be downloaded" in line
+    assert "is not reachable" in line and "--t5 /path/to/model" in line
+    assert no_network_hub == []  # one request, no retry
