@@ -73,6 +73,14 @@ def test_unknown_task_names_the_closest(tiny_lm, data_dir, tmp_path, capsys, con
     assert constructions == []
 
 
+def test_a_task_named_twice_names_both_names(tiny_lm, data_dir, tmp_path, capsys, constructions):
+    args = hf_run(tiny_lm, data_dir, tmp_path, tasks="rul_muchomusic,rul_muchomusic_fold1")
+    line = fail(args, capsys)
+    assert "DuplicateTaskError: --tasks names one task twice: task 'rul_muchomusic_fold1'" in line
+    assert "'rul_muchomusic' and 'rul_muchomusic_fold1'" in line
+    assert constructions == []
+
+
 def test_lalm_model_arg_on_hf_names_the_arg_and_its_model(
     tiny_lm, data_dir, tmp_path, capsys, constructions
 ):

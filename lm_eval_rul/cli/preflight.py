@@ -27,6 +27,7 @@ from typing import Any
 
 from ..errors import UserInputError
 from ..hub import check_model_available
+from .task_names import DuplicateTaskError
 
 __all__ = [
     "AUDIO_MODELS",
@@ -153,7 +154,12 @@ def load_tasks_once(task_manager: Any, tasks: Any) -> dict[str, Any]:
     The question files and ``--metadata`` are read and validated here, before the model;
     the harness then gets the same task objects instead of reading everything again.
     """
-    loaded = task_manager.load(tasks)
+    try:
+        loaded = task_manager.load(tasks)
+    except ValueError as error:
+        if str(error).startswith("Duplicate task"):
+            raise DuplicateTaskError(str(error)) from None
+        raise
     original = task_manager.load
 
     def load(task_list: Any) -> Any:

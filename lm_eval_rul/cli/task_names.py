@@ -12,13 +12,20 @@ from __future__ import annotations
 import contextlib
 import difflib
 import functools
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..errors import UserInputError
 
-__all__ = ["UnknownTaskError", "close_task_names", "plugin_task_names", "task_name_hooks"]
+__all__ = [
+    "DuplicateTaskError",
+    "UnknownTaskError",
+    "close_task_names",
+    "plugin_task_names",
+    "task_name_hooks",
+]
 
 _NOT_FOUND = "Tasks not found: "
 
@@ -37,6 +44,24 @@ class UnknownTaskError(UserInputError, ValueError):
         super().__init__(
             f"unknown task {'; '.join(parts)}. This plugin's tasks: {plugin} (and the "
             "rul_muchomusic*_fold0..3 subtasks); `lm-eval-rul ls tasks` lists every task."
+        )
+
+
+class DuplicateTaskError(UserInputError, ValueError):
+    """``--tasks`` reaches one task twice, e.g. a group and one of its own tasks."""
+
+    def __init__(self, harness_message: str) -> None:
+        # the harness says: Duplicate task 'T': found in both 'A' and 'B'
+        names = re.findall(r"'([^']+)'", harness_message)
+        if len(names) == 3:
+            task, first, second = names
+            detail = f"task {task!r} is part of both {first!r} and {second!r}"
+            advice = f"drop one of {first!r} and {second!r}"
+        else:
+            detail, advice = harness_message, "drop one of the names that contain it"
+        super().__init__(
+            f"--tasks names one task twice: {detail}. The harness runs each task once; "
+            f"{advice} (a group runs all of its tasks)."
         )
 
 
