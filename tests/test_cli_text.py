@@ -107,7 +107,10 @@ def test_chat_template_run(tiny_lm, data_dir, tmp_path):
 
 def test_multi_token_letters_warn_and_still_score(tiny_lm_split_letters, data_dir, tmp_path):
     done = run_cli(harness_args(tiny_lm_split_letters, data_dir, tmp_path, "--limit", "3"))
-    assert "option letter ' B' is 2 tokens" in done.stderr + done.stdout
+    logged = done.stderr + done.stdout
+    # one line for the run, naming every split letter and its tokens
+    assert "option letters ' A', ' B', ' C', ' D' are several tokens" in logged
+    assert "' B' = ['Ġ', 'B']" in logged and logged.count("are several tokens") == 1
     results, samples = read_output(tmp_path)
     for task in FOLDS:
         expected = np.mean([recomputed_pi(s) for s in samples[task]])
