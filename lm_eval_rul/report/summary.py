@@ -14,6 +14,7 @@ from ..questions import derive_seed
 from .breakdowns import category_breakdowns, load_categories
 from .comparisons import find_backbone, paired_comparisons, pi_correlations
 from .factual import factual_report
+from .run_keys import question_files_note
 from .runs import Run, RunReadError
 from .samples import Sample
 from .settings import (
@@ -144,6 +145,8 @@ def build_report(runs: Sequence[Run], settings: ReportSettings | None = None) ->
     benchmarks: dict[str, Any] = {}
     for benchmark in sorted({b for r in runs for b in r.benchmarks()}):
         members = [r for r in runs if r.tasks_of(benchmark)]
+        name = BENCHMARK_NAMES.get(benchmark, benchmark)
+        notes.extend(filter(None, [question_files_note(members, benchmark, name)]))
         _coverage_note(members, benchmark, notes)
         rows = [_table_row(r, benchmark, settings) for r in members]
         for row in rows:
