@@ -141,7 +141,9 @@ def build_report(runs: Sequence[Run], settings: ReportSettings | None = None) ->
     notes = [note for run in runs for note in run.notes]
     needs_backbone = settings.text_backbone is not None or any(r.condition == "none" for r in runs)
     backbone = find_backbone(runs, settings.text_backbone, notes) if needs_backbone else None
-    categories, categories_source = load_categories(runs, settings.muchomusic_csv, notes)
+    categories, categories_source = {}, None
+    if any(r.benchmarks() for r in runs):  # factual-only reports have no MuChoMusic categories
+        categories, categories_source = load_categories(runs, settings.muchomusic_csv, notes)
     benchmarks: dict[str, Any] = {}
     for benchmark in sorted({b for r in runs for b in r.benchmarks()}):
         members = [r for r in runs if r.tasks_of(benchmark)]
