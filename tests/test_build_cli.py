@@ -104,3 +104,33 @@ def test_pi_and_build_seed_default_is_the_package_default():
         assert seed_of(parser.parse_args(required)) == DEFAULT_SEED
         assert seed_of(parser.parse_args([*required, "--seed", "7"])) == 7
         assert f"default: {DEFAULT_SEED}," in " ".join(parser.format_help().split())
+
+
+def test_limit_counts_the_cleaning_of_the_questions_used(tmp_path):
+    # pools 2 and 5 are clean; 8 (beyond --limit 2) holds the correct answer and a repeat
+    rows = fixture_rows(3)
+    pools = {qid: {**row, "distractors": list(row["distractors"])} for qid, row in rows.items()}
+    last = pools["8"]
+    last["distractors"] += [last["correct_answer"], last["distractors"][0], "Kazoo duet"]
+    path = tmp_path / "pools.json"
+    path.write_text(json.dumps(pools))
+    out = tmp_path / "clean.json"
+    done = _cli("--pools", str(path), "--stage", "clean", "--limit", "2", "--output", str(out))
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Cleaned the first 2 distractor pools" in done.stderr
+    assert "2 pools, 8 candidates in, 8 kept; dropped 0 equal" in done.stderr
+    cleaning = json.loads((tmp_path / "clean.report.json").read_text())["cleaning"]
+    assert (cleaning["n_questions"], cleaning["n_candidates_in"]) == (2, 8)
+    assert cleaning["equal_to_correct"] == {} and cleaning["duplicates"] == {}
+    # a file cleaned whole, read again with --limit: the first pass's counts of those pools
+    whole = tmp_path / "whole.json"
+    assert _cli("--pools", str(path), "--stage", "clean", "--output", str(whole)).returncode == 0
+    again = tmp_path / "again.json"
+    done = _cli("--pools", str(whole), "--stage", "clean", "--limit", "3", "--output", str(again))
+    cleaning = json.loads((tmp_path / "again.report.json").read_text())["cleaning"]
+    assert (cleaning["n_questions"], cleaning["n_candidates_in"]) == (3, 15)
+    assert cleaning["equal_to_correct"] == {"8": 1} and cleaning["duplicates"] == {"8": 1}
+    done = _cli("--pools", str(whole), "--stage", "clean", "--limit", "1", "--output", str(again))
+    cleaning = json.loads((tmp_path / "again.report.json").read_text())["cleaning"]
+    assert (cleaning["n_questions"], cleaning["n_candidates_in"]) == (1, 4)
+    assert cleaning["equal_to_correct"] == {} and cleaning["duplicates"] == {}

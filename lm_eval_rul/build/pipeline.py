@@ -63,10 +63,8 @@ def run_build(
         pools, cleaning = clean_pools(pools)
         source = fingerprint_digest(generation["fingerprint"])
     else:
-        pools, cleaning, failures, extra = read_stage_pools(config.pools)
-        if config.limit is not None:  # the first N questions, as `pi --limit`
-            pools = pools[: config.limit]
-            failures = {qid: f for qid, f in failures.items() if qid in {q.id for q in pools}}
+        # with --limit: the first N questions, as `pi --limit`, and counts of those alone
+        pools, cleaning, failures, extra = read_stage_pools(config.pools, limit=config.limit)
         source = file_digest(config.pools)
     extra["cleaning"] = asdict(cleaning)
     if config.limit is not None:
