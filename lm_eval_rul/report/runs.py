@@ -32,6 +32,7 @@ from .factual_runs import (
     is_study_row,
     study_window,
 )
+from .not_runs import not_a_run
 from .run_keys import (
     AUDIO_SETTINGS,
     audio_settings_of,
@@ -198,10 +199,7 @@ def find_results_files(run_dir: str | Path) -> list[Path]:
         raise RunReadError(f"run folder {str(path)!r} does not exist")
     found = sorted(path.rglob("results_*.json"))
     if not found:
-        raise RunReadError(
-            f"no results_*.json under {str(path)!r}: give the folder passed to the harness "
-            "as --output_path (e.g. lm-eval-rul run ... --output_path DIR --log_samples)"
-        )
+        raise RunReadError(not_a_run(path))
     return found
 
 
@@ -258,10 +256,10 @@ def read_results_file(path: str | Path) -> Run:
     path = Path(path)
     try:
         results = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as error:
-        raise RunReadError(f"{path}: cannot read it as JSON ({error})") from None
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError):
+        raise RunReadError(not_a_run(path)) from None
     if not isinstance(results, dict) or "results" not in results or "config" not in results:
-        raise RunReadError(f"{path}: not an lm-eval results file (no 'results'/'config' keys)")
+        raise RunReadError(not_a_run(path))
     config = results["config"]
     if not isinstance(config, dict) or not isinstance(results["results"], dict):
         raise RunReadError(f"{path}: 'config' and 'results' must be JSON objects")
@@ -290,8 +288,8 @@ def read_results_file(path: str | Path) -> Run:
         if stamp is None or not samples_file.is_file():
             raise RunReadError(
                 f"{path}: task {task!r} has no logged samples (looked for {samples_file.name} "
-                f"in {path.parent}); the report needs per-question results: rerun with "
-                "--log_samples"
+                f"in {path.parent}): a results file of a run made without --log_samples; the "
+                "report needs per-question results: rerun with --log_samples"
             )
         benchmark, fold = benchmark_of(task)
         rows = read_rows(samples_file)
