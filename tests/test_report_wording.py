@@ -80,7 +80,7 @@ def test_the_diagnose_scatter_says_what_its_axes_measure(monkeypatch, tmp_path):
     )
     (ax,) = drawn[0].axes
     assert ax.get_xlabel() == "T5 (text) cosine similarity to the correct answer"
-    assert ax.get_ylabel() == "CLAP text (music) cosine similarity to the correct answer"
+    assert ax.get_ylabel() == "CLAP text (music) cosine\nsimilarity to the correct answer"
     assert ax.get_title() == "rul (3 distractors)"
     assert "one distractor" in drawn[0]._suptitle.get_text()
 

@@ -109,7 +109,7 @@ def similarity_scatter(
             ax.axhline(thresholds[1], color="#C44E52", linestyle="--", linewidth=0.8)
         ax.set_title(f"{name} ({x.size} distractors)", fontsize=10)
         ax.set_xlabel(f"{axis_labels[0]} similarity to the correct answer")
-        ax.set_ylabel(f"{axis_labels[1]} similarity to the correct answer")
+        ax.set_ylabel(f"{axis_labels[1]}\nsimilarity to the correct answer")
     fig.suptitle(
         "Each point is one distractor: how close it is to its question's correct answer "
         "in each embedding space",
