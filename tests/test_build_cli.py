@@ -104,3 +104,63 @@ def test_pi_and_build_seed_default_is_the_package_default():
         assert seed_of(parser.parse_args(required)) == DEFAULT_SEED
         assert seed_of(parser.parse_args([*required, "--seed", "7"])) == 7
         assert f"default: {DEFAULT_SEED}," in " ".join(parser.format_help().split())
+
+
+def test_limit_counts_the_cleaning_of_the_questions_used(tmp_path):
+    # pools 2 and 5 are clean; 8 (beyond --limit 2) holds the correct answer and a repeat
+    rows = fixture_rows(3)
+    extra = ["Zither solo", "Kazoo duet"]
+    pools = {q: {**row, "distractors": [*row["distractors"], *extra]} for q, row in rows.items()}
+    last = pools["8"]
+    last["distractors"] += [last["correct_answer"], last["distractors"][0], "Banjo trio"]
+    path = tmp_path / "pools.json"
+    path.write_text(json.dumps(pools))
+    out = tmp_path / "clean.json"
+    done = _cli("--pools", str(path), "--stage", "clean", "--limit", "2", "--output", str(out))
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Cleaned the first 2 distractor pools" in done.stderr
+    assert "2 pools, 12 candidates in, 12 kept; dropped 0 equal" in done.stderr
+    cleaning = json.loads((tmp_path / "clean.report.json").read_text())["cleaning"]
+    assert (cleaning["n_questions"], cleaning["n_candidates_in"]) == (2, 12)
+    assert cleaning["equal_to_correct"] == {} and cleaning["duplicates"] == {}
+    # a file cleaned whole, read again with --limit: the first pass's counts of those pools
+    whole = tmp_path / "whole.json"
+    assert _cli("--pools", str(path), "--stage", "clean", "--output", str(whole)).returncode == 0
+    again = tmp_path / "again.json"
+    done = _cli("--pools", str(whole), "--stage", "clean", "--limit", "3", "--output", str(again))
+    cleaning = json.loads((tmp_path / "again.report.json").read_text())["cleaning"]
+    assert (cleaning["n_questions"], cleaning["n_candidates_in"]) == (3, 21)
+    assert cleaning["equal_to_correct"] == {"8": 1} and cleaning["duplicates"] == {"8": 1}
+    done = _cli("--pools", str(whole), "--stage", "clean", "--limit", "1", "--output", str(again))
+    cleaning = json.loads((tmp_path / "again.report.json").read_text())["cleaning"]
+    assert (cleaning["n_questions"], cleaning["n_candidates_in"]) == (1, 6)
+    assert cleaning["equal_to_correct"] == {} and cleaning["duplicates"] == {}
+
+
+def test_a_file_given_to_the_wrong_flag_is_named_for_what_it_is(tmp_path, data_dir):
+    questions, pools = str(data_dir / "rul.json"), str(data_dir / "pools.json")
+    csv = str(data_dir / "muchomusic.csv")
+    model = ["--model", "hf", "--model_args", "pretrained=/nonexistent"]
+    out = ["--output", str(tmp_path / "out.json")]
+    cases = [
+        (
+            ["--pools", questions, *model, *out],
+            f"--pools '{questions}' is a question file (8 questions, 4 distractors each; the "
+            "RUL-MuChoMusic layout), but --pools expects distractor pools",
+        ),
+        (["--pools", questions, *model, *out], f"for its PI run lm-eval-rul pi --data {questions}"),
+        (
+            ["--data", pools, "--generator", "hf", *model, *out],
+            f"--data '{pools}' is a distractor pools file (8 questions, ",
+        ),
+        (["--data", pools, "--generator", "hf", *model, *out], "give the file as --pools"),
+        (
+            ["--pools", pools, "--reference", pools, *model, *out],
+            "but --reference expects the questions with their original 1-4 distractors",
+        ),
+        (["--pools", csv, *model, *out], f"--pools '{csv}' is MuChoMusic's CSV"),
+    ]
+    for args, message in cases:
+        done = _cli(*args)
+        assert done.returncode == 2, (args, done.stderr[-2000:])
+        assert message in done.stderr and "Traceback" not in done.stderr, done.stderr[-2000:]

@@ -99,3 +99,10 @@ def test_runs_on_different_items_are_compared_on_the_shared_ones(golds):
     (comparison,) = report["factual"]["tasks"]["factual_timesig_open"]["comparisons"]
     assert comparison["n"] == 10
     assert any("compared on the 10 shared items; 22 items" in n for n in report["notes"])
+
+
+def test_a_factual_only_report_has_no_category_note_and_counts_one_run(golds, tmp_path):
+    report = build_report([run("original", {k: [["4/4"]] for k in golds}, golds)], settings())
+    assert not any("category breakdowns" in note for note in report["notes"])
+    text = write_report(report, tmp_path)["markdown"].read_text()
+    assert "\n1 run; " in text and "categor" not in text

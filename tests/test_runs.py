@@ -106,6 +106,30 @@ def test_folders_without_results_are_named(tmp_path):
         load_runs([tmp_path])
 
 
+def test_data_files_given_as_runs_say_what_they_are_and_where_they_go(outputs, data_dir, tmp_path):
+    cases = {
+        data_dir / "rul.json": r"is a question file \(8 questions, 4 distractors each.*not harness "
+        r"output; a question file is evaluated first: lm-eval-rul run .*data_path",
+        data_dir / "pools.json": r"is a distractor pools file .*lm-eval-rul build --pools",
+        data_dir / "muchomusic.csv": r"is MuChoMusic's CSV",
+    }
+    for path, message in cases.items():
+        with pytest.raises(RunReadError, match=message):
+            load_runs([path])
+    pi_dir = tmp_path / "pi_out"
+    pi_dir.mkdir()
+    (pi_dir / "pi.jsonl").write_text('{"id": "2", "pi": 0.5, "chance": 0.75}\n')
+    message = r"it holds pi\.jsonl, PI rows .*\(1 question\).* as --pi NAME=\S+pi\.jsonl"
+    with pytest.raises(RunReadError, match=message):
+        load_runs([pi_dir])
+    stopped = tmp_path / "stopped"  # samples logged, results never written
+    shutil.copytree(outputs / "logged", stopped)
+    for path in stopped.rglob("results_*.json"):
+        path.unlink()
+    with pytest.raises(RunReadError, match=r"holds samples_\*\.jsonl: .* this run stopped early"):
+        load_runs([stopped])
+
+
 def test_duplicate_tasks_keep_the_newer_file_and_say_so(outputs, tmp_path):
     copy = tmp_path / "copy"
     shutil.copytree(outputs / "logged", copy)

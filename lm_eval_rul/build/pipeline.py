@@ -7,9 +7,11 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 from ..questions import clean_pools, load_questions_without_distractors
+from ..questions.file_kinds import CSV, PI, POOLS, QUESTIONS, RESULTS, sniff_data_file
 from ..registration import create_lm
 from .checkpoint import Checkpoint, file_digest, fingerprint_digest, write_json
 from .config import BuildConfig, BuildInputError
@@ -65,10 +67,8 @@ def run_build(
         pools, cleaning = clean_pools(pools)
         source = fingerprint_digest(generation["fingerprint"])
     else:
-        pools, cleaning, failures, extra = read_stage_pools(config.pools)
-        if config.limit is not None:  # the first N questions, as `pi --limit`
-            pools = pools[: config.limit]
-            failures = {qid: f for qid, f in failures.items() if qid in {q.id for q in pools}}
+        # with --limit: the first N questions, as `pi --limit`, and counts of those alone
+        pools, cleaning, failures, extra = read_stage_pools(config.pools, limit=config.limit)
         source = file_digest(config.pools)
     extra["cleaning"] = asdict(cleaning)
     if config.limit is not None:
@@ -127,6 +127,46 @@ def _check_inputs(config: BuildConfig) -> None:
     if stage in ("all", "filter") and not config.model:
         raise BuildInputError(
             "the filter stage needs the scorer: --model hf --model_args pretrained=..."
+        )
+    _check_file_kinds(config)
+
+
+#: What each file flag reads, and the kinds of file it refuses.
+_FILE_FLAGS = {
+    "pools": (
+        "distractor pools to pick four from (more than 4 candidates per question, e.g. the "
+        "released distractors.json, or a file written by --stage generate/clean)",
+        (QUESTIONS, CSV, PI, RESULTS),
+    ),
+    "data": ("questions with captions to generate pools for", (POOLS, PI, RESULTS)),
+    "reference": (
+        "the questions with their original 1-4 distractors (for the PI before), e.g. "
+        "RUL-MuChoMusic.json or muchomusic.csv",
+        (POOLS, PI, RESULTS),
+    ),
+}
+#: What to do instead, per (flag, kind found).
+_INSTEAD = {
+    ("pools", QUESTIONS): "for its PI run lm-eval-rul pi --data {path}; to rebuild its "
+    "questions, give their pools",
+    ("data", POOLS): "to pick four distractors from these pools, give the file as --pools",
+    ("reference", POOLS): "give the question file the pools were made for",
+}
+
+
+def _check_file_kinds(config: BuildConfig) -> None:
+    """A file given to the wrong flag (pools as --data, a question file as --pools, ...)."""
+    for flag, (wants, refused) in _FILE_FLAGS.items():
+        path = getattr(config, flag)
+        if path is None or not Path(path).is_file():
+            continue
+        found = sniff_data_file(path)
+        if found.kind not in refused:
+            continue
+        instead = _INSTEAD.get((flag, found.kind), "").format(path=path)
+        raise BuildInputError(
+            f"--{flag} {str(path)!r} is {found.description}, but --{flag} expects {wants}"
+            + (f"; {instead}" if instead else "")
         )
 
 

@@ -84,12 +84,13 @@ def write_pools(
 
 
 def read_stage_pools(
-    path: Path,
+    path: Path, limit: int | None = None
 ) -> tuple[list[Question], PoolCleaningReport, dict[str, dict[str, Any]], dict[str, Any]]:
     """Read ``--pools``: cleaned pools (empty ones kept), their upstream failure records
     (``build_failure``), and the counts of the stage that wrote them (its report, when it
-    still describes this very file)."""
-    pools, cleaning = read_pools(path, allow_empty=True)
+    still describes this very file). With ``limit`` (``build --limit``) only the first
+    ``limit`` pools are read, and every count is of those pools alone."""
+    pools, cleaning = read_pools(path, allow_empty=True, limit=limit)
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".jsonl":
         rows = [json.loads(line) for line in text.splitlines() if line.strip()]
@@ -109,9 +110,28 @@ def read_stage_pools(
         if isinstance(candidate, dict) and candidate.get("pools_digest") == file_digest(path):
             prior = candidate
     if prior.get("cleaning"):
-        cleaning = _merge_cleaning(PoolCleaningReport(**prior["cleaning"]), cleaning)
+        earlier = PoolCleaningReport(**prior["cleaning"])
+        if limit is not None:
+            earlier = _restrict_cleaning(earlier, [q.id for q in pools], cleaning.n_candidates_in)
+        cleaning = _merge_cleaning(earlier, cleaning)
     extra = {k: prior[k] for k in ("generation",) if k in prior}
     return pools, cleaning, failures, extra
+
+
+def _restrict_cleaning(
+    report: PoolCleaningReport, ids: list[str], n_left: int
+) -> PoolCleaningReport:
+    """An earlier cleaning pass's counts over the pools ``ids`` alone, which hold ``n_left``
+    candidates after it."""
+    kept = set(ids)
+    restricted = PoolCleaningReport(n_questions=len(ids), n_candidates_out=n_left)
+    for name in ("equal_to_correct", "duplicates", "empty"):
+        setattr(restricted, name, {q: n for q, n in getattr(report, name).items() if q in kept})
+    removed = sum(
+        sum(getattr(restricted, n).values()) for n in ("equal_to_correct", "duplicates", "empty")
+    )
+    restricted.n_candidates_in = n_left + removed
+    return restricted
 
 
 def _merge_cleaning(first: PoolCleaningReport, then: PoolCleaningReport) -> PoolCleaningReport:
@@ -127,4 +147,3 @@ def _merge_cleaning(first: PoolCleaningReport, then: PoolCleaningReport) -> Pool
             counts[qid] = counts.get(qid, 0) + n
         setattr(merged, name, counts)
     return merged
-

@@ -156,6 +156,7 @@ def _parsed_runs(specs: list[str]) -> dict[str, list]:
 def _execute(args: argparse.Namespace) -> None:
     """Run the report; bad input raises a ``UserInputError`` (printed by the CLI, exit 2)."""
     from ..report import ReportSettings, build_report, load_runs, write_report
+    from ..report.markdown import plural
 
     settings = ReportSettings(
         confidence_level=args.confidence,
@@ -171,10 +172,12 @@ def _execute(args: argparse.Namespace) -> None:
     runs = load_runs(args.run_dirs)
     report = build_report(runs, settings)
     paths = write_report(report, args.out)
-    print(
-        f"{len(runs)} runs, {len(report['benchmarks'])} benchmarks, "
-        f"{len(report['factual']['tasks'])} factual tasks"
+    counts = (
+        plural(len(runs), "run"),
+        plural(len(report["benchmarks"]), "benchmark"),
+        plural(len(report["factual"]["tasks"]), "factual task"),
     )
+    print(", ".join(counts))
     for note in report["notes"]:
         print(f"note: {note}")
     print(f"wrote {paths['markdown']} and {paths['json']}")

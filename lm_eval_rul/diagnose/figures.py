@@ -77,15 +77,17 @@ def similarity_scatter(
     axis_labels: tuple[str, str],
     thresholds: tuple[float, float] | None = None,
 ) -> Path:
-    """One panel per dataset: each distractor at (T5 similarity, CLAP similarity).
+    """One panel per dataset: each distractor at (T5 similarity, CLAP similarity), both the
+    cosine similarity of the distractor to its question's correct answer.
 
-    The top-right corner beyond both thresholds (shaded) holds the near-identical
-    distractors; perception-hard ones sit high on x and spread on y.
+    The top-right corner beyond both thresholds (shaded, dashed lines) holds the
+    near-identical distractors; perception-hard ones sit high on x and spread on y.
 
     Args:
         path: PNG to write.
         points: Dataset -> (x similarities, y similarities).
-        axis_labels: (x label, y label).
+        axis_labels: (x space, y space): each axis reads "<space> similarity to the
+            correct answer".
         thresholds: (x threshold, y threshold) of the shaded corner.
     """
     if not points:
@@ -102,9 +104,17 @@ def similarity_scatter(
                 label="near-identical in both",
             )  # fmt: skip
             ax.legend(fontsize=8, loc="lower left")
-        ax.set_title(f"{name} (n={x.size})", fontsize=10)
-        ax.set_xlabel(axis_labels[0])
-        ax.set_ylabel(axis_labels[1])
+        if thresholds is not None:
+            ax.axvline(thresholds[0], color="#C44E52", linestyle="--", linewidth=0.8)
+            ax.axhline(thresholds[1], color="#C44E52", linestyle="--", linewidth=0.8)
+        ax.set_title(f"{name} ({x.size} distractors)", fontsize=10)
+        ax.set_xlabel(f"{axis_labels[0]} similarity to the correct answer")
+        ax.set_ylabel(f"{axis_labels[1]}\nsimilarity to the correct answer")
+    fig.suptitle(
+        "Each point is one distractor: how close it is to its question's correct answer "
+        "in each embedding space",
+        fontsize=9,
+    )
     return save_figure(fig, path)
 
 

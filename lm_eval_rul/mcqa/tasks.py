@@ -63,6 +63,7 @@ __all__ = [
     "muchomusic_questions",
     "TaskMetadataError",
     "METADATA_KEYS",
+    "data_path_key",
 ]
 
 #: Every ``--metadata`` key the MuChoMusic / RUL-MuChoMusic tasks read (module docstring).
@@ -142,9 +143,20 @@ def _refuse_pools(error: DataValidationError, path: Path, key: str) -> None:
     ) from None
 
 
+#: The ``--metadata`` key of each benchmark's own question file (else ``data_path``).
+_OWN_DATA_KEYS = {"rul_muchomusic": "rul_data_path", "muchomusic": "muchomusic_data_path"}
+
+
+def data_path_key(benchmark: str, metadata: dict[str, Any]) -> str:
+    """The ``--metadata`` key naming the question file of ``benchmark``'s tasks
+    (``rul_muchomusic`` or ``muchomusic``): its own key when given, else ``data_path``."""
+    own = _OWN_DATA_KEYS.get(benchmark, "data_path")
+    return own if metadata.get(own) else "data_path"
+
+
 def rul_questions(**metadata: Any) -> list[Question]:
     """RUL-MuChoMusic questions from ``metadata`` (see the module docstring)."""
-    key = "rul_data_path" if metadata.get("rul_data_path") else "data_path"
+    key = data_path_key("rul_muchomusic", metadata)
     source = metadata.get(key)
     path = _existing(source, key) if source else default_rul_path()
     _check_kind(path, key, want_csv=False, benchmark="rul_muchomusic")
@@ -163,7 +175,7 @@ def rul_questions(**metadata: Any) -> list[Question]:
 
 def muchomusic_questions(**metadata: Any) -> list[Question]:
     """MuChoMusic questions from ``metadata`` (see the module docstring)."""
-    key = "muchomusic_data_path" if metadata.get("muchomusic_data_path") else "data_path"
+    key = data_path_key("muchomusic", metadata)
     source = metadata.get(key)
     path = _existing(source, key) if source else default_muchomusic_csv()
     _check_kind(path, key, want_csv=True, benchmark="muchomusic")

@@ -151,7 +151,7 @@ def read_rul_json(path: str | os.PathLike[str], *, n_distractors: int | None = 4
 
 
 def read_pools(
-    path: str | os.PathLike[str], *, allow_empty: bool = False
+    path: str | os.PathLike[str], *, allow_empty: bool = False, limit: int | None = None
 ) -> tuple[list[Question], PoolCleaningReport]:
     """Read distractor pools (the released ``distractors.json`` format) and clean them.
 
@@ -164,6 +164,8 @@ def read_pools(
         path: The pools file (JSON keyed by id, a JSON list of rows, or JSONL).
         allow_empty: Keep pools that are (or end up) empty instead of refusing the file
             (``lm-eval-rul build`` turns them into per-question failure records).
+        limit: Only the first ``limit`` pools of the file are read, cleaned and counted
+            (``build --limit``); None: all.
 
     Raises:
         DataValidationError: for malformed rows, or (unless ``allow_empty``) a pool left
@@ -171,6 +173,7 @@ def read_pools(
     """
     path = Path(path)
     rows = _read_json_rows(path) if path.suffix != ".jsonl" else _read_jsonl_rows(path)
+    rows = rows[:limit] if limit is not None else rows
     questions = rows_to_questions(
         path, rows, n_distractors=None, min_distractors=0 if allow_empty else 1, check_options=False
     )
@@ -180,7 +183,8 @@ def read_pools(
     ]
     if empty_pools and not allow_empty:
         raise DataValidationError(path, empty_pools)
-    logger.info("Cleaned distractor pools from %s: %s", path, report.summary())
+    first = f"the first {len(cleaned)} " if limit is not None else ""
+    logger.info("Cleaned %sdistractor pools from %s: %s", first, path, report.summary())
     return cleaned, report
 
 

@@ -2,7 +2,8 @@
 
 Each comparison uses the (question, fold) pairs both runs covered, a paired bootstrap
 interval (resampled by question or track) and the Wilcoxon signed-rank p-value of the
-per-question scores; an interval containing 0 is flagged.
+per-question scores; an interval containing 0 is flagged. Runs made on different question
+sets (:func:`~.run_keys.question_set_mismatch`) are not paired: a note says why.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 
 from ..questions import derive_seed
 from .correlation import pearson
+from .run_keys import question_file_label, question_set_mismatch
 from .runs import Run, RunReadError
 from .samples import Sample
 from .settings import (
@@ -74,6 +76,13 @@ def _paired_entry(
     settings: ReportSettings,
     notes: list[str],
 ) -> dict[str, Any] | None:
+    mismatch = question_set_mismatch(a, b, benchmark)
+    if mismatch:
+        notes.append(
+            f"{_name(benchmark)}, {a.label} vs {b.label}: not compared, as {mismatch}; "
+            "paired comparisons need both runs on the same question file."
+        )
+        return None
     left, right, coverage = _aligned(a, b, benchmark)
     if coverage["n_dropped"]:
         notes.append(
@@ -170,11 +179,26 @@ def paired_comparisons(
                 if entry:
                     gains.append(entry)
         for none in (r for r in model_runs if r.condition == "none"):
-            if backbone is not None and backbone.tasks_of(benchmark):
-                entry = _paired_entry("leakage", none, backbone, benchmark, settings, notes)
+            text = _backbone_run(runs, backbone, none, benchmark)
+            if text is not None:
+                entry = _paired_entry("leakage", none, text, benchmark, settings, notes)
                 if entry:
                     leakage.append(entry)
     return gains, leakage
+
+
+def _backbone_run(runs: Sequence[Run], backbone: Run | None, none: Run, benchmark: str):
+    """The backbone's run of ``benchmark`` on ``none``'s question file, else its first run
+    of ``benchmark`` (which :func:`_paired_entry` then refuses with a note)."""
+    if backbone is None:
+        return None
+    candidates = [
+        r
+        for r in runs
+        if r.is_text and r.pretrained == backbone.pretrained and r.tasks_of(benchmark)
+    ]
+    same = [r for r in candidates if question_set_mismatch(none, r, benchmark) is None]
+    return (same or candidates or [None])[0]
 
 
 def _pi_source(
@@ -206,9 +230,14 @@ def pi_correlations(
         )
         return [], {}
     groups: dict[str, list[Run]] = defaultdict(list)
+    files = {r.question_file(benchmark) for r in runs if r.tasks_of(benchmark)}
     for run in runs:
         if run.tasks_of(benchmark):
-            groups["text-only" if run.is_text else f"audio ({run.setting})"].append(run)
+            name = "text-only" if run.is_text else f"audio ({run.setting})"
+            if len(files) > 1:  # per question file: one id may be another question elsewhere
+                where = question_file_label(run.question_file(benchmark) or "")
+                name = f"{'text-only' if run.is_text else f'audio ({run.condition})'} on {where}"
+            groups[name].append(run)
     entries, scatter = [], {}
     for name in sorted(groups, key=lambda g: condition_rank(groups[g][0].condition)):
         members = groups[name]

@@ -1,4 +1,8 @@
-"""The factual figure: F1 per task under each audio condition, baselines as reference lines."""
+"""The factual figure: F1 per task under each audio condition, baselines as reference lines.
+
+Bars of height 0 are common here (a model that never names a right label) and would be
+invisible: :func:`mark_zero_bars` draws a tick on the axis and a "0" above each.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,33 @@ import numpy as np
 
 from .plots import pyplot, save_figure
 
-__all__ = ["factual_f1_bars"]
+__all__ = ["factual_f1_bars", "mark_zero_bars"]
+
+
+def mark_zero_bars(ax, bars) -> int:
+    """Mark each bar of ``bars`` (from ``ax.bar``) whose height is 0 with a tick in its colour
+    on the axis and a "0" above it, so an empty result reads as 0, not as no bar.
+
+    Returns:
+        How many bars were marked.
+    """
+    marked = 0
+    for rect in bars:
+        height = rect.get_height()
+        if not np.isfinite(height) or height != 0:
+            continue
+        left, width = rect.get_x(), rect.get_width()
+        colour = rect.get_facecolor()
+        ax.plot(
+            (left, left + width), (0, 0), color=colour, linewidth=3, solid_capstyle="butt",
+            clip_on=False, zorder=3,
+        )  # fmt: skip
+        ax.annotate(
+            "0", (left + width / 2, 0), xytext=(0, 2), textcoords="offset points",
+            ha="center", va="bottom", fontsize=7, color=colour,
+        )  # fmt: skip
+        marked += 1
+    return marked
 
 
 def factual_f1_bars(
@@ -48,7 +78,8 @@ def factual_f1_bars(
         pos = np.array([x[tasks.index(t)] for t in present]) + offset
         est, low, high = np.array([values[(t, condition)] for t in present]).T
         errors = np.vstack([np.clip(est - low, 0, None), np.clip(high - est, 0, None)])
-        ax.bar(pos, est, width, yerr=errors, capsize=3, label=condition)
+        bars = ax.bar(pos, est, width, yerr=errors, capsize=3, label=condition)
+        mark_zero_bars(ax, bars)
     for position, task in zip(x, tasks, strict=True):
         if task not in baselines:
             continue

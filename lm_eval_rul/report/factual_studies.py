@@ -1,8 +1,9 @@
 """The robustness studies of the factual section: phrasings, binary choice, true/false.
 
 * **phrasings**: for instrument, composer and genre, the mean P/R/F1 of each of the four
-  phrasings (casual, neutral, formal open prompts and the list prompt) per model and
-  audio condition, and the spread (max - min F1 over the phrasings) per model;
+  phrasings (the open prompts ``open_casual``, ``open``, ``open_formal`` and the ``list``
+  prompt) per model and audio condition, and the spread (max - min F1 over the phrasings)
+  per model;
 * **binary choice**: per run, task and scoring: accuracy with a bootstrap interval over
   items (chance 0.5), accuracy when the gold label was offered first and second, the
   share of answers picking the first option, and unreadable answers;
@@ -35,13 +36,9 @@ __all__ = [
     "studies_section",
 ]
 
-#: How each phrasing is named in tables and figures.
-PHRASING_TITLES: dict[str, str] = {
-    "open_casual": "casual",
-    "open": "neutral",
-    "open_formal": "formal",
-    "list": "list",
-}
+#: How each phrasing is named in tables and figures: the tasks' own suffixes
+#: (``factual_instrument_open_casual``), so readers see the names they ran.
+PHRASING_TITLES: dict[str, str] = {p: p for ps in PHRASINGS.values() for p in ps}
 
 
 def phrasing_study(tasks: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:

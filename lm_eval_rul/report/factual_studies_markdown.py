@@ -58,7 +58,7 @@ def _phrasings(study: Mapping[str, Any]) -> list[str]:
     lines = [
         "### Wording sensitivity (four phrasings)",
         "",
-        "Mean P / R / F1 over items per phrasing (three open prompts from casual to formal, "
+        "Mean P / R / F1 over items per phrasing (the open prompts open_casual, open, open_formal, "
         "and the list prompt); spread = max − min F1 over the phrasings.",
         "",
     ]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .factual_plots import mark_zero_bars
 from .plots import pyplot, save_figure
 
 __all__ = [
@@ -49,8 +50,11 @@ def binary_bars(
     x = np.arange(len(labels))
     est, low, high = (np.asarray(v, dtype=float) for v in zip(*accuracy, strict=True))
     errors = np.vstack([np.clip(est - low, 0, None), np.clip(high - est, 0, None)])
-    ax.bar(x - 0.2, est, 0.4, yerr=errors, capsize=3, color="#4C72B0", label="accuracy")
-    ax.bar(x + 0.2, first_share, 0.4, color="#8C8C8C", label="first option chosen")
+    for bars in (
+        ax.bar(x - 0.2, est, 0.4, yerr=errors, capsize=3, color="#4C72B0", label="accuracy"),
+        ax.bar(x + 0.2, first_share, 0.4, color="#8C8C8C", label="first option chosen"),
+    ):
+        mark_zero_bars(ax, bars)
     ax.axhline(0.5, color="#C44E52", linestyle="--", label="chance (0.50)")
     ax.set_xticks(x, labels, fontsize=7)
     ax.set_ylim(0, 1)
@@ -88,7 +92,8 @@ def phrasing_bars(
         x = np.arange(len(phrasings))
         for index, name in enumerate(series):
             heights = [values.get((task, p, name), np.nan) for p in phrasings]
-            ax.bar(x + (index - (len(series) - 1) / 2) * width, heights, width, label=name)
+            offset = (index - (len(series) - 1) / 2) * width
+            mark_zero_bars(ax, ax.bar(x + offset, heights, width, label=name))
         ax.set_xticks(x, phrasings, fontsize=8)
         ax.set_title(task, fontsize=9)
         ax.set_ylim(0, 1)
@@ -121,8 +126,8 @@ def truefalse_bars(
         raise ValueError("truefalse_bars needs one value of each kind per label (>= 1 label)")
     fig, ax = _rows_figure(len(labels))
     x = np.arange(len(labels))
-    ax.bar(x - 0.2, said_true, 0.4, color="#DD8452", label='said "true"')
-    ax.bar(x + 0.2, accuracy, 0.4, color="#4C72B0", label="accuracy")
+    mark_zero_bars(ax, ax.bar(x - 0.2, said_true, 0.4, color="#DD8452", label='said "true"'))
+    mark_zero_bars(ax, ax.bar(x + 0.2, accuracy, 0.4, color="#4C72B0", label="accuracy"))
     ax.scatter(x - 0.2, base_rate, marker="_", s=400, color="black", label="base rate", zorder=3)
     ax.set_xticks(x, labels, fontsize=7)
     ax.set_ylim(0, 1)

@@ -8,7 +8,12 @@ from typing import Any
 from .factual_markdown import render_factual
 from .settings import BENCHMARK_NAMES
 
-__all__ = ["render_markdown"]
+__all__ = ["render_markdown", "plural"]
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 run``, ``3 runs``."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def _pct(value: float | None) -> str:
@@ -75,7 +80,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     lines = [
         "# lm-eval-rul report",
         "",
-        f"{len(report['runs'])} runs; {level} bootstrap intervals resampled by "
+        f"{plural(len(report['runs']), 'run')}; {level} bootstrap intervals resampled by "
         f"{settings['resampled_by']} ({settings['n_resamples']} resamples, "
         f"{settings['bootstrap_method']}, seed {settings['seed']}). Every number is in "
         "`report.json`.",
@@ -160,7 +165,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         lines += [
             "## Perceptual Index distributions",
             "",
-            f"From {distributions['source']}.",
+            f"PI values {distributions['source']}.",
             "",
             "| benchmark | n q | mean PI | median | chance PI (1 − 1/n options) | "
             "share above chance |",

@@ -370,7 +370,8 @@ def pi_accuracy_scatter(
     title = (
         title
         if len(series) < 2
-        else f"{title}\n(series dodged sideways by {step:.3f}; fits use the true PI)"
+        else f"{title}\n(overlapping series shifted sideways by {step:.2g} PI each so all "
+        "stay visible; the fits use the true PI)"
     )
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), frameon=False)
@@ -381,5 +382,5 @@ def _series_condition(label: str) -> str:
     """``text-only`` -> ``text``; ``audio (noise, seed=1)`` -> ``noise``."""
     if label.startswith("text"):
         return "text"
-    inner = label.split("(", 1)[-1].rstrip(")")
+    inner = label.split("(", 1)[-1].split(")", 1)[0]
     return inner.split(",")[0].strip()

@@ -7,12 +7,12 @@ folders into :class:`Run` objects: which model, which audio condition
 ``lalm`` defaults to ``original``; text-only models are ``"text"``), and per task the
 harness's printed metrics plus per-question :class:`Sample` records keyed by (question id, fold).
 
-Several results files of the same model, condition and audio settings (``audio_seed``,
-``audio_noise_seconds``, ``audio_noise_std``, ``audio_max_seconds`` that ``lalm`` writes
-into the results' ``config``), e.g. one run per benchmark, are merged into one
-:class:`Run`; when two of them hold the same task, the newest wins and the other is
-listed in :attr:`Run.notes`. Runs of one model and condition whose audio settings differ
-stay apart, and their labels name the settings that differ (``noise, seed=1``).
+Several results files of the same model, condition, audio settings and question files
+(:mod:`.run_keys`), e.g. one run per benchmark, are merged into one :class:`Run`; when
+two of them hold the same task, the newest wins and the other is listed in
+:attr:`Run.notes`. Runs of one model and condition whose audio settings or question
+files differ stay apart, and their labels name what differs (``noise, seed=1``,
+``text, questions=rul_tiny.json``).
 """
 
 from __future__ import annotations
@@ -31,6 +31,14 @@ from .factual_runs import (
     is_factual_row,
     is_study_row,
     study_window,
+)
+from .not_runs import not_a_run
+from .run_keys import (
+    AUDIO_SETTINGS,
+    audio_settings_of,
+    name_variants,
+    question_file_of,
+    same_questions,
 )
 from .samples import RunReadError, Sample, read_rows, sample_from_row
 
@@ -51,14 +59,6 @@ TEXT_CONDITION = "text"
 #: Model types that take audio; their default condition is ``original``.
 AUDIO_MODEL_TYPES = ("lalm",)
 _FOLD_SUFFIX = re.compile(r"_fold(\d+)$")
-#: Audio settings that tell runs of one model and condition apart: the results ``config``
-#: key ``lalm`` writes -> (the ``model_args`` name users type, its type).
-AUDIO_SETTINGS: dict[str, tuple[str, type]] = {
-    "audio_seed": ("seed", int),
-    "audio_noise_seconds": ("noise_seconds", float),
-    "audio_noise_std": ("noise_std", float),
-    "audio_max_seconds": ("max_audio_seconds", float),
-}
 
 
 @dataclass
@@ -82,6 +82,7 @@ class TaskResult:
     windows: list[FactualWindow] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)  # the task's --metadata
     study_windows: list[StudyWindow] = field(default_factory=list)
+    question_file: str = ""  # the --metadata question file the task read ("": the release)
 
     @property
     def is_generation(self) -> bool:
@@ -168,6 +169,11 @@ class Run:
         found = [t for t in self.tasks.values() if t.benchmark == benchmark]
         return sorted(found, key=lambda t: (t.fold if t.fold is not None else -1, t.task))
 
+    def question_file(self, benchmark: str) -> str | None:
+        """The question file ``benchmark``'s tasks read (``""``: the release; None: no task)."""
+        tasks = self.tasks_of(benchmark)
+        return tasks[0].question_file if tasks else None
+
     def samples_of(self, benchmark: str) -> list[Sample]:
         return [s for t in self.tasks_of(benchmark) for s in t.samples]
 
@@ -193,10 +199,7 @@ def find_results_files(run_dir: str | Path) -> list[Path]:
         raise RunReadError(f"run folder {str(path)!r} does not exist")
     found = sorted(path.rglob("results_*.json"))
     if not found:
-        raise RunReadError(
-            f"no results_*.json under {str(path)!r}: give the folder passed to the harness "
-            "as --output_path (e.g. lm-eval-rul run ... --output_path DIR --log_samples)"
-        )
+        raise RunReadError(not_a_run(path))
     return found
 
 
@@ -229,25 +232,6 @@ def _condition(model_type: str, args: dict[str, Any], config: dict[str, Any]) ->
     return "original" if model_type in AUDIO_MODEL_TYPES else TEXT_CONDITION
 
 
-def _audio_settings(args: dict[str, Any], config: dict[str, Any], where: Path) -> dict[str, Any]:
-    """The :data:`AUDIO_SETTINGS` of a run: from ``config`` (``lalm``), else ``model_args``."""
-    settings: dict[str, Any] = {}
-    for key, (name, kind) in AUDIO_SETTINGS.items():
-        value = config[key] if key in config else args.get(name)
-        if value in (None, "", "None"):
-            settings[name] = None  # not recorded (text-only models) or the model's default
-            continue
-        try:
-            number = kind(float(value))
-        except (TypeError, ValueError):
-            raise RunReadError(
-                f"{where}: {key if key in config else name}={value!r} is not a number; "
-                "fix the results file's config or rerun"
-            ) from None
-        settings[name] = number
-    return settings
-
-
 def _group_names(results: dict[str, Any]) -> set[str]:
     groups = {name for name, subtasks in (results.get("group_subtasks") or {}).items() if subtasks}
     return groups | set(results.get("groups") or {})
@@ -272,10 +256,10 @@ def read_results_file(path: str | Path) -> Run:
     path = Path(path)
     try:
         results = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as error:
-        raise RunReadError(f"{path}: cannot read it as JSON ({error})") from None
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError):
+        raise RunReadError(not_a_run(path)) from None
     if not isinstance(results, dict) or "results" not in results or "config" not in results:
-        raise RunReadError(f"{path}: not an lm-eval results file (no 'results'/'config' keys)")
+        raise RunReadError(not_a_run(path))
     config = results["config"]
     if not isinstance(config, dict) or not isinstance(results["results"], dict):
         raise RunReadError(f"{path}: 'config' and 'results' must be JSON objects")
@@ -289,7 +273,7 @@ def read_results_file(path: str | Path) -> Run:
         condition=_condition(model_type, args, config),
         model_args=args,
         results_files=[path],
-        audio_settings=_audio_settings(args, config, path),
+        audio_settings=audio_settings_of(args, config, path, RunReadError),
     )
     stamp = path.stem[len("results_") :] if path.stem.startswith("results_") else None
     groups = _group_names(results)
@@ -304,8 +288,8 @@ def read_results_file(path: str | Path) -> Run:
         if stamp is None or not samples_file.is_file():
             raise RunReadError(
                 f"{path}: task {task!r} has no logged samples (looked for {samples_file.name} "
-                f"in {path.parent}); the report needs per-question results: rerun with "
-                "--log_samples"
+                f"in {path.parent}): a results file of a run made without --log_samples; the "
+                "report needs per-question results: rerun with --log_samples"
             )
         benchmark, fold = benchmark_of(task)
         rows = read_rows(samples_file)
@@ -329,6 +313,7 @@ def read_results_file(path: str | Path) -> Run:
             windows=windows,
             metadata=dict(task_config.get("metadata") or {}),
             study_windows=studies,
+            question_file=question_file_of(benchmark, task_config.get("metadata") or {}),
         )
     if not run.tasks:
         raise RunReadError(f"{path}: the results file lists no task")
@@ -343,21 +328,23 @@ def load_runs(run_dirs: Iterable[str | Path]) -> list[Run]:
             JSON files).
 
     Returns:
-        Runs in order of first appearance. Files merge when model, condition and audio
-        settings (:data:`AUDIO_SETTINGS`) agree. When two files give the same task for the
+        Runs in order of first appearance. Files merge when model, condition, audio
+        settings (:data:`AUDIO_SETTINGS`) and the question file of every benchmark both
+        hold (:func:`~.run_keys.same_questions`) agree. When two files give the same task for the
         same run, the newer file (by name, which holds the harness's timestamp) wins and the
         choice is recorded in the run's ``notes``. Runs of one model and condition with
-        different audio settings get a :attr:`Run.variant` naming the settings that differ.
+        different audio settings or question files get a :attr:`Run.variant` naming them.
     """
-    merged: dict[tuple[Any, ...], Run] = {}
+    runs: list[Run] = []
     files = [f for d in run_dirs for f in find_results_files(d)]
     for file in sorted(dict.fromkeys(files), key=lambda p: p.name):
         run = read_results_file(file)
-        key = run.merge_key
-        if key not in merged:
-            merged[key] = run
+        target = next(
+            (r for r in runs if r.merge_key == run.merge_key and same_questions(r, run)), None
+        )
+        if target is None:
+            runs.append(run)
             continue
-        target = merged[key]
         target.results_files.append(file)
         for name, task in run.tasks.items():
             if name in target.tasks:
@@ -367,31 +354,5 @@ def load_runs(run_dirs: Iterable[str | Path]) -> list[Run]:
                 )
             target.tasks[name] = task
         target.group_metrics.update(run.group_metrics)
-    runs = list(merged.values())
-    _name_variants(runs)
+    name_variants(runs)
     return runs
-
-
-def _name_variants(runs: list[Run]) -> None:
-    """Set :attr:`Run.variant` where runs of one model and condition differ in audio settings."""
-    siblings: dict[tuple[str, str, str], list[Run]] = {}
-    for run in runs:
-        siblings.setdefault((run.pretrained, run.model_type, run.condition), []).append(run)
-    for group in siblings.values():
-        if len(group) < 2:
-            continue
-        differing = [
-            name
-            for name, _ in AUDIO_SETTINGS.values()
-            if len({repr(run.audio_settings.get(name)) for run in group}) > 1
-        ]
-        for run in group:
-            run.variant = ", ".join(
-                f"{name}={_setting_text(run.audio_settings.get(name))}" for name in differing
-            )
-
-
-def _setting_text(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:g}"
-    return str(value)

@@ -22,6 +22,7 @@ import numpy as np
 from ..errors import UserInputError
 from ..mcqa.reference_parsing import DEFAULT_PARSER, parse_with
 from ..mcqa.voting import majority_from_answers, plurality_from_answers
+from .run_keys import item_digest
 
 __all__ = [
     "RunReadError",
@@ -54,6 +55,7 @@ class Sample:
         track: The question's audio track, if the doc has one.
         parse_failure: The sample's ``parse_failure`` (generation tasks only;
             ``unanswered_rate`` for ``muchomusic_official``).
+        digest: :func:`~.run_keys.item_digest` of the question's content (None: unknown).
     """
 
     id: str
@@ -66,6 +68,7 @@ class Sample:
     source_pi: float | None = None
     track: str | None = None
     parse_failure: float | None = None
+    digest: str | None = None
 
     @property
     def key(self) -> tuple[str, int]:
@@ -187,6 +190,7 @@ def sample_from_row(row: dict[str, Any], where: str) -> Sample:
             source_pi=_float_or_none(doc.get("source_pi")),
             track=None if track in (None, "") else str(track),
             parse_failure=_float_or_none(row.get("parse_failure", row.get("unanswered_rate"))),
+            digest=item_digest(doc),
         )
     except RunReadError:
         raise

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..errors import UserInputError
 from .pi_files import PIFile
+from .run_keys import base_benchmark
 from .runs import TEXT_CONDITION, Run, RunReadError
 from .samples import Sample
 from .stats import CI_METHODS, DEFAULT_N_RESAMPLES
@@ -39,19 +40,6 @@ BENCHMARK_NAMES = {
     "rul_muchomusic_oneshot_gen": "RUL-MuChoMusic, one-shot generation (5 options)",
     "muchomusic_official": "MuChoMusic (official protocol)",
 }
-
-
-def base_benchmark(benchmark: str) -> str:
-    """The question set a task's benchmark asks: ``muchomusic`` or ``rul_muchomusic`` for
-    every protocol of theirs (``_gen``, ``_textonly_gen``, ``_oneshot``, ``_official``).
-
-    >>> base_benchmark("rul_muchomusic_oneshot_gen"), base_benchmark("muchomusic_official")
-    ('rul_muchomusic', 'muchomusic')
-    """
-    for base in ("rul_muchomusic", "muchomusic"):
-        if benchmark == base or benchmark.startswith(base + "_"):
-            return base
-    return benchmark.removesuffix("_gen")
 
 
 class ReportSettingsError(UserInputError, ValueError):

@@ -14,6 +14,7 @@ from ..questions import derive_seed
 from .breakdowns import category_breakdowns, load_categories
 from .comparisons import find_backbone, paired_comparisons, pi_correlations
 from .factual import factual_report
+from .run_keys import question_files_note
 from .runs import Run, RunReadError
 from .samples import Sample
 from .settings import (
@@ -140,10 +141,14 @@ def build_report(runs: Sequence[Run], settings: ReportSettings | None = None) ->
     notes = [note for run in runs for note in run.notes]
     needs_backbone = settings.text_backbone is not None or any(r.condition == "none" for r in runs)
     backbone = find_backbone(runs, settings.text_backbone, notes) if needs_backbone else None
-    categories, categories_source = load_categories(runs, settings.muchomusic_csv, notes)
+    categories, categories_source = {}, None
+    if any(r.benchmarks() for r in runs):  # factual-only reports have no MuChoMusic categories
+        categories, categories_source = load_categories(runs, settings.muchomusic_csv, notes)
     benchmarks: dict[str, Any] = {}
     for benchmark in sorted({b for r in runs for b in r.benchmarks()}):
         members = [r for r in runs if r.tasks_of(benchmark)]
+        name = BENCHMARK_NAMES.get(benchmark, benchmark)
+        notes.extend(filter(None, [question_files_note(members, benchmark, name)]))
         _coverage_note(members, benchmark, notes)
         rows = [_table_row(r, benchmark, settings) for r in members]
         for row in rows:

@@ -1,0 +1,123 @@
+"""What a data file looks like, so a file given to the wrong flag is named for what it is.
+
+The project's commands read several JSON layouts that are easy to mix up: question files
+(RUL-MuChoMusic: exactly four distractors per question), distractor pools (the released
+``distractors.json``: many candidates per question), ``lm-eval-rul pi`` output (one PI
+per question), MuChoMusic's CSV, and the harness's results. :func:`sniff_data_file` tells
+them apart from their rows alone (no validation), for error messages such as "--pools is
+a question file (4 distractors per question), but --pools expects distractor pools".
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["DataFileKind", "sniff_data_file", "POOLS", "QUESTIONS", "CSV", "PI", "RESULTS"]
+
+POOLS = "pools"
+QUESTIONS = "questions"
+CSV = "csv"
+PI = "pi"
+RESULTS = "results"
+UNKNOWN = "unknown"
+#: Distractors a question file has per question; a pool has more.
+QUESTION_DISTRACTORS = 4
+
+
+@dataclass(frozen=True)
+class DataFileKind:
+    """What :func:`sniff_data_file` found.
+
+    Attributes:
+        kind: :data:`POOLS`, :data:`QUESTIONS`, :data:`CSV`, :data:`PI`, :data:`RESULTS`,
+            or ``"unknown"`` (not readable, or none of these).
+        description: The file in words, e.g. ``"a distractor pools file (8 questions,
+            9-10 candidates each; the released distractors.json layout)"``.
+    """
+
+    kind: str
+    description: str
+
+
+def _rows(path: Path) -> list[Any] | dict[str, Any] | None:
+    text = path.read_text(encoding="utf-8")
+    if path.suffix.lower() != ".jsonl":
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError:
+            pass
+    try:
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+    except json.JSONDecodeError:
+        return None
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def _span(counts: list[int]) -> str:
+    low, high = min(counts), max(counts)
+    return str(low) if low == high else f"{low}-{high}"
+
+
+def _csv_kind(path: Path) -> DataFileKind:
+    with path.open(newline="", encoding="utf-8") as handle:
+        header = next(csv.reader(handle), [])
+    columns = {c.strip().lower() for c in header}
+    if {"question", "answers"} <= columns or "dataset_identifier" in columns:
+        return DataFileKind(CSV, "MuChoMusic's CSV (questions with their three distractors)")
+    return DataFileKind(CSV, f"a CSV table (columns {', '.join(header[:6])})")
+
+
+def sniff_data_file(path: str | os.PathLike[str]) -> DataFileKind:
+    """What ``path`` holds, from its rows (see :class:`DataFileKind`); never raises for
+    unreadable or unexpected content (``"unknown"``)."""
+    path = Path(path)
+    try:
+        if path.suffix.lower() == ".csv":
+            return _csv_kind(path)
+        raw = _rows(path)
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return DataFileKind(UNKNOWN, "a file that cannot be read as text")
+    if isinstance(raw, dict) and "results" in raw and "config" in raw:
+        return DataFileKind(RESULTS, "an lm-eval results file (results_*.json)")
+    if isinstance(raw, dict) and "n" in raw and "mean" in raw and "histogram" in raw:
+        return DataFileKind(PI, "a PI summary written by lm-eval-rul pi (*.summary.json)")
+    if isinstance(raw, dict):
+        rows = [v for v in raw.values() if isinstance(v, dict)]
+    elif isinstance(raw, list):
+        rows = [r for r in raw if isinstance(r, dict)]
+    else:
+        return DataFileKind(UNKNOWN, "not a JSON object, JSON list or JSONL file")
+    if not rows:
+        return DataFileKind(UNKNOWN, "a JSON file without question rows")
+    if all("pi" in r and "question" not in r for r in rows):
+        return DataFileKind(PI, f"PI rows written by lm-eval-rul pi ({_n(len(rows), 'question')})")
+    counts = [len(r["distractors"]) for r in rows if isinstance(r.get("distractors"), list)]
+    if counts and all(1 <= c <= QUESTION_DISTRACTORS for c in counts):
+        return DataFileKind(
+            QUESTIONS,
+            f"a question file ({_n(len(rows), 'question')}, {_span(counts)} distractors each; "
+            "the RUL-MuChoMusic layout)",
+        )
+    marked = any("build_failure" in r for r in rows)  # pools written by `build` stages
+    if counts and (marked or 2 * sum(c > QUESTION_DISTRACTORS for c in counts) > len(counts)):
+        return DataFileKind(
+            POOLS,
+            f"a distractor pools file ({_n(len(rows), 'question')}, {_span(counts)} "
+            "candidates each; the released distractors.json layout)",
+        )
+    if counts:  # mostly 1-4 distractors, some rows longer or empty: the readers name them
+        return DataFileKind(
+            UNKNOWN, f"questions with {_span(counts)} distractors each ({_n(len(rows), 'row')})"
+        )
+    if all("question" in r for r in rows):
+        rows_text = _n(len(rows), "row")
+        return DataFileKind(QUESTIONS, f"a question file without distractors ({rows_text})")
+    return DataFileKind(UNKNOWN, "a JSON file whose rows are not questions")

@@ -1,0 +1,222 @@
+"""What tells runs of one model apart: audio settings and the question file.
+
+Two harness results files of one model and audio condition are parts of one run only
+when they agree on
+
+* the audio settings ``lalm`` writes into the results' ``config``
+  (:data:`AUDIO_SETTINGS`), and
+* the question file of every benchmark both hold: the ``--metadata`` path the task
+  read (``rul_data_path`` / ``muchomusic_data_path``, else ``data_path``; ``""`` for the
+  public release), recorded by the harness in ``configs[task].metadata``, and the content
+  of the questions both logged (:func:`item_digest` of each logged document), so a file
+  rebuilt in place under the same name is told apart too.
+
+Paired comparisons (:mod:`.comparisons`) use :func:`question_set_mismatch` to refuse
+pairing runs made on different question sets.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import UserInputError
+from ..mcqa.tasks import data_path_key
+
+#: :class:`lm_eval_rul.report.runs.Run` and :class:`~.samples.Sample`, which import this
+#: module (the architecture test counts typing-only imports as cycles too).
+Run = Any
+Sample = Any
+
+__all__ = [
+    "AUDIO_SETTINGS",
+    "RELEASE_LABEL",
+    "audio_settings_of",
+    "question_file_of",
+    "question_file_label",
+    "item_digest",
+    "question_set_mismatch",
+    "name_variants",
+    "same_questions",
+    "question_files_note",
+    "base_benchmark",
+]
+
+#: Audio settings that tell runs of one model and condition apart: the results ``config``
+#: key ``lalm`` writes -> (the ``model_args`` name users type, its type).
+AUDIO_SETTINGS: dict[str, tuple[str, type]] = {
+    "audio_seed": ("seed", int),
+    "audio_noise_seconds": ("noise_seconds", float),
+    "audio_noise_std": ("noise_std", float),
+    "audio_max_seconds": ("max_audio_seconds", float),
+}
+#: How a run on the default question file (no ``--metadata`` path) is named.
+RELEASE_LABEL = "the public release"
+
+
+def audio_settings_of(
+    args: Mapping[str, Any], config: Mapping[str, Any], where: Path, error: type[UserInputError]
+) -> dict[str, Any]:
+    """The :data:`AUDIO_SETTINGS` of a run: from ``config`` (``lalm``), else ``model_args``.
+
+    Raises:
+        error: A recorded setting is not a number.
+    """
+    settings: dict[str, Any] = {}
+    for key, (name, kind) in AUDIO_SETTINGS.items():
+        value = config[key] if key in config else args.get(name)
+        if value in (None, "", "None"):
+            settings[name] = None  # not recorded (text-only models) or the model's default
+            continue
+        try:
+            number = kind(float(value))
+        except (TypeError, ValueError):
+            raise error(
+                f"{where}: {key if key in config else name}={value!r} is not a number; "
+                "fix the results file's config or rerun"
+            ) from None
+        settings[name] = number
+    return settings
+
+
+def base_benchmark(benchmark: str) -> str:
+    """The question set a task's benchmark asks: ``muchomusic`` or ``rul_muchomusic`` for
+    every protocol of theirs (``_gen``, ``_textonly_gen``, ``_oneshot``, ``_official``).
+
+    >>> base_benchmark("rul_muchomusic_oneshot_gen"), base_benchmark("muchomusic_official")
+    ('rul_muchomusic', 'muchomusic')
+    """
+    for base in ("rul_muchomusic", "muchomusic"):
+        if benchmark == base or benchmark.startswith(base + "_"):
+            return base
+    return benchmark.removesuffix("_gen")
+
+
+def question_file_of(benchmark: str, metadata: Mapping[str, Any]) -> str:
+    """The question file a task of ``benchmark`` read (``""``: the public release)."""
+    path = metadata.get(data_path_key(base_benchmark(benchmark), metadata))
+    return os.path.normpath(str(path)) if path not in (None, "") else ""
+
+
+def question_file_label(path: str) -> str:
+    """``rul_tiny.json`` for a path, :data:`RELEASE_LABEL` for ``""``."""
+    return Path(path).name if path else RELEASE_LABEL
+
+
+def item_digest(doc: Mapping[str, Any]) -> str | None:
+    """A fold- and order-independent hash of one logged question: its text, correct answer
+    and every option it offers (shown ones and the fold's dropped distractor).
+
+    ``None`` when the document lacks the question or its options.
+    """
+    if "question" not in doc or "options" not in doc:
+        return None
+    options = [str(o) for o in doc["options"]]
+    if doc.get("dropped_distractor") not in (None, ""):
+        options.append(str(doc["dropped_distractor"]))
+    content = [str(doc["question"]), str(doc.get("correct_answer")), sorted(options)]
+    return hashlib.sha1(json.dumps(content).encode("utf-8")).hexdigest()[:12]
+
+
+def _differing_items(left: Iterable[Sample], right: Iterable[Sample]) -> list[str]:
+    """Question ids both sides logged whose content differs, in id order."""
+    mine = {s.id: s.digest for s in left if s.digest}
+    theirs = {s.id: s.digest for s in right if s.digest}
+    return sorted((q for q in mine.keys() & theirs.keys() if mine[q] != theirs[q]), key=str)
+
+
+def question_set_mismatch(a: Run, b: Run, benchmark: str) -> str | None:
+    """Why runs ``a`` and ``b`` did not answer the same questions of ``benchmark``, or None.
+
+    They differ when the tasks read different question files, or when questions both
+    logged under one id differ in text, answer or options (the file changed in between).
+    """
+    file_a, file_b = a.question_file(benchmark), b.question_file(benchmark)
+    if file_a != file_b:
+        return (
+            f"they were run on different question files ({file_a or RELEASE_LABEL} and "
+            f"{file_b or RELEASE_LABEL})"
+        )
+    differing = _differing_items(a.samples_of(benchmark), b.samples_of(benchmark))
+    if differing:
+        return (
+            f"{len(differing)} questions differ in text or options under the same id "
+            f"(e.g. question {differing[0]}): {file_a or RELEASE_LABEL} changed between the runs"
+        )
+    return None
+
+
+def question_files_note(runs: Sequence[Run], benchmark: str, name: str) -> str | None:
+    """A note naming the question files when ``runs`` of ``benchmark`` used more than one."""
+    files: dict[str, list[str]] = {}
+    for run in runs:
+        if run.tasks_of(benchmark):
+            files.setdefault(run.question_file(benchmark) or "", []).append(run.label)
+    if len(files) < 2:
+        return None
+    listed = "; ".join(
+        f"{path or RELEASE_LABEL}: {', '.join(labels)}" for path, labels in sorted(files.items())
+    )
+    return (
+        f"{name}: the runs used {len(files)} different question files ({listed}). Their "
+        "accuracies are not comparable across files, and runs are paired only within one file."
+    )
+
+
+def same_questions(a: Run, b: Run) -> bool:
+    """Whether ``a`` and ``b`` agree on the question set of every benchmark both hold."""
+    shared = set(a.benchmarks()) & set(b.benchmarks())
+    return all(question_set_mismatch(a, b, benchmark) is None for benchmark in shared)
+
+
+def name_variants(runs: Sequence[Run]) -> None:
+    """Set :attr:`Run.variant` where runs of one model and condition differ: the audio
+    settings that differ, and ``questions=FILE`` when their question files differ."""
+    siblings: dict[tuple[str, str, str], list[Run]] = {}
+    for run in runs:
+        siblings.setdefault((run.pretrained, run.model_type, run.condition), []).append(run)
+    for group in siblings.values():
+        if len(group) < 2:
+            continue
+        differing = [
+            name
+            for name, _ in AUDIO_SETTINGS.values()
+            if len({repr(run.audio_settings.get(name)) for run in group}) > 1
+        ]
+        benchmarks = sorted({b for run in group for b in run.benchmarks()})
+        split = [  # benchmarks whose runs in the group read different question files
+            b for b in benchmarks if len({r.question_file(b) for r in group if r.tasks_of(b)}) > 1
+        ]
+        for run in group:
+            parts = [f"{name}={_setting_text(run.audio_settings.get(name))}" for name in differing]
+            files = sorted(
+                {question_file_label(run.question_file(b) or "") for b in split if run.tasks_of(b)}
+            )
+            if files:
+                parts.append(f"questions={'+'.join(files)}")
+            run.variant = ", ".join(parts)
+        _tell_rebuilt_files_apart(group)
+
+
+def _tell_rebuilt_files_apart(group: Sequence[Run]) -> None:
+    """Runs still labelled alike read one file name whose content changed in between:
+    add a hash of the questions they logged (``questions=rul.json#1a2b3c``)."""
+    labels = [run.variant for run in group]
+    for run in group:
+        if labels.count(run.variant) < 2:
+            continue
+        digests = sorted(s.digest or "" for b in run.benchmarks() for s in run.samples_of(b))
+        names = sorted({question_file_label(run.question_file(b) or "") for b in run.benchmarks()})
+        content = hashlib.sha1("".join(digests).encode("utf-8")).hexdigest()[:6]
+        marker = f"questions={'+'.join(names)}#{content}"
+        run.variant = f"{run.variant}, {marker}" if run.variant else marker
+
+
+def _setting_text(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)

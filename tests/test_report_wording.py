@@ -1,0 +1,132 @@
+"""What the report and diagnose outputs say: counts, sources, figure labels, zero bars."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lm_eval_rul.diagnose import figures as diagnose_figures
+from lm_eval_rul.report import (
+    ReportSettings,
+    build_report,
+    factual_plots,
+    factual_studies_plots,
+    load_runs,
+    plots,
+    read_pi_file,
+    write_report,
+)
+from lm_eval_rul.report.factual_studies import PHRASING_TITLES
+from lm_eval_rul.testing.harness import run_cli, text_run_args
+
+
+def keep_figures(monkeypatch, module) -> list:
+    """Figures ``module`` draws, kept open instead of written (their labels are read)."""
+    drawn = []
+
+    def keep(fig, path):
+        drawn.append(fig)
+        return Path(path)
+
+    monkeypatch.setattr(module, "save_figure", keep)
+    return drawn
+
+
+@pytest.fixture(scope="module")
+def logged(tiny_lm, data_dir, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("wording") / "run"
+    run_cli(text_run_args(tiny_lm, data_dir, out, "rul_muchomusic", "--log_samples"))
+    return out
+
+
+def test_one_run_is_one_run_and_the_pi_source_reads(logged, tmp_path):
+    (run,) = load_runs([logged])
+    ids = sorted({s.id for s in run.samples_of("rul_muchomusic")})
+    pi_path = tmp_path / "pi.jsonl"
+    pi_path.write_text(
+        "".join(json.dumps({"id": q, "pi": 0.5, "chance": 0.75}) + "\n" for q in ids)
+    )
+    settings = ReportSettings(n_resamples=50, pi_files={"rul_muchomusic": read_pi_file(pi_path)})
+    text = write_report(build_report([run], settings), tmp_path / "r")["markdown"].read_text()
+    assert "\n1 run; 95% bootstrap" in text and "1 runs" not in text
+    assert "PI values from the --pi files." in text and "From from" not in text
+    text = write_report(build_report([run], ReportSettings(n_resamples=50)), tmp_path / "s")[
+        "markdown"
+    ].read_text()
+    assert "PI values logged by the text-only run of" in text
+
+
+def test_the_dodge_of_close_series_is_stated_with_its_size(monkeypatch, tmp_path):
+    drawn = keep_figures(monkeypatch, plots)
+    pi = [0.50, 0.501, 0.502, 0.503]  # a narrow PI range: the shift is tiny but not 0
+    plots.pi_accuracy_scatter(
+        tmp_path / "s.png",
+        {"text-only": (pi, [0, 1, 0, 1]), "audio (original)": (pi, [1, 0, 1, 0])},
+    )
+    title = drawn[0].axes[0].get_title()
+    assert "shifted sideways by 3.6e-05 PI" in title and "0.000" not in title
+
+
+def test_the_diagnose_scatter_says_what_its_axes_measure(monkeypatch, tmp_path):
+    drawn = keep_figures(monkeypatch, diagnose_figures)
+    diagnose_figures.similarity_scatter(
+        tmp_path / "s.png",
+        {"rul": ([0.1, 0.9, 0.97], [0.9, 0.99, 0.995])},
+        axis_labels=("T5 (text) cosine", "CLAP text (music) cosine"),
+        thresholds=(0.95, 0.99),
+    )
+    (ax,) = drawn[0].axes
+    assert ax.get_xlabel() == "T5 (text) cosine similarity to the correct answer"
+    assert ax.get_ylabel() == "CLAP text (music) cosine\nsimilarity to the correct answer"
+    assert ax.get_title() == "rul (3 distractors)"
+    assert "one distractor" in drawn[0]._suptitle.get_text()
+
+
+def test_zero_bars_are_marked_in_every_factual_figure(monkeypatch, tmp_path):
+    drawn = keep_figures(monkeypatch, factual_plots)
+    factual_plots.factual_f1_bars(
+        tmp_path / "f.png",
+        ["instrument (open)", "instrument (list)"],
+        ["original", "random"],
+        {
+            ("instrument (open)", "original"): (0.0, 0.0, 0.0),
+            ("instrument (open)", "random"): (0.4, 0.2, 0.6),
+            ("instrument (list)", "original"): (0.0, 0.0, 0.1),
+        },
+        {"instrument (open)": (0.3, 0.2)},
+    )
+    (ax,) = drawn[0].axes
+    assert [t.get_text() for t in ax.texts] == ["0", "0"]  # two zero bars, the 0.4 one not
+    drawn = keep_figures(monkeypatch, factual_studies_plots)
+    phrasings = list(PHRASING_TITLES.values())
+    factual_studies_plots.phrasing_bars(
+        tmp_path / "p.png",
+        {"Instruments": phrasings},
+        ["m [original]"],
+        {
+            ("Instruments", p, "m [original]"): f
+            for p, f in zip(phrasings, [0.0, 0.5, 0.0, 0.2], strict=True)
+        },
+    )
+    (ax,) = drawn[0].axes
+    assert len(ax.texts) == 2
+    assert [t.get_text() for t in ax.get_xticklabels()] == [
+        "open_casual",
+        "open",
+        "open_formal",
+        "list",
+    ]
+    factual_studies_plots.truefalse_bars(
+        tmp_path / "t.png", ["a", "b"], [0.0, 0.5], [0.3, 0.3], [0.7, 0.0]
+    )
+    assert len(drawn[1].axes[0].texts) == 2
+    factual_studies_plots.binary_bars(
+        tmp_path / "b.png",
+        ["a"],
+        [(0.0, 0.0, 0.2)],
+        [np.nan],  # no readable answer: no mark
+    )
+    assert len(drawn[2].axes[0].texts) == 1
