@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pytest
@@ -63,3 +64,20 @@ def audio_data(tmp_path_factory) -> dict[str, str]:
     from lm_eval_rul.testing.audio import write_audio_benchmark
 
     return write_audio_benchmark(tmp_path_factory.mktemp("audio_data"))
+
+
+@pytest.fixture
+def constructions(monkeypatch) -> list[str]:
+    """Every harness HF model (``hf`` or ``lalm``) constructed while the test runs."""
+    from lm_eval.models.huggingface import HFLM
+
+    built: list[str] = []
+    original = HFLM.__init__
+
+    @functools.wraps(original)
+    def counting(self, *args, **kwargs):
+        built.append(type(self).__name__)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(HFLM, "__init__", counting)
+    return built

@@ -22,7 +22,7 @@ ALLOWED: dict[str, set[str]] = {
     "build": {"questions", "mcqa"},
     "report": {"questions", "mcqa", "factual"},
     "cli": {"questions", "audio", "mcqa", "models", "build", "report", "factual", "diagnose"},
-    "testing": {"questions", "audio", "mcqa", "models", "factual"},
+    "testing": {"questions", "audio", "mcqa", "models", "factual", "cli"},
 }
 TOP_LEVEL = {"errors", "registration", "cache", "progress", "hub", "retries"}
 MAX_LINES = 400

@@ -3,7 +3,6 @@ status 2, and no model constructed (``HFLM.__init__`` is counted; ``lalm`` exten
 
 from __future__ import annotations
 
-import functools
 import json
 
 import pytest
@@ -14,38 +13,8 @@ from lm_eval_rul.cli.run_inputs import (
     check_metadata_keys,
     family_metadata_keys,
 )
+from lm_eval_rul.testing.harness import cli_error_line as fail
 from lm_eval_rul.testing.harness import text_run_args
-
-
-@pytest.fixture
-def constructions(monkeypatch) -> list[str]:
-    """Every harness HF model (``hf`` or ``lalm``) constructed while the test runs."""
-    from lm_eval.models.huggingface import HFLM
-
-    built: list[str] = []
-    original = HFLM.__init__
-
-    @functools.wraps(original)
-    def counting(self, *args, **kwargs):
-        built.append(type(self).__name__)
-        original(self, *args, **kwargs)
-
-    monkeypatch.setattr(HFLM, "__init__", counting)
-    return built
-
-
-def fail(argv: list[str], capsys) -> str:
-    """Run ``lm-eval-rul ARGV`` in-process; it must exit with 2; return its one error line."""
-    from lm_eval_rul.cli import main
-
-    with pytest.raises(SystemExit) as exited:
-        main([str(a) for a in argv])
-    assert exited.value.code == 2
-    err = capsys.readouterr().err
-    lines = [line for line in err.splitlines() if "error:" in line]
-    assert len(lines) == 1, err
-    assert err[err.index(lines[0]) :].strip() == lines[0], err
-    return lines[0]
 
 
 def with_metadata(argv: list[str], **extra) -> list[str]:

@@ -7,7 +7,6 @@ request as the hub does (``X-Error-Code`` headers), or by a closed port (no netw
 
 from __future__ import annotations
 
-import functools
 import http.server
 import json
 import socket
@@ -16,39 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from lm_eval_rul.testing.harness import cli_error_line as fail
 from lm_eval_rul.testing.harness import run_cli, text_run_args
-
-
-@pytest.fixture
-def constructions(monkeypatch) -> list[str]:
-    """Every harness HF model (``hf`` or ``lalm``) constructed while the test runs."""
-    from lm_eval.models.huggingface import HFLM
-
-    built: list[str] = []
-    original = HFLM.__init__
-
-    @functools.wraps(original)
-    def counting(self, *args, **kwargs):
-        built.append(type(self).__name__)
-        original(self, *args, **kwargs)
-
-    monkeypatch.setattr(HFLM, "__init__", counting)
-    return built
-
-
-def fail(argv: list[str], capsys) -> str:
-    """Run ``lm-eval-rul ARGV`` in-process; it must exit with 2; return its one error line."""
-    from lm_eval_rul.cli import main
-
-    with pytest.raises(SystemExit) as exited:
-        main([str(a) for a in argv])
-    assert exited.value.code == 2
-    err = capsys.readouterr().err
-    lines = [line for line in err.splitlines() if "error:" in line]
-    assert len(lines) == 1, err
-    tail = err[err.index(lines[0]) :].strip()
-    assert tail == lines[0], f"the error is more than one line:\n{tail}"
-    return lines[0]
 
 
 def hf_run(model: str | Path, data_dir: Path, tmp_path: Path, tasks: str = "rul_muchomusic"):

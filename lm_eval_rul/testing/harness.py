@@ -1,4 +1,5 @@
-"""Run the ``lm-eval-rul`` CLI in a subprocess and read back the harness's output folder."""
+"""Run the ``lm-eval-rul`` CLI (in a subprocess, or in-process for its one-line errors) and
+read back the harness's output folder."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["OFFLINE_ENV", "run_cli", "text_run_args", "read_output"]
+__all__ = ["OFFLINE_ENV", "run_cli", "cli_error_line", "text_run_args", "read_output"]
 
 #: The environment of test subprocesses: nothing may reach the Hugging Face hub.
 OFFLINE_ENV: dict[str, str] = {
@@ -53,6 +54,29 @@ def run_cli(
             f"{command} failed:\n{done.stdout[-3000:]}\n{done.stderr[-5000:]}"
         )
     return done
+
+
+def cli_error_line(argv: Sequence[Any], capsys: Any) -> str:
+    """Run ``lm-eval-rul ARGV`` in-process; it must exit with 2 and print one error line.
+
+    ``capsys`` is pytest's capture fixture (anything with ``readouterr()``). Returns that
+    line; raises ``AssertionError`` when the command succeeds, exits otherwise, or prints
+    more than one error line.
+    """
+    from ..cli import main
+
+    try:
+        main([str(a) for a in argv])
+    except SystemExit as exited:
+        assert exited.code == 2, f"exit status {exited.code}, not 2"
+    else:
+        raise AssertionError(f"lm-eval-rul {' '.join(map(str, argv))} did not fail")
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if "error:" in line]
+    assert len(lines) == 1, err
+    tail = err[err.index(lines[0]) :].strip()
+    assert tail == lines[0], f"the error is more than one line:\n{tail}"
+    return lines[0]
 
 
 def text_run_args(
