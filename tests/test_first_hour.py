@@ -38,6 +38,10 @@ def test_unknown_task_names_the_closest(tiny_lm, data_dir, tmp_path, capsys, con
     line = fail(hf_run(tiny_lm, data_dir, tmp_path, tasks="rul_muchomusc"), capsys)
     assert "UnknownTaskError: unknown task 'rul_muchomusc' (closest: rul_muchomusic" in line
     assert "lm-eval-rul ls tasks" in line
+    # the entry points only: groups and stand-alone tasks, not the tasks inside a group
+    listed = line.split("This plugin's groups and tasks: ", 1)[1].split(";", 1)[0].split(", ")
+    assert {"rul_muchomusic", "muchomusic", "factual", "factual_robustness"} <= set(listed)
+    assert "rul_muchomusic_fold0" not in listed and "factual_instrument_open" not in listed
     assert constructions == []
 
 

@@ -23,6 +23,7 @@ __all__ = [
     "DuplicateTaskError",
     "UnknownTaskError",
     "close_task_names",
+    "plugin_entry_names",
     "plugin_task_names",
     "task_name_hooks",
 ]
@@ -40,10 +41,10 @@ class UnknownTaskError(UserInputError, ValueError):
             close = close_task_names(name, known)
             hint = f" (closest: {', '.join(close)})" if close else ""
             parts.append(f"{name!r}{hint}")
-        plugin = ", ".join(n for n in plugin_task_names() if "fold" not in n)
+        plugin = ", ".join(plugin_entry_names())
         super().__init__(
-            f"unknown task {'; '.join(parts)}. This plugin's tasks: {plugin} (and the "
-            "rul_muchomusic*_fold0..3 subtasks); `lm-eval-rul ls tasks` lists every task."
+            f"unknown task {'; '.join(parts)}. This plugin's groups and tasks: {plugin}; "
+            "`lm-eval-rul ls tasks` lists every task, the groups' own included."
         )
 
 
@@ -83,6 +84,23 @@ def plugin_task_names() -> list[str]:
     from ..registration import tasks_dir
 
     return sorted(_index((str(tasks_dir()),)))
+
+
+@functools.lru_cache(maxsize=1)
+def plugin_entry_names() -> tuple[str, ...]:
+    """The plugin's groups and tasks that no group of it contains (what a user starts from)."""
+    from lm_eval.tasks import TaskManager
+
+    from ..registration import tasks_dir
+
+    index = TaskManager(include_path=[str(tasks_dir())], include_defaults=False).task_index
+    inside = {
+        member if isinstance(member, str) else member.get("task")
+        for entry in index.values()
+        if "GROUP" in str(entry.kind)
+        for member in (entry.cfg or {}).get("task", [])
+    }
+    return tuple(sorted(name for name in index if name not in inside))
 
 
 def _requested(tasks: Any) -> list[str]:
