@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -32,7 +31,7 @@ from .errors import FactualInputError
 from .lexicon import lexicon_for
 from .prompts import BINARY_LETTERS, SCORINGS, TRUEFALSE_WORDS
 from .studies import make_binary_documents, make_truefalse_documents
-from .tasks import genre_tree_of, prepared_task
+from .tasks import attach_genres_csv, genre_tree_of, prepared_task
 from .truefalse import TRUEFALSE_FIGURES, label_answers, read_truefalse_answer, truefalse_figures
 
 __all__ = [
@@ -74,9 +73,7 @@ def _load(factual_task: str, study: str, scoring: str, metadata: Mapping[str, An
             prepared, task_name=task_name, scoring=scoring, options=options
         )
     if factual_task == "genre":  # a generated binary answer is read with the genre lexicon
-        folder = os.path.expanduser(str(metadata["fma_metadata_dir"]))
-        for doc in docs:
-            doc["genres_csv"] = os.path.abspath(os.path.join(folder, "genres.csv"))
+        attach_genres_csv(docs, metadata)
     logger.info(
         "%s: %d items, %d documents (condition %s, windows of at most %g s)",
         task_name,

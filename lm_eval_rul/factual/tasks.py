@@ -46,6 +46,7 @@ __all__ = [
     "check_tasks_audio",
     "prepared_task",
     "genre_tree_of",
+    "attach_genres_csv",
 ]
 
 #: ``--metadata`` keys that change what :func:`prepare_task` returns (besides the paths).
@@ -111,6 +112,15 @@ def check_tasks_audio(tasks: Sequence[str], metadata: Mapping[str, Any]) -> None
         )
 
 
+def attach_genres_csv(docs: Sequence[dict[str, Any]], metadata: Mapping[str, Any]) -> None:
+    """Give each genre document the path of FMA's ``genres.csv`` (the tree, re-read when
+    its answers are scored and by ``reparse``)."""
+    folder = os.path.expanduser(str(metadata["fma_metadata_dir"]))
+    path = os.path.abspath(os.path.join(folder, "genres.csv"))
+    for doc in docs:
+        doc["genres_csv"] = path
+
+
 def load_factual(factual_task: str, variant: str, **metadata: Any) -> dict[str, Any]:
     """``custom_dataset`` of ``factual_{factual_task}_{variant}``.
 
@@ -126,9 +136,7 @@ def load_factual(factual_task: str, variant: str, **metadata: Any) -> dict[str, 
     task_name = f"factual_{factual_task}_{variant}"
     docs = make_documents(prepared, task_name=task_name, variant=variant, options=options)
     if factual_task == "genre":  # process_results reads the tree again for the roots
-        folder = os.path.expanduser(str(metadata["fma_metadata_dir"]))
-        for doc in docs:
-            doc["genres_csv"] = os.path.abspath(os.path.join(folder, "genres.csv"))
+        attach_genres_csv(docs, metadata)
     logger.info(
         "%s: %d items, %d documents (condition %s, windows of at most %g s, chunk rule %s); %s",
         task_name,

@@ -10,6 +10,7 @@ a question file (4 distractors per question), but --pools expects distractor poo
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import os
@@ -47,10 +48,8 @@ class DataFileKind:
 def _rows(path: Path) -> list[Any] | dict[str, Any] | None:
     text = path.read_text(encoding="utf-8")
     if path.suffix.lower() != ".jsonl":
-        try:
+        with contextlib.suppress(json.JSONDecodeError):  # maybe JSON lines after all
             return json.loads(text)
-        except json.JSONDecodeError:
-            pass
     try:
         return [json.loads(line) for line in text.splitlines() if line.strip()]
     except json.JSONDecodeError:

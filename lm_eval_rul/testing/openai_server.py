@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import collections
+import contextlib
 import hashlib
 import inspect
 import io
@@ -287,9 +288,8 @@ def main(argv: list[str] | None = None) -> None:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     print(f"serving {args.served_model!r} at {server.url} (Ctrl-C stops)", flush=True)
     try:
-        server.httpd.serve_forever()
-    except KeyboardInterrupt:
-        pass
+        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how a user stops it
+            server.httpd.serve_forever()
     finally:
         print(f"{server.posts} requests received, {len(server.answered)} answered", flush=True)
 
