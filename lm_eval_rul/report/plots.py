@@ -44,9 +44,18 @@ def _errors(estimates, lows, highs) -> np.ndarray:
 
 
 def save_figure(fig, path: str | Path) -> Path:
-    """Write ``fig`` as a PNG at the report's resolution (folders made) and close it."""
+    """Write ``fig`` as a PNG at the report's resolution (folders made) and close it; a
+    text wider than the figure (a long title) is wrapped first, so none leaves the canvas."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    from matplotlib.text import Text
+
+    renderer, room = fig.canvas.get_renderer(), 0.9 * fig.bbox.width
+    for text in fig.findobj(Text):
+        width, lines = text.get_window_extent(renderer).width, text.get_text().split("\n")
+        if text.get_visible() and width > room:
+            chars = max(20, int(max(map(len, lines)) * room / width))
+            text.set_text("\n".join(textwrap.fill(line, chars) for line in lines))
     fig.tight_layout()
     fig.savefig(path, dpi=_DPI)
     pyplot().close(fig)
