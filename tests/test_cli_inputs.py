@@ -248,3 +248,36 @@ def test_diagnose_encoder_without_network_fails_at_once(data_dir, tmp_path, caps
     assert "ModelUnavailableError: --t5='acme/t5-small' cannot be downloaded" in line
     assert "is not reachable" in line and "--t5 /path/to/model" in line
     assert no_network_hub == []  # one request, no retry
+
+
+def test_misspelt_lalm_model_arg_suggests_the_name_meant(tiny_audio_lm, data_dir, tmp_path, capsys):
+    argv = text_run_args(tiny_audio_lm, data_dir, tmp_path, "rul_muchomusic")
+    argv[argv.index("--model") + 1] = "lalm"
+    argv[argv.index("--model_args") + 1] += ",audio_condition=noise"
+    line = fail(argv, capsys)
+    assert "lalm: unknown model_args audio_condition. Did you mean audio? Supported: " in line
+    assert "noise_std" in line.split("Supported: ", 1)[1]  # the valid names are still listed
+
+
+def test_two_misspelt_model_args_each_get_their_suggestion():
+    from lm_eval_rul.models.args import UnknownModelArgsError, validate_model_args
+    from lm_eval_rul.models.lalm import LALM
+
+    with pytest.raises(UnknownModelArgsError) as caught:
+        validate_model_args({"audios": "noise", "nosie_std": 2, "zzz": 1}, LALM)
+    assert "unknown model_args audios, nosie_std, zzz. Did you mean audio (for audios), " \
+        "noise_std (for nosie_std)? Supported:" in str(caught.value)
+
+
+@pytest.mark.parametrize(("word", "nearest"), [("reprot", "report"), ("biuld", "build")])
+def test_misspelt_command_word_is_unknown_with_the_nearest_and_the_list(word, nearest, capsys):
+    line = fail([word, "runs/"], capsys)
+    assert line.startswith(f"lm-eval-rul: error: UnknownCommandError: unknown command '{word}'")
+    assert f"did you mean {nearest}?" in line
+    assert "The commands: run, ls, validate, " in line and "diagnose" in line
+
+
+def test_bare_harness_form_still_means_run(tiny_lm, capsys):
+    line = fail(["--model", "hff", "--model_args", f"pretrained={tiny_lm}",
+                 "--tasks", "rul_muchomusic"], capsys)  # fmt: skip
+    assert line.startswith("lm-eval-rul run: error: UnknownModelError: --model 'hff'")

@@ -5,8 +5,12 @@ to ``--include_path``; the plugin's own subcommands (one module each in this
 package) are added beside them. Heavy imports happen inside each command, so
 ``--help`` stays instant.
 
+A first word that is no command (``lm-eval-rul reprot runs/``) is refused with
+:class:`UnknownCommandError` (the nearest command and the list); the harness's own form
+without a command (``lm-eval-rul --model hf --tasks ...``) still means ``run``.
+
 Public names: :func:`main` (the console script), :class:`PluginCLI`,
-:data:`SUBCOMMAND_MODULES`.
+:class:`UnknownCommandError`, :data:`SUBCOMMAND_MODULES`.
 """
 
 from __future__ import annotations
@@ -18,15 +22,20 @@ import sys
 from lm_eval._cli import HarnessCLI
 
 from .. import registration
+from ..errors import UserInputError
 from .help import DESCRIPTION, EPILOG, add_run_help
 
-__all__ = ["main", "PluginCLI", "SUBCOMMAND_MODULES"]
+__all__ = ["main", "PluginCLI", "UnknownCommandError", "SUBCOMMAND_MODULES"]
 
 #: Modules under ``lm_eval_rul.cli`` that each define ``add_parser(subparsers)``.
 SUBCOMMAND_MODULES: tuple[str, ...] = ("tasks_dir", "report", "pi", "build", "diagnose", "reparse")
 
 #: Harness subcommands that read task folders.
 _TASK_COMMANDS = ("run", "ls", "validate")
+
+
+class UnknownCommandError(UserInputError):
+    """The first word of the command line is not one of ``lm-eval-rul``'s commands."""
 
 
 class PluginCLI(HarnessCLI):
@@ -50,10 +59,17 @@ class PluginCLI(HarnessCLI):
     def parse_args(self) -> argparse.Namespace:
         """The harness's parsing, but a bad flag is reported with its subcommand's usage."""
         argv = sys.argv[1:]
-        if len(argv) > 1 and argv[0] not in self._subparsers.choices and argv[0] not in (
-            "-h",
-            "--help",
-        ):
+        commands = list(self._subparsers.choices)
+        if argv and argv[0] not in commands and not argv[0].startswith("-"):
+            import difflib
+
+            near = difflib.get_close_matches(argv[0], commands, n=1, cutoff=0.5)
+            raise UnknownCommandError(
+                f"unknown command {argv[0]!r}"
+                + (f" (did you mean {near[0]}?)" if near else "")
+                + f". The commands: {', '.join(commands)}; see lm-eval-rul --help."
+            )
+        if len(argv) > 1 and argv[0] not in commands and argv[0] not in ("-h", "--help"):
             argv.insert(0, "run")  # the harness's legacy form: lm-eval-rul --model ...
         elif argv == ["run"]:
             self._subparsers.choices["run"].print_help()
@@ -108,8 +124,6 @@ def main(argv: list[str] | None = None) -> None:
 
     if argv is not None:
         sys.argv = [sys.argv[0], *argv]
-    from ..errors import UserInputError
-
     setup_logging()
     _share_harness_logging()
     registration.register_models()
@@ -120,6 +134,7 @@ def main(argv: list[str] | None = None) -> None:
         cli.execute(args)
     except (UserInputError, FileNotFoundError) as error:
         # Bad input, not a bug: the message names what is wrong and the fix.
-        command = getattr(args, "command", None) or ""
-        print(f"lm-eval-rul {command}: error: {type(error).__name__}: {error}", file=sys.stderr)
+        command = "" if isinstance(error, UnknownCommandError) else getattr(args, "command", "")
+        where = " ".join(filter(None, ("lm-eval-rul", command)))
+        print(f"{where}: error: {type(error).__name__}: {error}", file=sys.stderr)
         raise SystemExit(2) from None

@@ -7,6 +7,7 @@ any data or model is loaded, and the model classes read their arguments through 
 
 from __future__ import annotations
 
+import difflib
 import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -135,8 +136,16 @@ def validate_model_args(model_args: Mapping[str, Any], model_class: type) -> dic
     supported = supported_args(model_class)
     unknown = sorted(set(model_args) - set(supported))
     if unknown:
+        guesses = {name: _nearest(name, supported) for name in unknown}
+        hint = ", ".join(
+            f"{guess} (for {name})" if len(unknown) > 1 else guess
+            for name, guess in guesses.items()
+            if guess
+        )
         raise UnknownModelArgsError(
-            f"{who}: unknown model_args {', '.join(unknown)}. Supported: {', '.join(supported)}."
+            f"{who}: unknown model_args {', '.join(unknown)}."
+            + (f" Did you mean {hint}?" if hint else "")
+            + f" Supported: {', '.join(supported)}."
         )
     out = dict(model_args)
     for name, value in model_args.items():
@@ -152,6 +161,20 @@ def validate_model_args(model_args: Mapping[str, Any], model_class: type) -> dic
     if "pretrained" in out and not isinstance(out["pretrained"], str):
         raise LALMArgumentError("lalm: pretrained must be a Hub id or a local path (a string).")
     return out
+
+
+def _nearest(name: str, known: list[str]) -> str | None:
+    """The supported name ``name`` most likely means: one it starts or ends with
+    (``audio_condition`` -> ``audio``), else the closest spelling (``nosie_std``).
+
+    >>> _nearest("audio_condition", ["audio", "max_audio_seconds"])
+    'audio'
+    >>> _nearest("nosie_std", ["noise_seconds", "noise_std"]), _nearest("xyz", ["audio"])
+    ('noise_std', None)
+    """
+    parts = [k for k in known if name.startswith(f"{k}_") or name.endswith(f"_{k}")]
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    return max(parts, key=len) if parts else (close[0] if close else None)
 
 
 def supported_args(model_class: type) -> list[str]:
