@@ -320,6 +320,17 @@ def read_results_file(path: str | Path) -> Run:
     return run
 
 
+def _repeat_note(target: Run, repeated: list[str], file: Path) -> str:
+    """One note for a results file that repeats tasks already read (a run reported twice)."""
+    older = ", ".join(sorted({str(target.tasks[name].results_file) for name in repeated}))
+    more = f" and {len(repeated) - 4} more" if len(repeated) > 4 else ""
+    names = ", ".join(repeated[:4]) + more
+    return (
+        f"{target.label}: {file} repeats {len(repeated)} task(s) of {older} ({names}); "
+        f"the newer {file.name} is used."
+    )
+
+
 def load_runs(run_dirs: Iterable[str | Path]) -> list[Run]:
     """Read every results file under ``run_dirs``; merge those of one model and setting.
 
@@ -346,13 +357,10 @@ def load_runs(run_dirs: Iterable[str | Path]) -> list[Run]:
             runs.append(run)
             continue
         target.results_files.append(file)
-        for name, task in run.tasks.items():
-            if name in target.tasks:
-                target.notes.append(
-                    f"{target.label}: task {name} is in both {target.tasks[name].results_file} "
-                    f"and {file}; the newer {file.name} is used."
-                )
-            target.tasks[name] = task
+        repeated = [name for name in run.tasks if name in target.tasks]
+        if repeated:
+            target.notes.append(_repeat_note(target, repeated, file))
+        target.tasks.update(run.tasks)
         target.group_metrics.update(run.group_metrics)
     name_variants(runs)
     return runs
