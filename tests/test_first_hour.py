@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from lm_eval_rul.testing.harness import cli_error_line as fail
-from lm_eval_rul.testing.harness import run_cli, text_run_args
+from lm_eval_rul.testing.harness import read_output, run_cli, text_run_args
 
 
 def hf_run(model: str | Path, data_dir: Path, tmp_path: Path, tasks: str = "rul_muchomusic"):
@@ -239,8 +239,12 @@ def test_logs_are_quiet_and_said_once(model, tiny_lm, tiny_audio, data_dir, tmp_
         args[args.index("--metadata") + 1] = json.dumps(
             {**metadata, "audio_dir": str(tiny_audio["audio"])}
         )
+    at = args.index("--device")
+    del args[at : at + 2]  # no --device: the harness's default is cuda:0
     done = run_cli([*args, "--limit", "2"], cwd=tmp_path)  # tmp_path: not a git clone
     log = done.stdout + done.stderr
+    results, _ = read_output(tmp_path / "out")
+    assert results["config"]["device"] == "cpu"  # where it ran (no GPU here), not cuda:0
     assert "Custom kwargs" not in log
     assert "not a git repository" not in log
     assert log.count("--limit SHOULD ONLY BE USED FOR TESTING") == 1

@@ -12,6 +12,8 @@
 * Factual tasks with an audio model (:mod:`._factual_run`): the window length set from
   the model's audio limit, and every requested factual task's audio checked at once,
   before anything loads; after scoring, each logged window gets its item's prediction.
+* The results' ``config.device`` is the device the model ran on (:func:`record_device`),
+  not the harness's default ``cuda:0`` on a machine without a GPU.
 * After ``simple_evaluate``: add ``majority_acc`` (our strict majority vote over the four
   leave-one-out folds) and ``plurality_acc_release`` (the authors' plurality vote,
   :func:`lm_eval_rul.report.samples.majority_from_samples`) to the fold groups
@@ -40,6 +42,8 @@ __all__ = [
     "check_command_line",
     "check_audio_before_model",
     "add_majority_acc",
+    "device_ran_on",
+    "record_device",
 ]
 
 logger = logging.getLogger(__name__)
@@ -127,12 +131,11 @@ def run_hooks(args: argparse.Namespace, *, audio_check: str = "header") -> Itera
             use_cache=kw.get("use_cache"),
         )
         majority = _wants_majority(kw.get("tasks"))
-        if not majority and not factual:
-            return original(*a, **kw)
         wanted = bool(kw.get("log_samples"))
         kw["log_samples"] = wanted or majority
         results = original(*a, **kw)
-        if results is not None:
+        record_device(results, models)
+        if results is not None and (majority or factual):
             if majority:
                 add_majority_acc(results)
             if factual and wanted:
@@ -144,9 +147,37 @@ def run_hooks(args: argparse.Namespace, *, audio_check: str = "header") -> Itera
     lm_eval.simple_evaluate = simple_evaluate
     try:
         with task_name_hooks(), quiet_harness_logs(), no_cut_prompts():
-            yield
+            with device_ran_on() as models:
+                yield
     finally:
         lm_eval.simple_evaluate = original
+
+
+@contextlib.contextmanager
+def device_ran_on() -> Iterator[list[Any]]:
+    """Collect the model each ``evaluate`` runs (yielded list), for :func:`record_device`."""
+    import lm_eval.evaluator as evaluator
+
+    original = evaluator.evaluate
+    models: list[Any] = []
+
+    def evaluate(*a: Any, **kw: Any) -> Any:
+        models.append(kw.get("lm", a[0] if a else None))
+        return original(*a, **kw)
+
+    evaluator.evaluate = evaluate
+    try:
+        yield models
+    finally:
+        evaluator.evaluate = original
+
+
+def record_device(results: dict[str, Any] | None, models: list[Any]) -> None:
+    """The results' ``config.device``: the device the model ran on (``cpu`` when no GPU
+    was found), not the harness's default ``cuda:0``; ``None`` for a served model."""
+    if results is not None and models and isinstance(results.get("config"), dict):
+        device = getattr(models[-1], "device", None)
+        results["config"]["device"] = None if device is None else str(device)
 
 
 def check_audio_before_model(args: argparse.Namespace) -> None:
