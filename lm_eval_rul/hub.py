@@ -55,7 +55,7 @@ def _offline_how(flag: str, data_hint: str) -> str:
     return (
         f"To run without network, give local folders: {flag} pretrained=/path/to/model "
         "(saved with save_pretrained, or fetched elsewhere with `hf download NAME --local-dir "
-        f"DIR`){data_hint} (README: Offline)."
+        f"DIR`){data_hint} (docs/errors.md: Offline)."
     )
 
 
@@ -225,7 +225,7 @@ def check_checkpoint_available(name: str, flag: str, *, revision: str = "main") 
     how = (
         f"To run without network, give a local folder: {flag} /path/to/model (saved with "
         "save_pretrained, or fetched elsewhere with `hf download NAME --local-dir DIR`) "
-        "(README: Offline)."
+        "(docs/errors.md: Offline)."
     )
     _check_one(name, revision, flag, how)
 

@@ -172,18 +172,22 @@ def test_missing_local_model_folder(data_dir, tmp_path, capsys, constructions):
     assert constructions == []
 
 
-def test_readme_command_offline_in_a_subprocess_prints_no_retry_and_no_traceback(tmp_path):
-    """The README's first command as a new user types it, with no network at all."""
+def test_readme_command_offline_in_a_subprocess_prints_the_error_first(tmp_path):
+    """The README's first command as a new user types it (with --limit), with no network at
+    all: the one-line error is the first line printed (the harness's "Including path",
+    "Selected Tasks" and --limit lines of the run that does not happen are not), with no
+    retry and no traceback."""
     done = run_cli(
         ["run", "--model", "hf", "--model_args", "pretrained=Qwen/Qwen2.5-0.5B-Instruct",
-         "--tasks", "rul_muchomusic", "--batch_size", "8"],
+         "--tasks", "rul_muchomusic", "--batch_size", "8", "--limit", "2"],
         check=False,
         cwd=tmp_path,
     )  # fmt: skip
     assert done.returncode == 2
     assert "Traceback" not in done.stderr and "Retrying" not in done.stderr
     (line,) = [x for x in done.stderr.splitlines() if "error:" in x]
-    assert "ModelUnavailableError" in line and "README: Offline" in line
+    assert "ModelUnavailableError" in line and "docs/errors.md: Offline" in line
+    assert done.stderr.splitlines()[0] == line and done.stdout == ""
 
 
 def test_bad_flags_show_the_subcommand_usage(capsys):
@@ -270,7 +274,8 @@ def test_default_data_without_network_is_one_line_without_retries(
     )  # fmt: skip
     assert "DataSourceError: cannot download RUL-MuChoMusic (github.com: " in line
     assert (
-        "huggingface.co/datasets/yongyizang/RUListening: " in line and "(README: Offline)" in line
+        "huggingface.co/datasets/yongyizang/RUListening: " in line
+        and "(docs/errors.md: Offline)" in line
     )
     assert backoff == [] and constructions == []  # no request retried, no model built
 

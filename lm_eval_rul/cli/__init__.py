@@ -24,6 +24,7 @@ from lm_eval._cli import HarnessCLI
 from .. import registration
 from ..errors import UserInputError
 from .help import DESCRIPTION, EPILOG, add_run_help
+from .quiet import HELD_LOGS
 
 __all__ = ["main", "PluginCLI", "UnknownCommandError", "SUBCOMMAND_MODULES"]
 
@@ -129,12 +130,19 @@ def main(argv: list[str] | None = None) -> None:
     registration.register_models()
     cli = PluginCLI()
     args = argparse.Namespace(command="run")  # what a failed parse of the run line names
+    HELD_LOGS.hold()  # run's setup lines wait for its checks (released in run_hooks)
     try:
         args = cli.parse_args()
+        if args.command != "run":
+            HELD_LOGS.release()
         cli.execute(args)
     except (UserInputError, FileNotFoundError) as error:
-        # Bad input, not a bug: the message names what is wrong and the fix.
+        # Bad input, not a bug: the message names what is wrong and the fix, on the first
+        # line printed (the held setup lines of a run that does not happen are dropped).
+        HELD_LOGS.drop()
         command = "" if isinstance(error, UnknownCommandError) else getattr(args, "command", "")
         where = " ".join(filter(None, ("lm-eval-rul", command)))
         print(f"{where}: error: {type(error).__name__}: {error}", file=sys.stderr)
         raise SystemExit(2) from None
+    finally:
+        HELD_LOGS.release()

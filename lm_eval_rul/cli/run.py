@@ -32,7 +32,7 @@ from typing import Any
 
 from .long_prompts import no_cut_prompts
 from .preflight import AUDIO_MODELS, check_before_model, check_clips_before_model, plugin_docs
-from .quiet import quiet_harness_logs
+from .quiet import HELD_LOGS, quiet_harness_logs
 from .task_names import task_name_hooks
 
 __all__ = [
@@ -130,6 +130,7 @@ def run_hooks(args: argparse.Namespace, *, audio_check: str = "header") -> Itera
             audio_check=audio_check,
             use_cache=kw.get("use_cache"),
         )
+        HELD_LOGS.release()  # the checks passed: the run's setup lines, then its progress
         majority = _wants_majority(kw.get("tasks"))
         wanted = bool(kw.get("log_samples"))
         kw["log_samples"] = wanted or majority

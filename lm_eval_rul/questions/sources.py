@@ -98,7 +98,7 @@ def default_rul_path() -> Path:
     raise DataSourceError(
         f"cannot download RUL-MuChoMusic ({'; '.join(errors)}); offline or behind a "
         "firewall? Pass a local copy: --metadata "
-        '\'{"data_path": "/path/to/RUL-MuchoMusic.json"}\' (README: Offline).'
+        '\'{"data_path": "/path/to/RUL-MuchoMusic.json"}\' (docs/errors.md: Offline).'
     )
 
 
@@ -120,5 +120,5 @@ def default_muchomusic_csv() -> Path:
             f"cannot download {MUCHOMUSIC_CSV_NAME} from huggingface.co/datasets/"
             f"{MUCHOMUSIC_HF_REPO} ({_reason(err)}); pass a local copy: --metadata "
             '\'{"data_path": "/path/to/muchomusic.csv"}\' (or "muchomusic_csv" for RUL tasks; '
-            "README: Offline)."
+            "docs/errors.md: Offline)."
         ) from err
