@@ -117,19 +117,19 @@ def test_build_with_a_short_context_names_the_questions_then_skips_them(
     failed = {f["id"]: f["error"] for f in report["failures"]}
     assert sorted(failed) == sorted(named) and report["n_written"] == len(done_ids)
     assert all(f"longer than the scorer's context of {CONTEXT}" in e for e in failed.values())
-    assert_readme_build_lines_match(skipped.stdout.strip().splitlines()[-1])
+    assert_docs_build_lines_match(skipped.stdout.strip().splitlines()[-1])
 
 
-def assert_readme_build_lines_match(printed: str) -> None:
-    """The README's build example (a tiny model, whose context is too short for some
-    released prompts) passes --long_prompts skip and shows lines shaped like ``printed``."""
-    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("<!-- section:pi-build -->")[1].split("<!-- /section:pi-build -->")[0]
+def assert_docs_build_lines_match(printed: str) -> None:
+    """The build example of docs/pi_build.md (a tiny model, whose context is too short for
+    some released prompts) passes --long_prompts skip and shows lines shaped like
+    ``printed``."""
+    section = (Path(__file__).parents[1] / "docs" / "pi_build.md").read_text(encoding="utf-8")
     command = section.split("pretrained=TINY_MODEL", 1)[1].split("```", 1)[0]
     assert "--long_prompts skip" in command
     shape = re.sub(r"\d+(\.\d+)?", "<n>", re.sub(r" to \S+;", " to <file>;", printed))
     shown = re.findall(r"wrote \d+ of \d+ questions.*?PI \d\.\d+", " ".join(section.split()))
-    assert len(shown) >= 2, "the README shows the full and the 8-question build's line"
+    assert len(shown) >= 2, "the page shows the full and the 8-question build's line"
     for line in shown:
         assert re.sub(r"\d+(\.\d+)?", "<n>", re.sub(r" to \S+;", " to <file>;", line)) == shape
 

@@ -71,7 +71,7 @@ RUN_EPILOG = textwrap.dedent(
     (local folder, cache, or one request to the hub), the question files and --metadata,
     and for --model lalm every clip (--audio_check). Tasks: muchomusic, muchomusic_gen,
     rul_muchomusic, rul_muchomusic_gen (groups of _fold0.._fold3). lalm keeps its results
-    in a resumable cache (model_args results_cache=PATH|none). See the README.
+    in a resumable cache (model_args results_cache=PATH|none). See the README and docs/.
     """
 )
 
