@@ -124,9 +124,7 @@ def test_the_readme_is_a_front_door_and_docs_has_a_page_per_concern():
         assert f"({name}" in index, f"docs/README.md lacks {name}"
 
 
-@pytest.mark.parametrize(
-    "page", sorted((ROOT / "docs").glob("*.md")), ids=lambda p: p.name
-)
+@pytest.mark.parametrize("page", sorted((ROOT / "docs").glob("*.md")), ids=lambda p: p.name)
 def test_each_docs_page_opens_with_what_it_covers(page):
     lines = page.read_text(encoding="utf-8").splitlines()
     assert lines[0].startswith("# ")

@@ -87,41 +87,59 @@ def test_no_text_leaves_any_figure(tmp_path, checked):
     drawn = {
         "plots.pi_accuracy_scatter": plots.pi_accuracy_scatter(
             tmp_path / "scatter.png",
-            {"text-only": (pis, accs), "audio (original)": (pis, other),
-             "audio (noise)": (pis, other), "audio (none)": (pis, accs[::-1])},
+            {
+                "text-only": (pis, accs),
+                "audio (original)": (pis, other),
+                "audio (noise)": (pis, other),
+                "audio (none)": (pis, accs[::-1]),
+            },
             title="RUL-MuChoMusic: per-question PI vs accuracy",
             annotations={"text-only": "(r = -0.71)", "audio (none)": "(r = 0.05)"},
         ),
         "plots.accuracy_bars": plots.accuracy_bars(
             tmp_path / "accuracy.png",
             ["text", "original", "noise, seed=1", "silence", "none", "original"],
-            [0.3, 0.5, 0.4, 0.35, 0.3, 0.45], [0.2] * 6, [0.6] * 6,
+            [0.3, 0.5, 0.4, 0.35, 0.3, 0.45],
+            [0.2] * 6,
+            [0.6] * 6,
             groups=[models[2], models[0], models[0], models[0], models[0], models[1]],
-            chance=0.25, title="RUL-MuChoMusic: accuracy",
+            chance=0.25,
+            title="RUL-MuChoMusic: accuracy",
         ),
         "plots.condition_bars": plots.condition_bars(
-            tmp_path / "conditions.png", models[:2], ["original", "noise", "silence", "none"],
-            {(m, c): (0.4, 0.3, 0.5) for m in models[:2]
-             for c in ("original", "noise", "silence", "none")},
-            chance=0.25, title="RUL-MuChoMusic: audio conditions per model",
+            tmp_path / "conditions.png",
+            models[:2],
+            ["original", "noise", "silence", "none"],
+            {
+                (m, c): (0.4, 0.3, 0.5)
+                for m in models[:2]
+                for c in ("original", "noise", "silence", "none")
+            },
+            chance=0.25,
+            title="RUL-MuChoMusic: audio conditions per model",
         ),
         "plots.pi_histograms": plots.pi_histograms(
-            tmp_path / "histogram.png", {"MuChoMusic": pis, "RUL-MuChoMusic": other},
+            tmp_path / "histogram.png",
+            {"MuChoMusic": pis, "RUL-MuChoMusic": other},
             title="Perceptual Index (Qwen2.5-7B-Instruct, released distractors)",
         ),
         "factual_plots.factual_f1_bars": factual_plots.factual_f1_bars(
             tmp_path / "factual.png",
             ["instrument (open)", "genre (open)", "key (open)", "time signature (open)"],
             ["original", "random", "noise", "none"],
-            {(t, c): (0.3, 0.2, 0.4) for t in ("instrument (open)", "genre (open)")
-             for c in ("original", "random", "noise", "none")},
+            {
+                (t, c): (0.3, 0.2, 0.4)
+                for t in ("instrument (open)", "genre (open)")
+                for c in ("original", "random", "noise", "none")
+            },
             {"instrument (open)": (0.2, 0.1), "genre (open)": (0.15, 0.1)},
             title=f"{models[0]}: factual tasks, mean F1 per audio condition",
         ),
         "factual_studies_plots.binary_bars": factual_studies_plots.binary_bars(
             tmp_path / "binary.png",
             [f"instrument:\n{m} [original]" for m in models[:2]],
-            [(0.6, 0.5, 0.7), (0.0, 0.0, 0.1)], [0.5, float("nan")],
+            [(0.6, 0.5, 0.7), (0.0, 0.0, 0.1)],
+            [0.5, float("nan")],
             title="Binary choice: accuracy and position bias",
         ),
         "factual_studies_plots.phrasing_bars": factual_studies_plots.phrasing_bars(
@@ -134,7 +152,9 @@ def test_no_text_leaves_any_figure(tmp_path, checked):
         "factual_studies_plots.truefalse_bars": factual_studies_plots.truefalse_bars(
             tmp_path / "truefalse.png",
             [f"genre:\n{m} [original],\ninclusive" for m in models[:2]],
-            [0.7, 0.0], [0.2, 0.2], [0.4, 0.8],
+            [0.7, 0.0],
+            [0.2, 0.2],
+            [0.4, 0.8],
             title='True/false per label: share answered "true" vs base rate',
         ),
         "factual_studies_plots.agreement_scatter": factual_studies_plots.agreement_scatter(
