@@ -133,7 +133,7 @@ def main(argv: list[str] | None = None) -> None:
     HELD_LOGS.hold()  # run's setup lines wait for its checks (released in run_hooks)
     try:
         args = cli.parse_args()
-        if args.command != "run":
+        if getattr(args, "command", None) != "run":
             HELD_LOGS.release()
         cli.execute(args)
     except (UserInputError, FileNotFoundError) as error:
