@@ -188,6 +188,7 @@ def start_bridge(
         process = subprocess.Popen(
             [str(python), str(server), "--adapter", str(adapter), "--port", "0"],
             stdout=subprocess.PIPE, stderr=console, text=True, env=clean_env(),
+            cwd=Path(server).parent,  # not a folder holding lm_eval_rul
         )  # fmt: skip
     line = process.stdout.readline() if process.stdout else ""
     if "serving" not in line:
