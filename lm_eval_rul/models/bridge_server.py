@@ -271,19 +271,11 @@ class Bridge:
             ) from None
 
     def _reply(self, content: str, finish: str) -> dict:
-        return {
-            "id": f"bridge-{time.time_ns()}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": self.adapter.name,
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": content},
-                    "finish_reason": finish,
-                }
-            ],
-        }
+        message = {"role": "assistant", "content": content}
+        choice = {"index": 0, "message": message, "finish_reason": finish}
+        created, name = int(time.time()), self.adapter.name
+        reply = {"id": f"bridge-{time.time_ns()}", "object": "chat.completion"}
+        return dict(reply, created=created, model=name, choices=[choice])
 
     @staticmethod
     def _with_cut(reply: dict, cut) -> dict:
@@ -317,40 +309,27 @@ def make_handler(bridge: Bridge, verbose: bool = False):
             self._send(status, {"error": {"message": message, "type": kind, "code": status}})
 
         def do_GET(self) -> None:  # noqa: N802 - http.server's name
-            path = self.path.split("?", 1)[0].rstrip("/")
-            if path in ("/v1/models", "/models"):
-                declared = bridge.adapter.declaration()
-                model = {
-                    "id": declared["name"],
-                    "object": "model",
-                    "owned_by": "lm-eval-rul-bridge",
-                }
-                model["lm_eval_rul_bridge"] = declared
-                self._send(200, {"object": "list", "data": [model]})
-            elif path in ("/health", "/v1/health"):
-                self._send(200, {"status": "ok"})
-            else:
-                self._error(
-                    404, f"no such path {self.path} (GET /v1/models, POST /v1/chat/completions)"
-                )
+            if self.path.split("?", 1)[0].rstrip("/") not in ("/v1/models", "/models"):
+                self._error(404, f"no such path {self.path} (GET /v1/models)")
+                return
+            declared = bridge.adapter.declaration()
+            model = {"id": declared["name"], "object": "model", "owned_by": "lm-eval-rul-bridge"}
+            self._send(200, {"object": "list", "data": [dict(model, lm_eval_rul_bridge=declared)]})
 
         def do_POST(self) -> None:  # noqa: N802 - http.server's name
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length)
-            if self.path.split("?", 1)[0].rstrip("/") not in (
-                "/v1/chat/completions",
-                "/chat/completions",
-            ):
+            if not self.path.split("?", 1)[0].rstrip("/").endswith("/chat/completions"):
                 self._error(404, f"no such path {self.path} (POST /v1/chat/completions)")
                 return
             try:
-                body = json.loads(raw)
+                try:
+                    body = json.loads(raw)
+                except ValueError as error:
+                    raise BridgeError(400, f"the request body is not JSON ({error})") from None
                 if not isinstance(body, dict):
                     raise BridgeError(400, "the request body is not a JSON object")
                 reply = bridge.complete(body)
-            except ValueError as error:
-                self._error(400, f"the request body is not JSON ({error})")
-                return
             except BridgeError as error:
                 self._error(error.status, str(error))
                 return
@@ -359,10 +338,8 @@ def make_handler(bridge: Bridge, verbose: bool = False):
                 self._error(500, f"bridge error: {type(error).__name__}: {error}")
                 return
             cut = reply.get("bridge", {}).get("audio_cut")
-            headers = {}
-            if cut:
-                headers["X-Bridge-Audio-Cut"] = f"{cut['audio_seconds']}s->{cut['cut_to_seconds']}s"
-            self._send(200, reply, headers)
+            seconds = f"{cut['audio_seconds']}s->{cut['cut_to_seconds']}s" if cut else None
+            self._send(200, reply, {"X-Bridge-Audio-Cut": seconds} if cut else None)
 
     return Handler
 
@@ -382,25 +359,24 @@ def parse_args(argv=None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def _fail(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+    raise SystemExit(2)
+
+
 def serve(argv=None) -> None:
     """Check the adapter, bind, announce, serve until Ctrl-C (exit 2 on bad input)."""
     args = parse_args(argv)
     try:
         adapter = Adapter(args.adapter)
     except SystemExit as stop:
-        print(stop.code, file=sys.stderr, flush=True)
-        raise SystemExit(2) from None
+        _fail(str(stop.code))
     bridge = Bridge(adapter)
     try:
         server = ThreadingHTTPServer((args.host, args.port), make_handler(bridge, args.verbose))
     except OSError as error:
-        print(
-            f"bridge: cannot listen on {args.host}:{args.port} ({error.strerror or error}); "
-            "is another server using it? Choose another --port.",
-            file=sys.stderr,
-            flush=True,
-        )
-        raise SystemExit(2) from None
+        why = f"{args.host}:{args.port} ({error.strerror or error})"
+        _fail(f"bridge: cannot listen on {why}; is another server using it? Choose another --port.")
     server.daemon_threads = True
     declared = adapter.declaration()
     window = declared["max_audio_seconds"]
@@ -414,8 +390,6 @@ def serve(argv=None) -> None:
     try:
         server.serve_forever()
     except KeyboardInterrupt:
-        pass
-    finally:
         server.server_close()
 
 

@@ -36,7 +36,9 @@ RESEARCH_WINDOW_SECONDS = 4
 _MEL_BINS, _D_MODEL = 16, 16
 
 #: What the written server needs (numpy and soundfile, with soundfile's own dependencies).
-MINIMAL_PACKAGES = ("numpy", "numpy.libs", "soundfile", "_soundfile", "_soundfile_data", "cffi")
+MINIMAL_PACKAGES = (
+    "numpy", "numpy.libs", "soundfile", "_soundfile", "_soundfile_data", "cffi", "typing_extensions"
+)  # fmt: skip
 _NEVER = ("lm_eval", "lm_eval_rul", "_editable_impl_lm_eval_rul", "__editable__")
 
 #: The adapter of :func:`make_research_lm`'s model (``MODEL_DIR`` is filled in).
@@ -175,9 +177,9 @@ def clean_env() -> dict[str, str]:
 
 
 def start_bridge(
-    python: str | Path, server: str | Path, adapter: str | Path, log: str | Path
+    python: str | Path, server: str | Path, adapter: str | Path, log: str | Path, *options: str
 ) -> tuple[subprocess.Popen, str]:
-    """Run ``python server --adapter adapter --port 0``; (the process, its ``/v1`` URL).
+    """Run ``python server --adapter adapter --port 0 [options]``; (the process, its URL).
 
     The server's console (stderr: cuts, adapter tracebacks) goes to the file ``log``.
 
@@ -186,7 +188,7 @@ def start_bridge(
     """
     with open(log, "w") as console:
         process = subprocess.Popen(
-            [str(python), str(server), "--adapter", str(adapter), "--port", "0"],
+            [str(python), str(server), "--adapter", str(adapter), "--port", "0", *options],
             stdout=subprocess.PIPE, stderr=console, text=True, env=clean_env(),
             cwd=Path(server).parent,  # not a folder holding lm_eval_rul
         )  # fmt: skip
