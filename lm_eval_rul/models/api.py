@@ -57,8 +57,9 @@ class LALMAPI(APILetterScoringMixin, LocalChatCompletion):
             ``silence``, ``random`` or ``none``.
         noise_seconds, noise_std, seed: The ``noise`` / ``silence`` / ``random`` settings
             (as for ``lalm``; ``seed`` is also sent as the request seed).
-        max_audio_seconds: Trim longer audio (with a warning); default: no trimming (the
-            server applies its model's limit).
+        max_audio_seconds: Trim longer audio (with a warning); default: the window a
+            ``lm-eval-rul bridge`` server declares, else no trimming (the server applies
+            its model's limit).
         sampling_rate: Rate of the WAV sent (16 kHz, what the supported LALMs take).
         wav_subtype: WAV sample format (``PCM_16``, ``PCM_24``, ``PCM_32``, ``FLOAT``).
         system_prompt: Optional system message (default: the server template's own).
