@@ -210,3 +210,37 @@ def test_without_loglikelihood_a_letter_task_stops_before_any_request(
     (line,) = [x for x in capsys.readouterr().err.splitlines() if "lm-eval-rul run: error" in x]
     assert "defines no loglikelihood" in line and "rul_muchomusic_gen" in line
     assert log.read_text().count("POST") == 1  # the generation task's one request only
+
+
+SLOW = """\
+import threading, time
+NAME, THREAD_SAFE = "slow", {safe}
+_inside, _most, _lock = [0], [0], threading.Lock()
+
+def generate(audio, sampling_rate, prompt, max_new_tokens):
+    with _lock:
+        _inside[0] += 1
+        _most[0] = max(_most[0], _inside[0])
+    time.sleep(0.2)
+    with _lock:
+        _inside[0] -= 1
+    return str(_most[0])
+"""
+
+
+@pytest.mark.parametrize("safe", [False, True])
+def test_model_calls_are_serialised_unless_the_adapter_is_thread_safe(minimal, safe):
+    from concurrent.futures import ThreadPoolExecutor
+
+    adapter = _adapter(minimal, f"slow_{safe}", SLOW.format(safe=safe))
+    log = minimal["root"] / f"slow_{safe}.log"
+    process, url = start_bridge(minimal["python"], minimal["server"], adapter, log)
+    body = {"model": "slow", "messages": [{"role": "user", "content": "Q?"}]}
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            replies = list(pool.map(lambda _: _post(url, body)[2], range(4)))
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    seen = max(int(r["choices"][0]["message"]["content"]) for r in replies)
+    assert seen > 1 if safe else seen == 1  # most calls inside the adapter at once
