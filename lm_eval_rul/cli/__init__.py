@@ -29,7 +29,9 @@ from .quiet import HELD_LOGS
 __all__ = ["main", "PluginCLI", "UnknownCommandError", "SUBCOMMAND_MODULES"]
 
 #: Modules under ``lm_eval_rul.cli`` that each define ``add_parser(subparsers)``.
-SUBCOMMAND_MODULES: tuple[str, ...] = ("tasks_dir", "report", "pi", "build", "diagnose", "reparse")
+SUBCOMMAND_MODULES: tuple[str, ...] = (
+    "tasks_dir", "report", "pi", "build", "diagnose", "reparse", "bridge"
+)
 
 #: Harness subcommands that read task folders.
 _TASK_COMMANDS = ("run", "ls", "validate")

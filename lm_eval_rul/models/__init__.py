@@ -13,7 +13,10 @@ Modules: :mod:`.lalm` (the model class and :func:`~.lalm.check_model_args`),
 :mod:`.common` (the chat layout and audio settings both models share); :mod:`.api`
 (``lalm-api`` and its :func:`~.api.check_model_args`), :mod:`.api_client` (sending,
 retries, errors), :mod:`.api_payload` (WAV parts, request bodies), :mod:`.api_letters`
-(letter scoring), :mod:`.api_logprobs` (reading log-probabilities), :mod:`.api_counts`.
+(letter scoring), :mod:`.api_logprobs` (reading log-probabilities), :mod:`.api_counts`,
+:mod:`.api_bridge` (what a bridge server declares: window, chunking, letter support);
+:mod:`.bridge_server`, the single-file server ``lm-eval-rul bridge --write`` copies into a
+research model's own environment (standard library, numpy and soundfile only).
 
 Public names: :class:`LALM`, :class:`LALMAPI` (imported on first access).
 """

@@ -25,6 +25,7 @@ from lm_eval.models.utils import postprocess_generated_text
 
 from ..audio import AudioSpec, check_audio_available, condition_key
 from ..cache import ResultCache, digest
+from .api_bridge import NO_LOGLIKELIHOOD, read_declaration, watch_cuts, window_seconds
 from .api_client import ChatClient, Job, chat_url
 from .api_counts import RequestCounts
 from .api_letters import APILetterScoringMixin
@@ -56,8 +57,9 @@ class LALMAPI(APILetterScoringMixin, LocalChatCompletion):
             ``silence``, ``random`` or ``none``.
         noise_seconds, noise_std, seed: The ``noise`` / ``silence`` / ``random`` settings
             (as for ``lalm``; ``seed`` is also sent as the request seed).
-        max_audio_seconds: Trim longer audio (with a warning); default: no trimming (the
-            server applies its model's limit).
+        max_audio_seconds: Trim longer audio (with a warning); default: the window a
+            ``lm-eval-rul bridge`` server declares, else no trimming (the server applies
+            its model's limit).
         sampling_rate: Rate of the WAV sent (16 kHz, what the supported LALMs take).
         wav_subtype: WAV sample format (``PCM_16``, ``PCM_24``, ``PCM_32``, ``FLOAT``).
         system_prompt: Optional system message (default: the server template's own).
@@ -128,9 +130,13 @@ class LALMAPI(APILetterScoringMixin, LocalChatCompletion):
             batch_size=1,
         )
         self.condition = args["audio"]
+        # a bridge's declaration (lm-eval-rul bridge): its window and chunking, read once
+        self.bridge = read_declaration(self.base_url, self.model, api_key_env=args["api_key_env"])
+        self.max_audio_seconds = window_seconds(args["max_audio_seconds"], self.bridge)
+        self.chunked = bool(self.bridge and self.bridge.chunked)
         self.spec = AudioSpec(
             sampling_rate=args["sampling_rate"],
-            max_seconds=args["max_audio_seconds"],
+            max_seconds=self.max_audio_seconds,
             condition=self.condition,
             seed=args["seed"],
             noise_seconds=args["noise_seconds"],
@@ -138,6 +144,9 @@ class LALMAPI(APILetterScoringMixin, LocalChatCompletion):
         )
         self.system_prompt = system_prompt
         self.logprobs = args["logprobs"]
+        self.logprobs_why = "model_args logprobs=none"
+        if self.bridge is not None and not self.bridge.has_loglikelihood:
+            self.logprobs, self.logprobs_why = "none", NO_LOGLIKELIHOOD
         self.top_logprobs = args["top_logprobs"]
         self.wav_subtype = args["wav_subtype"]
         self.letter_path: str | None = None
@@ -155,6 +164,9 @@ class LALMAPI(APILetterScoringMixin, LocalChatCompletion):
             verify_certificate=args["verify_certificate"],
             ca_cert_path=ca_cert_path,
         )
+        self.bridge_counts: dict[str, int] = {}
+        if self.bridge is not None:
+            self._client.send = watch_cuts(self._client.send, self.bridge_counts)  # type: ignore[method-assign]
         self._memo: dict[str, Any] = {}
         self._cache = self._open_cache(args["results_cache"])
         logger.info(
@@ -319,6 +331,8 @@ class LALMAPI(APILetterScoringMixin, LocalChatCompletion):
             "api_retries": self._client.retries,
             "api_cache": None if self._cache is None else str(self._cache.path),
             "api_cache_hits": 0 if self._cache is None else self._cache.hits,
+            "api_bridge": None if self.bridge is None else vars(self.bridge),
+            "api_bridge_cuts": self.bridge_counts.get("cuts", 0),
         }
 
 

@@ -64,7 +64,7 @@ class APILetterScoringMixin:
             return []
         if self.logprobs == "none":
             raise NoLogprobsError(
-                no_logprobs_message(self._client.host, self.model, "model_args logprobs=none")
+                no_logprobs_message(self._client.host, self.model, self.logprobs_why)
             )
         docs = {id(r.doc): r.doc for r in requests if r.doc}
         check_audio_available(docs.values(), self.condition)

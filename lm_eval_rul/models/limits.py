@@ -32,8 +32,12 @@ def audio_limit_seconds(model_args: Mapping[str, Any]) -> float | None:
     override = model_args.get("max_audio_seconds")
     if override is not None:
         return float(override)
-    if not model_args.get("pretrained"):  # a served model (lalm-api): only what it is told
-        return None
+    if not model_args.get("pretrained"):  # a served model (lalm-api): told, or a bridge's
+        from .api_bridge import read_declaration
+
+        base_url = model_args.get("base_url")
+        declared = read_declaration(str(base_url), model_args.get("model")) if base_url else None
+        return None if declared is None else declared.max_audio_seconds
     import transformers
 
     pretrained = str(model_args["pretrained"])

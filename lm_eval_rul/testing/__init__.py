@@ -9,7 +9,8 @@ Public names (modules): :mod:`text` (tokenizer and tiny causal LM), :mod:`audio`
 pass counters), :mod:`fixtures` (question files in the released schemas), :mod:`harness`
 (running the CLI in a subprocess, offline), :mod:`openai_server` (a loopback
 OpenAI-compatible chat server running a tiny audio LM, for ``lalm-api``; its HTTP side
-:mod:`openai_http`).
+:mod:`openai_http`), :mod:`bridge` (a tiny research-shaped audio LM, its bridge adapter,
+and interpreters without lm_eval_rul, for ``lm-eval-rul bridge``).
 """
 
-__all__ = ["text", "audio", "counters", "fixtures", "harness", "openai_server"]
+__all__ = ["text", "audio", "counters", "fixtures", "harness", "openai_server", "bridge"]

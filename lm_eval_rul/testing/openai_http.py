@@ -108,8 +108,9 @@ def make_handler(server: Any) -> type[BaseHTTPRequestHandler]:
 
         def _send(self, status: int, body: Any, headers: dict[str, str] | None = None):
             data = json.dumps(body).encode()
-            with server._count_lock:  # before the answer leaves: a retry may come at once
-                server.statuses.append(status)
+            if self.command == "POST":  # chat answers only (lalm-api also GETs /models)
+                with server._count_lock:  # before the answer leaves: a retry may come at once
+                    server.statuses.append(status)
             self.send_response(status)
             for name, value in {"Content-Type": "application/json", **(headers or {})}.items():
                 self.send_header(name, value)

@@ -60,7 +60,7 @@ class OpenAIAudioServer:
             normally") consumed one per request before normal serving.
         fail_after: After this many answered requests, answer 503 to every other one.
         posts: Requests received (each retry counts).
-        statuses: The status of each answer, in order.
+        statuses: The status of each chat answer (POST), in order.
         answered: Bodies of the requests answered 200 (audio replaced by its digest).
     """
 
