@@ -52,6 +52,8 @@ _SECRET_NAMES = frozenset(
 _SECRET_ENDINGS = ("_key", "_secret", "_password")
 #: Shortest value masked by its text (shorter ones would mask ordinary words).
 _MIN_SECRET = 4
+#: Shortest environment value taken for a secret (``SOME_KEY=true`` must not mask "true").
+_MIN_ENV_SECRET = 8
 
 
 def is_secret_arg(name: str) -> bool:
@@ -135,14 +137,16 @@ def environment_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
     ``HF_TOKEN``, ``*_SECRET``, ``*_PASSWORD``, ``*_TOKEN``: environment variables name no
     vocabulary tokens).
 
-    >>> environment_secrets({"OPENAI_API_KEY": "sk-1234", "HOME": "/root", "GH_TOKEN": "abcd"})
-    ['sk-1234', 'abcd']
+    >>> environ = {"OPENAI_API_KEY": "sk-12345678", "HOME": "/root", "GH_TOKEN": "abcdefgh"}
+    >>> environment_secrets({**environ, "USE_KEY": "true"})
+    ['sk-12345678', 'abcdefgh']
     """
     environ = os.environ if environ is None else environ
     return [
         value
         for name, value in environ.items()
-        if (is_secret_arg(name) or name.lower().endswith("_token")) and len(value) >= _MIN_SECRET
+        if (is_secret_arg(name) or name.lower().endswith("_token"))
+        and len(value) >= _MIN_ENV_SECRET
     ]
 
 
