@@ -69,6 +69,9 @@ def create_lm(
         flag: The command's flag that gave ``model_args`` (``--generator_args``,
             ``--judge_args``...), named when the model cannot be found.
 
+    An API model (``local-chat-completions``...) makes one attempt per call: the callers
+    retry with :mod:`lm_eval_rul.retries` (no retry on 401/403).
+
     Raises:
         ModelUnavailableError: The model is neither a local folder nor fetchable
             (:func:`lm_eval_rul.hub.check_model_available`), before anything loads.
@@ -93,7 +96,22 @@ def create_lm(
 
         device = "cuda" if torch.cuda.is_available() else "cpu"
     config["device"] = device
-    return get_model(model).create_from_arg_string(model_args or "", config)
+    lm = get_model(model).create_from_arg_string(model_args or "", config)
+    _one_attempt_per_call(lm)
+    return lm
+
+
+def _one_attempt_per_call(lm: Any) -> None:
+    """Turn off the harness's own retries of an API model (``TemplateAPI``).
+
+    They retry every failure, a 401 included (each attempt logging the server's body,
+    which may echo the key); the callers retry with :mod:`lm_eval_rul.retries`, which
+    stops at once on authentication errors.
+    """
+    from lm_eval.models.api_models import TemplateAPI
+
+    if isinstance(lm, TemplateAPI):
+        lm.max_retries = 1
 
 
 def _refuse_audio_checkpoint(model: str, model_args: dict[str, Any], flag: str) -> None:

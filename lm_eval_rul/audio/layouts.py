@@ -31,6 +31,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..paths import contained_path
 from ..questions import normalize_answer
 from .conditions import CLIP_IDENTITY, register_clip_pool
 from .errors import AMBIGUOUS, AudioError
@@ -63,8 +64,25 @@ logger = logging.getLogger(__name__)
 AUDIO_EXTENSIONS: tuple[str, ...] = ("wav", "flac", "mp3", "ogg", "m4a")
 
 
-def _candidates(audio_dir: Path, stem: str) -> list[Path]:
-    return [audio_dir / f"{stem}.{ext}" for ext in AUDIO_EXTENSIONS]
+def _candidates(audio_dir: Path, stem: str, item: str) -> list[Path]:
+    """The files ``{audio_dir}/{stem}.{ext}``; :class:`PathEscapeError` when the stem (an
+    id or track from the data) leads out of ``audio_dir``."""
+    return [
+        contained_path(
+            audio_dir,
+            f"{stem}.{ext}",
+            item=item,
+            option="--metadata audio_dir",
+            fix="question ids and tracks are used as file names inside audio_dir; correct "
+            "them in the question file (or MuChoMusic CSV). Nothing was loaded.",
+        )
+        for ext in AUDIO_EXTENSIONS
+    ]
+
+
+def _present(path: Path, audio_dir: Path, names: frozenset[str]) -> bool:
+    """Whether ``path`` exists: from the folder's listing when it is directly inside."""
+    return path.name in names if path.parent == audio_dir else path.is_file()
 
 
 def _listing(audio_dir: str) -> frozenset[str]:
@@ -94,8 +112,10 @@ def _resolve_files(
             stems.append(str(q.id))
         if layout in ("auto", "track") and q.track:
             stems.append(str(q.track))
-        tried: list[Path] = [p for stem in stems for p in _candidates(audio_dir, stem)]
-        found = next((p for p in tried if p.name in names), None)
+        tried: list[Path] = [
+            p for stem in stems for p in _candidates(audio_dir, stem, f"question id {q.id!r}")
+        ]
+        found = next((p for p in tried if _present(p, audio_dir, names)), None)
         if found is None and layout in ("track",) and not q.track:
             out.append((None, [f"{audio_dir}/<track>.ext (track unknown: pass muchomusic_csv)"]))
             continue

@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..paths import PathEscapeError, contained_path
 from .errors import AudioDecodeError, AudioError
 
 __all__ = [
@@ -59,9 +60,38 @@ def clip_source(ref: str) -> tuple[str | bytes, str]:
     if cell.get("bytes"):
         # name ends with the original file name so the librosa fallback sees its extension
         return bytes(cell["bytes"]), f"{name}: {cell.get('path') or 'audio'}"
-    if cell.get("path") and os.path.isfile(cell["path"]):
-        return cell["path"], cell["path"]
+    if cell.get("path"):
+        path = _cell_path(spec["source"], str(cell["path"]), name)
+        if path.is_file():
+            return str(path), str(path)
     raise AudioDecodeError(f"audio {name}: the cell has neither bytes nor a readable path")
+
+
+def _dataset_root(source: str) -> Path:
+    """The folder a dataset's file paths must stay in: the local dataset's folder (a
+    parquet file's own folder), or the ``datasets`` cache for a hub dataset."""
+    path = Path(os.path.expanduser(source))
+    if path.exists():
+        return path if path.is_dir() else path.parent
+    import datasets
+
+    return Path(datasets.config.HF_DATASETS_CACHE)
+
+
+def _cell_path(source: str, path: str, name: str) -> Path:
+    """A cell's file (relative paths are read from the dataset's folder), kept inside it."""
+    root = _dataset_root(source)
+    try:
+        return contained_path(
+            root,
+            path,
+            item=f"audio {name}",
+            option="the folder of --metadata audio_hf_dataset",
+            fix="store the audio bytes in the dataset, or put its files inside the "
+            "dataset's folder.",
+        )
+    except PathEscapeError as error:
+        raise AudioDecodeError(str(error)) from None
 
 
 def clip_identity(ref: str) -> dict[str, Any]:

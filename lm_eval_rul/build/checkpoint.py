@@ -1,8 +1,8 @@
 """Checkpoints of the build's stages: one JSON line per finished question, resumable.
 
 Also the small helpers every stage shares: atomic JSON writes, file digests and secret
-redaction of ``model_args``. The retry policy of the generator's calls is the package's
-one (:mod:`lm_eval_rul.retries`), re-exported here.
+redaction of ``model_args`` (:mod:`lm_eval_rul.masking`'s, re-exported). The retry policy
+of the generator's calls is the package's one (:mod:`lm_eval_rul.retries`), re-exported.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserInputError
+from ..masking import is_secret_arg, redact_args
 from ..retries import error_text, permanent_error, with_retries
 
 __all__ = [
@@ -44,57 +45,6 @@ def file_digest(path: Path | None) -> str | None:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()[:16]
-
-
-#: ``model_args`` names whose values are credentials, compared whole (lower case).
-_SECRET_NAMES = frozenset(
-    {
-        "key", "api_key", "apikey", "token", "auth_token", "access_token", "api_token",
-        "hf_token", "bearer_token", "use_auth_token", "secret", "client_secret", "password",
-        "passwd", "header", "headers", "authorization",
-    }
-)  # fmt: skip
-#: Name endings that mark a credential (``openai_api_key``, ``db_password``). ``_token`` is
-#: not one: ``add_bos_token``, ``think_end_token``, ``pad_token`` name tokens of the
-#: vocabulary, and ``tokenizer``/``max_gen_toks`` are settings; changing them must change
-#: a checkpoint's fingerprint.
-_SECRET_ENDINGS = ("_key", "_secret", "_password")
-
-
-def is_secret_arg(name: str) -> bool:
-    """Whether the ``model_args`` name ``name`` holds a credential.
-
-    Exact names (:data:`_SECRET_NAMES`: ``api_key``, ``key``, ``token``, ``auth_token``,
-    ``access_token``, ``hf_token``, ``secret``, ``password``, ``header``...) and names
-    ending in ``_key``, ``_secret`` or ``_password``.
-
-    >>> [is_secret_arg(n) for n in ("api_key", "hf_token", "openai_key", "tokenizer")]
-    [True, True, True, False]
-    >>> is_secret_arg("add_bos_token"), is_secret_arg("think_end_token")
-    (False, False)
-    """
-    name = name.strip().lower()
-    return name in _SECRET_NAMES or name.endswith(_SECRET_ENDINGS)
-
-
-def redact_args(args: str | None) -> str | None:
-    """``model_args`` with the values of credentials (:func:`is_secret_arg`) masked.
-
-    Everything else is kept as given, so a checkpoint's fingerprint changes with the
-    tokenizer, ``add_bos_token`` or any other setting.
-
-    >>> redact_args("base_url=http://h/v1,auth_token=abc,model=m")
-    'base_url=http://h/v1,auth_token=***,model=m'
-    >>> redact_args("pretrained=m,tokenizer=t,add_bos_token=True")
-    'pretrained=m,tokenizer=t,add_bos_token=True'
-    """
-    if not args:
-        return args
-    parts = []
-    for part in args.split(","):
-        key, sep, _ = part.partition("=")
-        parts.append(f"{key}=***" if sep and is_secret_arg(key) else part)
-    return ",".join(parts)
 
 
 def fingerprint_digest(fingerprint: dict[str, Any]) -> str:

@@ -3,7 +3,9 @@
 ``run``, ``ls`` and ``validate`` are lm-eval's, with the plugin's task folder added
 to ``--include_path``; the plugin's own subcommands (one module each in this
 package) are added beside them. Heavy imports happen inside each command, so
-``--help`` stays instant.
+``--help`` stays instant. While a command runs, every log line (the harness's too) and
+its one-line error have the credentials of its model arguments and environment masked
+(:mod:`lm_eval_rul.masking`).
 
 A first word that is no command (``lm-eval-rul reprot runs/``) is refused with
 :class:`UnknownCommandError` (the nearest command and the list); the harness's own form
@@ -18,11 +20,13 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from typing import Any
 
 from lm_eval._cli import HarnessCLI
 
 from .. import registration
 from ..errors import UserInputError
+from ..masking import mask, mask_logs, mask_url, url_has_credentials
 from .help import DESCRIPTION, EPILOG, add_run_help
 from .quiet import HELD_LOGS
 
@@ -133,18 +137,43 @@ def main(argv: list[str] | None = None) -> None:
     cli = PluginCLI()
     args = argparse.Namespace(command="run")  # what a failed parse of the run line names
     HELD_LOGS.hold()  # run's setup lines wait for its checks (released in run_hooks)
+    secrets: list[str] = []
     try:
         args = cli.parse_args()
         if getattr(args, "command", None) != "run":
             HELD_LOGS.release()
-        cli.execute(args)
+        given = [vars(args).get(name) for name in _ARGS_OPTIONS]
+        _warn_url_credentials(given)
+        with mask_logs(*given) as secrets:  # the harness's log lines too
+            cli.execute(args)
     except (UserInputError, FileNotFoundError) as error:
         # Bad input, not a bug: the message names what is wrong and the fix, on the first
         # line printed (the held setup lines of a run that does not happen are dropped).
         HELD_LOGS.drop()
         command = "" if isinstance(error, UnknownCommandError) else getattr(args, "command", "")
         where = " ".join(filter(None, ("lm-eval-rul", command)))
-        print(f"{where}: error: {type(error).__name__}: {error}", file=sys.stderr)
+        text = mask(f"{type(error).__name__}: {error}", secrets)
+        print(f"{where}: error: {text}", file=sys.stderr)
         raise SystemExit(2) from None
     finally:
         HELD_LOGS.release()
+
+
+#: The options that hold a model's ``key=value`` arguments, in every subcommand.
+_ARGS_OPTIONS = ("model_args", "generator_args", "judge_args", "parser_args")
+
+
+def _warn_url_credentials(given: list[Any]) -> None:
+    """Warn about a password written into a URL of the model arguments."""
+    import logging
+
+    for value in given:
+        text = value if isinstance(value, str) else " ".join(map(str, (value or {}).values()))
+        if url_has_credentials(text):
+            logging.getLogger(__name__).warning(
+                "a URL in the model arguments holds a password (%s): it is masked in logs "
+                "and results files, but stays in your shell history; prefer an API key in "
+                "an environment variable (api_key_env= for lalm-api, OPENAI_API_KEY for the "
+                "harness's API models).",
+                mask_url(text),
+            )

@@ -14,8 +14,11 @@
   before anything loads; after scoring, each logged window gets its item's prediction.
 * The results' ``config.device`` is the device the model ran on (:func:`record_device`),
   not the harness's default ``cuda:0`` on a machine without a GPU.
-* After ``simple_evaluate``: add ``majority_acc`` (our strict majority vote over the four
-  leave-one-out folds) and ``plurality_acc_release`` (the authors' plurality vote,
+* After ``simple_evaluate``: credentials in ``--model_args`` (``token=``, a password in
+  ``base_url``) are masked in the results' config, the tasks' metadata and the summary
+  line the harness prints (:func:`lm_eval_rul.masking.mask_model_args`); add
+  ``majority_acc`` (our strict majority vote over the four leave-one-out folds) and
+  ``plurality_acc_release`` (the authors' plurality vote,
   :func:`lm_eval_rul.report.samples.majority_from_samples`) to the fold groups
   (:data:`MAJORITY_GROUPS`), so they are in the printed table and the saved results
   JSON. The samples this needs are collected even without ``--log_samples`` (and dropped
@@ -30,6 +33,7 @@ import logging
 from collections.abc import Iterator
 from typing import Any
 
+from ..masking import mask_model_args
 from .long_prompts import no_cut_prompts
 from .preflight import AUDIO_MODELS, check_before_model, check_clips_before_model, plugin_docs
 from .quiet import HELD_LOGS, quiet_harness_logs
@@ -136,6 +140,9 @@ def run_hooks(args: argparse.Namespace, *, audio_check: str = "header") -> Itera
         kw["log_samples"] = wanted or majority
         results = original(*a, **kw)
         record_device(results, models)
+        mask_model_args(kw.get("model_args"))  # in place: the harness prints this object
+        if results is not None:
+            _mask_results(results)
         if results is not None and (majority or factual):
             if majority:
                 add_majority_acc(results)
@@ -179,6 +186,17 @@ def record_device(results: dict[str, Any] | None, models: list[Any]) -> None:
     if results is not None and models and isinstance(results.get("config"), dict):
         device = getattr(models[-1], "device", None)
         results["config"]["device"] = None if device is None else str(device)
+
+
+def _mask_results(results: dict[str, Any]) -> None:
+    """Mask credentials where the harness copies ``--model_args``: the results' config and
+    every task's ``metadata`` (the harness merges the model's arguments into it)."""
+    config = results.get("config")
+    if isinstance(config, dict):
+        config["model_args"] = mask_model_args(config.get("model_args"))
+    for task_config in (results.get("configs") or {}).values():
+        if isinstance(task_config, dict) and isinstance(task_config.get("metadata"), dict):
+            mask_model_args(task_config["metadata"])
 
 
 def check_audio_before_model(args: argparse.Namespace) -> None:

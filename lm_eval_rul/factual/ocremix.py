@@ -20,6 +20,7 @@ import logging
 from pathlib import Path
 from urllib.parse import unquote
 
+from ..paths import contained_path
 from .errors import FactualInputError
 from .items import Item, TaskItems, id_order
 from .labels import OCREMIX_MOODS, OCREMIX_REGIONAL, timesig_label
@@ -38,10 +39,23 @@ _REQUIRED = ("ocr_id", "download_url", *OCREMIX_TASK_COLUMNS.values())
 _KNOWN = {"regional": OCREMIX_REGIONAL, "mood": OCREMIX_MOODS}
 
 
-def ocremix_audio_path(audio_dir: str | Path, download_url: str) -> Path:
-    """The mp3 of a remix: the URL's last part, or its URL-decoded form if that exists."""
+def ocremix_audio_path(audio_dir: str | Path, download_url: str, *, item: str = "remix") -> Path:
+    """The mp3 of a remix: the URL's last part, or its URL-decoded form if that exists.
+
+    Raises:
+        PathEscapeError: Either name leads out of ``audio_dir`` (``..``, ``%2F..%2F``).
+    """
     name = download_url.rstrip("/").rsplit("/", 1)[-1]
-    raw, decoded = Path(audio_dir) / name, Path(audio_dir) / unquote(name)
+    raw, decoded = (
+        contained_path(
+            audio_dir,
+            part,
+            item=f"OverClocked ReMix {item} (download_url {download_url!r})",
+            option="--metadata ocremix_audio_dir",
+            fix="correct the download_url in the tag table.",
+        )
+        for part in (name, unquote(name))
+    )
     return decoded if not raw.exists() and decoded.exists() else raw
 
 
@@ -85,7 +99,9 @@ def read_ocremix(tags_csv: str | Path, audio_dir: str | Path) -> dict[str, TaskI
                 raise FactualInputError(f"{tags_csv} line {line}: {error}") from None
             if task in _KNOWN:
                 unknown += sum(label not in _KNOWN[task] for label in gold)
-            path = ocremix_audio_path(audio_dir, row["download_url"].strip())
+            path = ocremix_audio_path(
+                audio_dir, row["download_url"].strip(), item=f"ocr_id {row['ocr_id']}"
+            )
             items.append(Item(row["ocr_id"], task, "ocremix", path, gold))
         if unknown:
             logger.warning("%s: %d %s tag(s) outside the fixed vocabulary", tags_csv, unknown, task)

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..paths import contained_path
 from .errors import FactualInputError
 from .genres import GenreTree, read_genre_tree
 from .lexicon import lexicon_for
@@ -124,7 +125,11 @@ def _tasks_of(results_file: Path, results: dict[str, Any], genres_csv) -> list[_
     groups = set(results.get("group_subtasks") or {}) | set(results.get("groups") or {})
     found = []
     for name in results.get("results") or {}:
-        samples_file = results_file.parent / f"samples_{name}_{stamp}.jsonl"
+        samples_file = contained_path(  # the name comes from the results file
+            results_file.parent, f"samples_{name}_{stamp}.jsonl", item=f"task {name!r}",
+            option=f"the run folder of {results_file.name}",
+            fix="the results file names a task that is no file name; check the run folder.",
+        )
         if name in groups:
             continue
         if not samples_file.is_file():

@@ -12,8 +12,9 @@ Modules: :mod:`.lalm` (the model class and :func:`~.lalm.check_model_args`),
 (the longest audio a checkpoint hears, read before its weights load),
 :mod:`.common` (the chat layout and audio settings both models share); :mod:`.api`
 (``lalm-api`` and its :func:`~.api.check_model_args`), :mod:`.api_client` (sending,
-retries, errors), :mod:`.api_payload` (WAV parts, request bodies), :mod:`.api_letters`
-(letter scoring), :mod:`.api_logprobs` (reading log-probabilities), :mod:`.api_counts`,
+retries), :mod:`.api_replies` (its errors, what counts as a reply), :mod:`.api_payload`
+(WAV parts, request bodies), :mod:`.api_letters` (letter scoring), :mod:`.api_logprobs`
+(reading log-probabilities), :mod:`.api_counts`,
 :mod:`.api_bridge` (what a bridge server declares: window, chunking, letter support);
 :mod:`.bridge_server`, the single-file server ``lm-eval-rul bridge --write`` copies into a
 research model's own environment (standard library, numpy and soundfile only).

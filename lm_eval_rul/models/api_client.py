@@ -6,11 +6,14 @@ they log aiohttp's exception ``repr``, which holds the request headers and so th
 key. This sender never logs a header, redacts the key from every message it builds,
 and classifies each answer:
 
-* 2xx: the JSON body goes to the caller's callback (which may raise to stop the run);
-* 429 (except an exhausted quota), 408, 5xx, a dropped connection, a timeout or an
-  unreadable body: retried up to ``max_retries`` times with exponential backoff and
-  jitter (``Retry-After`` is honoured), then :class:`APIUnavailableError` (at once if
-  the server never answered and refuses the connection: start it, or fix base_url);
+* 2xx with a chat completion: the JSON body goes to the caller's callback (which may
+  raise to stop the run);
+* 429 (except an exhausted quota), 408, 5xx, a dropped connection, a timeout, an
+  unreadable body or a 2xx body that is not a chat completion (a gateway's error sent
+  as a 200; :func:`~.api_replies.is_chat_completion`): retried up to ``max_retries``
+  times with exponential backoff and jitter (``Retry-After`` is honoured), then
+  :class:`APIUnavailableError` (at once if the server never answered and refuses the
+  connection: start it, or fix base_url);
 * 401/403, or a body naming an invalid key (Gemini answers 400): :class:`APIAuthError`;
 * 404: :class:`APIModelNotFoundError`; any other 4xx: :class:`APIRequestError`.
 
@@ -26,7 +29,6 @@ import asyncio
 import contextlib
 import json
 import os
-import re
 import signal
 import ssl
 import sys
@@ -37,7 +39,17 @@ from urllib.parse import urlsplit
 
 from tqdm import tqdm
 
-from ..errors import UserInputError
+from ..masking import mask, mask_url
+from .api_replies import (
+    APIAuthError,
+    APIError,
+    APIModelNotFoundError,
+    APIRequestError,
+    APIUnavailableError,
+    chat_url,
+    is_chat_completion,
+    server_message,
+)
 
 __all__ = [
     "APIError",
@@ -48,6 +60,7 @@ __all__ = [
     "Job",
     "ChatClient",
     "chat_url",
+    "is_chat_completion",
     "server_message",
 ]
 
@@ -55,39 +68,7 @@ __all__ = [
 _RETRY_STATUSES = (408, 429)
 #: Body markers of a bad key (Gemini's OpenAI layer answers 400, not 401).
 _AUTH_MARKERS = ("API_KEY_INVALID", "API key not valid", "invalid_api_key")
-#: Key-like tokens masked in any server message (OpenAI ``sk-``, Google ``AIza``).
-_KEY_PATTERN = re.compile(r"\b(sk-[A-Za-z0-9_\-]{6,}|AIza[0-9A-Za-z_\-]{20,})")
 _MAX_MESSAGE = 300
-
-
-class APIError(UserInputError):
-    """A request of ``lalm-api`` failed for good (the message says why and what to do)."""
-
-
-class APIAuthError(APIError):
-    """The endpoint refused the credentials (HTTP 401/403, or an invalid-key body)."""
-
-
-class APIModelNotFoundError(APIError):
-    """The endpoint does not serve the model (HTTP 404)."""
-
-
-class APIRequestError(APIError):
-    """The endpoint rejected a request (a 4xx other than 401/403/404, or no quota left).
-
-    Attributes:
-        status: The HTTP status.
-        server_message: The server's error message (the key redacted).
-    """
-
-    def __init__(self, message: str, *, status: int, server_message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.server_message = server_message
-
-
-class APIUnavailableError(APIError):
-    """The endpoint kept failing (429/5xx, connection errors) after every retry."""
 
 
 class _Transient(Exception):
@@ -108,28 +89,6 @@ class Job:
 
     tag: Any
     build: Callable[[], dict[str, Any]]
-
-
-def chat_url(base_url: str) -> str:
-    """The chat-completions URL of ``base_url`` (``.../v1`` or the full endpoint URL)."""
-    url = base_url.rstrip("/")
-    return url if url.endswith("/chat/completions") else f"{url}/chat/completions"
-
-
-def server_message(text: str) -> str:
-    """The error message of an error body (OpenAI, vLLM, Gemini list bodies, plain text)."""
-    try:
-        body: Any = json.loads(text)
-    except ValueError:
-        return " ".join(text.split())
-    if isinstance(body, list) and body:
-        body = body[0]
-    if isinstance(body, dict):
-        error = body.get("error", body)
-        if isinstance(error, dict):
-            return str(error.get("message") or error.get("status") or error)
-        return str(body.get("message") or error)
-    return str(body)
 
 
 class ChatClient:
@@ -168,8 +127,9 @@ class ChatClient:
         ca_cert_path: str | None = None,
     ) -> None:
         self.url = url
+        self.shown_url = mask_url(url)  # a password in the URL is never printed
         self.model = model
-        self.host = urlsplit(url).netloc or url
+        self.host = (urlsplit(url).netloc or url).rpartition("@")[2]
         self.api_key_env = api_key_env
         self.num_concurrent = max(1, int(num_concurrent))
         self.max_retries = max(0, int(max_retries))
@@ -181,7 +141,8 @@ class ChatClient:
         self.posts = self.retries = self.answers = 0  # answers: HTTP replies of any status
 
     def __repr__(self) -> str:
-        return f"ChatClient(url={self.url!r}, model={self.model!r}, key from ${self.api_key_env})"
+        where = f"url={self.shown_url!r}, model={self.model!r}"
+        return f"ChatClient({where}, key from ${self.api_key_env})"
 
     # ------------------------------------------------------------------ secrecy
     def _key(self) -> str:
@@ -189,10 +150,7 @@ class ChatClient:
 
     def redact(self, text: str) -> str:
         """``text`` without the key (nor anything key-like), shortened for a message."""
-        key = self._key()
-        if len(key) >= 4:
-            text = text.replace(key, "***")
-        text = _KEY_PATTERN.sub("***", text)
+        text = mask(text, [self._key(), self.url])
         return text if len(text) <= _MAX_MESSAGE else text[:_MAX_MESSAGE] + "..."
 
     # ------------------------------------------------------------------ sending
@@ -310,9 +268,9 @@ class ChatClient:
             reason = f"{type(error).__name__}: {self.redact(str(error))}"
             if isinstance(error, aiohttp.ClientConnectorError) and not self.answers:
                 raise APIUnavailableError(  # retrying a server that is not there cannot help
-                    f"lalm-api: the server at {self.url} is not reachable ({reason}). Start it "
-                    "(e.g. `vllm serve MODEL`) or check base_url= in --model_args. Nothing "
-                    "was answered, so nothing was retried."
+                    f"lalm-api: the server at {self.shown_url} is not reachable ({reason}). "
+                    "Start it (e.g. `vllm serve MODEL`) or check base_url= in --model_args. "
+                    "Nothing was answered, so nothing was retried."
                 ) from None
             raise _Transient(reason) from None
         self.answers += 1
@@ -322,9 +280,15 @@ class ChatClient:
         """The JSON body of a success, or the error this answer calls for."""
         if 200 <= status < 300:
             try:
-                return json.loads(text)
+                body = json.loads(text)
             except ValueError:
                 raise _Transient(f"HTTP {status} with a body that is not JSON") from None
+            if not is_chat_completion(body):  # a gateway's error, sent as a success
+                raise _Transient(
+                    f"HTTP {status} with a body that is not a chat completion: "
+                    f"{self.redact(server_message(text))}"
+                )
+            return body
         message = self.redact(server_message(text))
         if status in (401, 403) or any(marker in text for marker in _AUTH_MARKERS):
             state = "set" if self._key() else "not set or empty"
@@ -337,8 +301,9 @@ class ChatClient:
         if status == 404:
             raise APIModelNotFoundError(
                 f"lalm-api: {self.host} answered HTTP 404 for model {self.model!r} at "
-                f"{self.url} ({message}). Check model= (the name the server serves; GET "
-                f"{self.url.rsplit('/chat/completions', 1)[0]}/models lists them) and base_url=."
+                f"{self.shown_url} ({message}). Check model= (the name the server serves; GET "
+                f"{self.shown_url.rsplit('/chat/completions', 1)[0]}/models lists them) and "
+                "base_url="
             )
         if status in _RETRY_STATUSES or status >= 500:
             if "insufficient_quota" in text:

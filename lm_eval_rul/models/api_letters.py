@@ -55,7 +55,7 @@ class APILetterScoringMixin:
 
     Uses the model's ``spec``, ``condition``, ``model``, ``system_prompt``,
     ``logprobs``, ``top_logprobs``, ``letter_path``, ``stats``, ``missing_examples``,
-    ``_audio``, ``_client``, ``_cache_get``, ``_cache_put`` and ``_send_one``.
+    ``_audio``, ``_client``, ``_cache``, ``_cache_get``, ``_cache_put`` and ``_send_one``.
     """
 
     def loglikelihood(self, requests: list[Any], disable_tqdm: bool = False) -> list:
@@ -85,16 +85,42 @@ class APILetterScoringMixin:
 
     # ------------------------------------------------------------------ path
     def _resolve_letter_path(self, probe: _Letter) -> str:
-        """``prompt`` or ``top``: forced, found earlier (this run or the cache), or probed."""
-        if self.logprobs in ("prompt", "top"):
-            self.letter_path = self.logprobs
+        """``prompt`` or ``top``: forced, found earlier (this run or the cache), or probed.
+
+        The probed path is stored in the resume cache only once a request on it succeeded
+        (the probe itself for ``prompt``, the first ``top`` answer for ``top``), so one bad
+        reply never pins a path for later runs. Where the path came from is logged once
+        per run.
+        """
+        if self.letter_path is not None and self.logprobs not in ("prompt", "top"):
             return self.letter_path
-        if self.letter_path is None:
-            self.letter_path = self._cache_get(["letter_path"])
-        if self.letter_path is None:
+        if self.logprobs in ("prompt", "top"):
+            self.letter_path, source = self.logprobs, f"logprobs={self.logprobs}"
+        elif (cached := self._cache_get(["letter_path"])) is not None:
+            where = self._cache.path if self._cache is not None else "this run"
+            self.letter_path, source = str(cached), f"from the resume cache {where}"
+        else:
             self.letter_path = self._probe_prompt_path(probe)
-            self._cache_put(["letter_path"], self.letter_path)
+            source = "probed"
+            if self.letter_path == "prompt":  # the probe was answered on this path
+                self._cache_put(["letter_path"], self.letter_path)
+            else:
+                self._letter_path_unconfirmed = True  # stored after a top answer
+        if getattr(self, "_letter_path_logged", None) != self.letter_path:
+            self._letter_path_logged = self.letter_path
+            shown = (
+                "the prompt path (exact)"
+                if self.letter_path == "prompt"
+                else f"the top-{self.top_logprobs} path (approximate)"
+            )
+            logger.info("lalm-api: letters are scored on %s: %s", shown, source)
         return self.letter_path
+
+    def _confirm_letter_path(self) -> None:
+        """A request on the probed path succeeded: keep the path for later runs."""
+        if getattr(self, "_letter_path_unconfirmed", False):
+            self._letter_path_unconfirmed = False
+            self._cache_put(["letter_path"], self.letter_path)
 
     def _probe_prompt_path(self, letter: _Letter) -> str:
         """Send ``letter`` on the prompt path; ``prompt`` if the answer has prompt logprobs."""
@@ -214,6 +240,7 @@ class APILetterScoringMixin:
                 )
             tops[group_key] = [list(pair) for pair in top]
             self._cache_put(self._top_parts(first), tops[group_key])
+            self._confirm_letter_path()
 
         try:
             self._client.send(jobs, on_reply, desc="lalm-api: questions", disable_tqdm=disable_tqdm)

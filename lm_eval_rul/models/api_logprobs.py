@@ -21,6 +21,7 @@ from .api_client import APIError
 
 __all__ = [
     "NoLogprobsError",
+    "MalformedLogprobsError",
     "ContinuationMismatchError",
     "prompt_path_score",
     "has_prompt_logprobs",
@@ -44,6 +45,30 @@ _PROMPT_PATH_REFUSALS = (
 
 class NoLogprobsError(APIError):
     """The endpoint returns no log-probabilities, so letters cannot be scored."""
+
+
+class MalformedLogprobsError(APIError):
+    """An answer's log-probabilities are not in the OpenAI / vLLM layout."""
+
+    def __init__(self, where: str, entry: Any, why: str) -> None:
+        shown = repr(entry)
+        shown = shown if len(shown) <= 120 else shown[:120] + "..."
+        super().__init__(
+            f"lalm-api: a reply's {where} is malformed ({why}: {shown}); the server does not "
+            "answer log-probabilities in the OpenAI/vLLM layout. Nothing of this reply was "
+            "stored or scored. Check the server (or a proxy in front of it), or use "
+            "logprobs=prompt|top to pick the other path."
+        )
+
+
+def _logprob(record: Any, where: str) -> float:
+    """The number ``record["logprob"]``, or :class:`MalformedLogprobsError`."""
+    if not isinstance(record, Mapping) or "logprob" not in record:
+        raise MalformedLogprobsError(where, record, "no 'logprob'")
+    value = record["logprob"]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+        raise MalformedLogprobsError(where, record, "'logprob' is not a number")
+    return float(value)
 
 
 class ContinuationMismatchError(APIError):
@@ -72,6 +97,13 @@ def has_prompt_logprobs(body: Mapping[str, Any]) -> bool:
     return isinstance(entries, list) and any(isinstance(e, Mapping) for e in entries)
 
 
+def _ranked_first(record: Mapping[str, Any]) -> bool:
+    try:
+        return int(record.get("rank", 0)) == 1
+    except (TypeError, ValueError):
+        return False
+
+
 def _actual_token(entry: Mapping[str, Any]) -> Mapping[str, Any]:
     """The prompt token's own record in one ``prompt_logprobs`` entry (``prompt_logprobs=1``).
 
@@ -80,11 +112,15 @@ def _actual_token(entry: Mapping[str, Any]) -> Mapping[str, Any]:
     last with rank k+1), so the rule is: the only record, else the one not ranked 1.
     """
     records = list(entry.values())
+    if not all(isinstance(r, Mapping) for r in records):
+        raise MalformedLogprobsError("prompt_logprobs entry", dict(entry), "not token records")
     if len(records) == 1:
         return records[0]
-    others = [r for r in records if int(r.get("rank", 0)) != 1]
+    others = [r for r in records if not _ranked_first(r)]
     if len(others) != 1:
-        raise ValueError(f"cannot tell the prompt token in prompt_logprobs entry {dict(entry)}")
+        raise MalformedLogprobsError(
+            "prompt_logprobs entry", dict(entry), "cannot tell the prompt token (ranks)"
+        )
     return others[0]
 
 
@@ -97,6 +133,7 @@ def prompt_path_score(body: Mapping[str, Any], continuation: str) -> tuple[float
 
     Raises:
         ContinuationMismatchError: The last tokens do not spell ``continuation``.
+        MalformedLogprobsError: An entry lacks its ``logprob`` number.
     """
     entries = body.get("prompt_logprobs") or []
     text, total, greedy = "", 0.0, True
@@ -105,7 +142,7 @@ def prompt_path_score(body: Mapping[str, Any], continuation: str) -> tuple[float
             break
         record = _actual_token(entry)
         text = str(record.get("decoded_token", "")) + text
-        total += float(record["logprob"])
+        total += _logprob(record, "prompt_logprobs entry")
         greedy = greedy and len(entry) == 1
     if text != continuation:
         raise ContinuationMismatchError(
@@ -117,7 +154,11 @@ def prompt_path_score(body: Mapping[str, Any], continuation: str) -> tuple[float
 
 
 def top_logprobs_of(body: Mapping[str, Any]) -> list[tuple[str, float]] | None:
-    """``[(token, logprob), ...]`` of the first answer token, or ``None`` when absent."""
+    """``[(token, logprob), ...]`` of the first answer token, or ``None`` when absent.
+
+    Raises:
+        MalformedLogprobsError: An entry lacks its ``token`` text or ``logprob`` number.
+    """
     try:
         first = body["choices"][0]["logprobs"]["content"][0]
     except (KeyError, IndexError, TypeError):
@@ -125,7 +166,15 @@ def top_logprobs_of(body: Mapping[str, Any]) -> list[tuple[str, float]] | None:
     candidates = first.get("top_logprobs") if isinstance(first, Mapping) else None
     if not candidates:
         return None
-    return [(str(c["token"]), float(c["logprob"])) for c in candidates]
+    if not isinstance(candidates, list):
+        raise MalformedLogprobsError("top_logprobs", candidates, "not a list")
+    out = []
+    for entry in candidates:
+        value = _logprob(entry, "top_logprobs entry")
+        if not isinstance(entry.get("token"), str):
+            raise MalformedLogprobsError("top_logprobs entry", entry, "no 'token' text")
+        out.append((entry["token"], value))
+    return out
 
 
 def top_path_scores(

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..paths import contained_path
 from .factual_runs import (
     FactualWindow,
     StudyWindow,
@@ -284,7 +285,10 @@ def read_results_file(path: str | Path) -> Run:
         metrics = _metrics(results["results"][task])
         task_config = (results.get("configs") or {}).get(task) or {}
         output_type = str(task_config.get("output_type", ""))
-        samples_file = path.parent / f"samples_{task}_{stamp}.jsonl"
+        samples_file = contained_path(  # the task name comes from the results file
+            path.parent, f"samples_{task}_{stamp}.jsonl", item=f"{path}: task {task!r}",
+            option="the run folder", fix="the results file names a task that is no file name.",
+        )
         if stamp is None or not samples_file.is_file():
             raise RunReadError(
                 f"{path}: task {task!r} has no logged samples (looked for {samples_file.name} "

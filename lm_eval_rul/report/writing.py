@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ..paths import safe_name
 from . import plots
 from .factual_plots import factual_f1_bars
 from .factual_studies_plots import draw_study_figures
@@ -26,7 +27,7 @@ def draw_figures(report: dict[str, Any], out: Path) -> None:
         figures: dict[str, str] = {}
         rows = data["rows"]
         path = plots.accuracy_bars(
-            figures_dir / f"accuracy_{benchmark}.png",
+            figures_dir / f"accuracy_{safe_name(benchmark)}.png",
             [r["setting"] for r in rows],
             [r["accuracy"]["estimate"] for r in rows],
             [r["accuracy"]["low"] for r in rows],
@@ -53,7 +54,7 @@ def draw_figures(report: dict[str, Any], out: Path) -> None:
                 for r in audio_rows
             }
             path = plots.condition_bars(
-                figures_dir / f"conditions_{benchmark}.png",
+                figures_dir / f"conditions_{safe_name(benchmark)}.png",
                 models,
                 conditions,
                 values,
@@ -66,7 +67,7 @@ def draw_figures(report: dict[str, Any], out: Path) -> None:
         if scatter:
             annotations = {c["group"]: f"(r = {c['r']:.2f})" for c in data["correlations"]}
             path = plots.pi_accuracy_scatter(
-                figures_dir / f"pi_vs_accuracy_{benchmark}.png",
+                figures_dir / f"pi_vs_accuracy_{safe_name(benchmark)}.png",
                 scatter,
                 title=f"{data['name']}: per-question PI vs accuracy",
                 annotations=annotations,
@@ -104,7 +105,7 @@ def draw_factual_figures(factual: dict[str, Any], out: Path, level: float) -> No
                 ranks[row["setting"]] = (condition_rank(row["condition"]), row["setting"])
                 ci = row["f1_interval"]
                 values[(label, row["setting"])] = (ci["estimate"], ci["low"], ci["high"])
-        name = "".join(c if c.isalnum() or c in "-." else "_" for c in model)
+        name = safe_name(model)
         path = factual_f1_bars(
             out / "figures" / f"factual_f1_{name}.png",
             labels,

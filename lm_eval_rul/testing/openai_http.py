@@ -11,12 +11,14 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 __all__ = [
     "VLLM_EXTRAS",
     "SCRIPTED",
+    "REWRITES",
     "Reply",
     "error_reply",
     "fingerprint",
@@ -66,13 +68,46 @@ SCRIPTED: dict[Any, tuple[Any, dict[str, str]]] = {
     401: ({"error": "Unauthorized"}, {}),
     404: ({"error": {"message": "The model `x` does not exist.", "code": 404}}, {}),
     "gemini_bad_key": ([{"error": _GEMINI_BAD_KEY}], {}),
+    # a gateway's error sent as a success (HTTP 200)
+    "not_completion": ({"error": {"message": "upstream request timed out", "code": 504}}, {}),
+}
+_SCRIPTED_STATUS: dict[Any, int] = {"gemini_bad_key": 400, "not_completion": 200}
+
+
+def _top_entries(answer: dict[str, Any]) -> list[dict[str, Any]]:
+    return answer["choices"][0]["logprobs"]["content"][0]["top_logprobs"]
+
+
+def _drop(key: str) -> Callable[[dict[str, Any]], None]:
+    def rewrite(answer: dict[str, Any]) -> None:
+        for entry in _top_entries(answer):
+            entry.pop(key, None)
+
+    return rewrite
+
+
+def _null_logprob(answer: dict[str, Any]) -> None:
+    for entry in _top_entries(answer):
+        entry["logprob"] = None
+
+
+def _no_prompt_logprobs(answer: dict[str, Any]) -> None:
+    answer.pop("prompt_logprobs", None)
+
+
+#: Scripted answers computed by the model, then altered (a misbehaving server or proxy).
+REWRITES: dict[str, Callable[[dict[str, Any]], None]] = {
+    "no_prompt_logprobs": _no_prompt_logprobs,
+    "top_without_logprob": _drop("logprob"),
+    "top_logprob_null": _null_logprob,
+    "top_without_token": _drop("token"),
 }
 
 
-def check_request(server: Any, headers: Any, body: dict[str, Any]) -> None:
+def check_request(server: Any, headers: Any, body: dict[str, Any]) -> str | None:
     """Raise the error reply a request to ``server`` calls for, if any (in vLLM's/OpenAI's
     order): a wrong key, a scripted failure, another model's name, a field the mode
-    rejects."""
+    rejects. Returns the scripted :data:`REWRITES` name of the answer, if any."""
     if server.api_key is not None:
         sent = headers.get("Authorization", "")
         if sent != f"Bearer {server.api_key}":
@@ -81,13 +116,15 @@ def check_request(server: Any, headers: Any, body: dict[str, Any]) -> None:
             raise error_reply(401, message, code="invalid_api_key")
     with server._count_lock:
         scripted = server.script.popleft() if server.script else 200
+        rewrite = scripted if scripted in REWRITES else None
+        scripted = 200 if rewrite else scripted
         if scripted == 200 and server.fail_after is not None:
             scripted = 503 if server._accepted >= server.fail_after else 200
         if scripted == 200:
             server._accepted += 1
     if scripted != 200:
         reply, headers_out = SCRIPTED[scripted]
-        raise Reply(400 if scripted == "gemini_bad_key" else scripted, reply, headers_out)
+        raise Reply(_SCRIPTED_STATUS.get(scripted, scripted), reply, headers_out)
     if body.get("model") != server.served_model:
         raise error_reply(404, f"The model `{body.get('model')}` does not exist.")
     if server.logprobs != "full":
@@ -96,6 +133,7 @@ def check_request(server: Any, headers: Any, body: dict[str, Any]) -> None:
             raise error_reply(400, f"Unrecognized request argument supplied: {extra}")
     if server.logprobs == "none" and body.get("logprobs") and not server.silent_no_logprobs:
         raise error_reply(400, "This model does not support the 'logprobs' parameter.")
+    return rewrite
 
 
 def make_handler(server: Any) -> type[BaseHTTPRequestHandler]:
@@ -131,10 +169,12 @@ def make_handler(server: Any) -> type[BaseHTTPRequestHandler]:
             try:
                 if not self.path.endswith("/chat/completions"):
                     raise error_reply(404, "Not Found")
-                check_request(server, self.headers, body)
+                rewrite = check_request(server, self.headers, body)
                 time.sleep(server.latency)
                 with server._model_lock:
                     answer, recorded = server._complete(body)
+                if rewrite:
+                    REWRITES[rewrite](answer)
             except Reply as reply:
                 self._send(reply.status, reply.body, reply.headers)
                 return

@@ -56,7 +56,9 @@ class OpenAIAudioServer:
         port: Port on 127.0.0.1 (0: any free one; see :attr:`url`).
 
     Attributes:
-        script: Statuses (429, 500, 503, 401, 404, ``"gemini_bad_key"``, or 200 for "serve
+        script: Statuses (429, 500, 503, 401, 404, ``"gemini_bad_key"``,
+            ``"not_completion"`` (a 200 holding a gateway's error), a name of
+            :data:`~.openai_http.REWRITES` (an answer altered), or 200 for "serve
             normally") consumed one per request before normal serving.
         fail_after: After this many answered requests, answer 503 to every other one.
         posts: Requests received (each retry counts).

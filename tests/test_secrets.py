@@ -1,0 +1,126 @@
+"""Secrets never printed, logged or written (issue 23, defect 6).
+
+* ``build``'s generator goes through the harness's API models: a 401 whose body echoes
+  the key is asked once (no harness retries) and the key is in no output line;
+* a password in ``base_url`` is warned about and masked in logs and the results JSON;
+* ``--model hf --model_args token=...``: masked in ``run``'s results config and in the
+  summary line the harness prints.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import pytest
+
+from lm_eval_rul.masking import mask_logs
+from lm_eval_rul.testing.fixtures import fixture_rows
+from lm_eval_rul.testing.harness import read_output, text_run_args
+from lm_eval_rul.testing.openai_server import OpenAIAudioServer
+
+#: A key without a known prefix (``sk-``...): only masking by value can hide it.
+WRONG_KEY = "wrong-KEY-0a1b2c3d4e5f6a7b8c9d"
+PASSWORD = "pa55-W0RD-f00ba4"
+
+
+def test_the_harness_logs_no_key_of_the_environment_or_the_model_args(caplog, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", WRONG_KEY)
+    harness = logging.getLogger("lm_eval.models.api_models")
+    monkeypatch.setattr(harness, "propagate", True)
+    monkeypatch.setattr(logging.getLogger("lm_eval"), "propagate", True)
+    with caplog.at_level(logging.WARNING), mask_logs("model=m,api_key=s3cr3t-value"):
+        harness.warning("API request failed with error message: Incorrect key %s", WRONG_KEY)
+        harness.warning("sent s3cr3t-value to http://me:%s@host/v1", PASSWORD)
+        try:
+            raise RuntimeError(f"Bearer {WRONG_KEY}")
+        except RuntimeError:
+            harness.exception("failed")
+    text = caplog.text
+    assert "Incorrect key ***" in text and "http://me:***@host" in text
+    assert WRONG_KEY not in text and "s3cr3t-value" not in text and PASSWORD not in text
+    record = logging.getLogger("x").makeRecord("x", logging.INFO, "f", 1, WRONG_KEY, (), None)
+    assert record.getMessage() == WRONG_KEY  # the factory is restored after the block
+
+
+def _listening(caplog):
+    """The CLI's loggers do not propagate: attach pytest's handler to them directly."""
+    loggers = [logging.getLogger("lm_eval_rul"), logging.getLogger("lm_eval")]
+    for logger in loggers:
+        logger.addHandler(caplog.handler)
+    return loggers
+
+
+def test_build_against_a_401_echoing_the_key_asks_once_and_prints_no_key(
+    tiny_audio_lm, tmp_path, monkeypatch, caplog, capsys
+):
+    from lm_eval_rul.cli import main
+
+    monkeypatch.setenv("OPENAI_API_KEY", WRONG_KEY)
+    data = tmp_path / "questions.json"
+    data.write_text(json.dumps(fixture_rows(2)))
+    loggers = _listening(caplog)
+    try:
+        with OpenAIAudioServer(tiny_audio_lm, served_model="m", api_key="the-right-key") as server:
+            with pytest.raises(SystemExit) as exited:
+                main(
+                    ["build", "--data", str(data), "--stage", "generate", "--generator",
+                     "local-chat-completions", "--generator_args",
+                     f"base_url={server.url}/chat/completions,model=m",
+                     "--output", str(tmp_path / "p.json")]
+                )  # fmt: skip
+            assert server.posts == 1 and server.statuses == [401]  # no retry of a 401
+    finally:
+        for logger in loggers:
+            logger.removeHandler(caplog.handler)
+    printed = capsys.readouterr()
+    output = caplog.text + printed.out + printed.err
+    assert exited.value.code == 2 and "HTTP 401, authentication failed" in printed.err
+    assert "Incorrect API key provided: ***" in caplog.text  # the harness's warning, masked
+    assert WRONG_KEY not in output
+
+
+def test_a_password_in_base_url_is_warned_about_and_masked_everywhere(
+    tiny_audio_lm, audio_data, tmp_path, caplog, capsys
+):
+    from lm_eval_rul.cli import main
+
+    out = tmp_path / "out"
+    loggers = _listening(caplog)
+    try:
+        with OpenAIAudioServer(tiny_audio_lm, served_model="tiny-audio") as server:
+            url = server.url.replace("http://", f"http://me:{PASSWORD}@")
+            main(
+                ["run", "--model", "lalm-api", "--model_args",
+                 f"base_url={url},model=tiny-audio,results_cache=none",
+                 "--tasks", "rul_muchomusic_gen_fold0", "--metadata", json.dumps(audio_data),
+                 "--limit", "1", "--gen_kwargs", "max_gen_toks=2", "--output_path", str(out),
+                 "--log_samples"]
+            )  # fmt: skip
+            assert server.posts == 1
+    finally:
+        for logger in loggers:
+            logger.removeHandler(caplog.handler)
+    printed = capsys.readouterr()
+    output = caplog.text + printed.out + printed.err
+    assert "holds a password" in caplog.text and "me:***@127.0.0.1" in caplog.text
+    files = [p.read_text() for p in out.rglob("*") if p.is_file()]
+    assert files and not any(PASSWORD in text for text in [output, *files])
+    results, _ = read_output(out)
+    assert results["config"]["api_host"] == server.url.split("/")[2]
+
+
+def test_run_masks_an_hf_token_in_the_results_config_and_the_summary_line(
+    tiny_lm, data_dir, tmp_path, capsys
+):
+    from lm_eval_rul.cli import main
+
+    args = text_run_args(tiny_lm, data_dir, tmp_path / "out", "muchomusic", "--limit", "1")
+    at = args.index("--model_args") + 1
+    args[at] += f",token={WRONG_KEY}"
+    main(args)
+    printed = capsys.readouterr()
+    results, _ = read_output(tmp_path / "out")
+    assert results["config"]["model_args"]["token"] == "***"
+    assert WRONG_KEY not in json.dumps(results) and WRONG_KEY not in printed.out
+    assert "'token': '***'" in printed.out
