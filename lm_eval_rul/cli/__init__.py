@@ -23,7 +23,15 @@ from .help import DESCRIPTION, EPILOG, add_run_help
 __all__ = ["main", "PluginCLI", "SUBCOMMAND_MODULES"]
 
 #: Modules under ``lm_eval_rul.cli`` that each define ``add_parser(subparsers)``.
-SUBCOMMAND_MODULES: tuple[str, ...] = ("tasks_dir", "report", "pi", "build", "diagnose", "reparse")
+SUBCOMMAND_MODULES: tuple[str, ...] = (
+    "tasks_dir",
+    "report",
+    "pi",
+    "build",
+    "diagnose",
+    "reparse",
+    "parse",
+)
 
 #: Harness subcommands that read task folders.
 _TASK_COMMANDS = ("run", "ls", "validate")
