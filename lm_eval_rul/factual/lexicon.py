@@ -3,7 +3,8 @@
 :func:`lexicon_for` builds the :class:`Lexicon` of a task from the tables of
 :mod:`lm_eval_rul.factual.aliases` (and, for genre, from the FMA titles of a
 :class:`~lm_eval_rul.factual.genres.GenreTree`). :meth:`Lexicon.find` returns the
-matches of one normalised text, longest alias first, on word boundaries;
+matches of one normalised text (one trie-shaped regex,
+:mod:`~lm_eval_rul.factual.trie`), longest alias first, on word boundaries;
 :func:`normalize_text` is the normalisation both sides use (lower case, accents
 stripped, typographic quotes and dashes made ASCII, runs of whitespace collapsed).
 """
@@ -37,6 +38,7 @@ from .names import (
     REGIONAL_SYNONYMS,
 )
 from .senses import CAPITALIZED, sense_pattern, timesig_label_of, timesig_phrases
+from .trie import trie_pattern
 
 __all__ = ["Alias", "Match", "Lexicon", "lexicon_for", "normalize_text"]
 
@@ -92,26 +94,11 @@ def normalize_text(text: str, *, keep_case: bool = False) -> str:
     >>> normalize_text("Dvořák’s  Fauré–like")
     "dvorak's faure-like"
     """
-    text = unicodedata.normalize("NFKD", str(text).translate(_TRANSLATE))
-    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    text = str(text).translate(_TRANSLATE)
+    if not text.isascii():
+        text = unicodedata.normalize("NFKD", text)
+        text = "".join(ch for ch in text if not unicodedata.combining(ch))
     return _SPACES.sub(" ", text if keep_case else text.lower()).strip()
-
-
-def _alias_regex(alias: str, plural: bool) -> str:
-    """Regex of one normalised alias: spaces/hyphens match any run of them; dots optional."""
-    parts = re.split(r"(\.\s*|[\s\-]+)", alias)
-    out = []
-    for part in parts:
-        if not part:
-            continue
-        if part.startswith("."):
-            out.append(r"\.?[\s\-]*")
-        elif not part.strip(" -"):
-            out.append(r"[\s\-]+")
-        else:
-            out.append(re.escape(part))
-    body = "".join(out)
-    return body + r"(?:e?s)?" if plural else body
 
 
 @dataclass(frozen=True)
@@ -191,10 +178,8 @@ class Lexicon:
     @property
     def _pattern(self) -> tuple[re.Pattern[str], tuple[Alias, ...]]:
         if not self._compiled:
-            ordered = tuple(sorted(self.aliases, key=lambda a: (-len(a.text), a.text)))
-            groups = "|".join(f"({_alias_regex(a.text, self.plurals)})" for a in ordered)
-            pattern = re.compile(rf"(?<![a-z0-9])(?:{groups})(?![a-z0-9])")
-            self._compiled.append((pattern, ordered))
+            pattern, order = trie_pattern([a.text for a in self.aliases], plurals=self.plurals)
+            self._compiled.append((pattern, tuple(self.aliases[i] for i in order)))
         return self._compiled[0]
 
     @property
