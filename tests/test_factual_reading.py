@@ -282,3 +282,16 @@ def test_names_outside_the_vocabulary_are_counted_as_such():
     assert out_of_vocabulary("instrument", labels) == ["theremin", "electric guitar"]
     assert out_of_vocabulary("genre", ("Rock", "Synthwave"), TREE.all_titles) == ["Synthwave"]
     assert out_of_vocabulary("mood", ("sad",)) == []
+
+
+def test_the_llm_parser_prompt_has_the_closed_list_and_the_label_matching_instruction():
+    from lm_eval_rul.factual.prompts import parser_prompt
+
+    mood = parser_prompt("mood", "An uplifting tune.")
+    assert "Choose only from these moods" in mood and "Energetic" in mood
+    assert "onto the label of this list that fits it best" in mood
+    assert "only when a mood word is used" in mood
+    regional = parser_prompt("regional", "Celtic-inspired.")
+    assert "named as an influence counts" in regional
+    instrument = parser_prompt("instrument", "A cellist.")
+    assert "a cellist" in instrument and "Choose only from" not in instrument
