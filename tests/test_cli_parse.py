@@ -34,7 +34,8 @@ def test_an_open_answer_prints_labels_and_each_mention(capsys):
 
 
 def test_true_false_and_binary_print_the_answer_and_why(capsys):
-    out = _out(["parse", "--task", "mood", "--kind", "truefalse", "No doubt about it: true."], capsys)
+    argv = ["parse", "--task", "mood", "--kind", "truefalse", "No doubt about it: true."]
+    out = _out(argv, capsys)
     assert "answer: true" in out and "verdict 'true'" in out
     out = _out(
         ["parse", "--task", "composer", "--kind", "binary", "--options", "Haydn,Brahms",

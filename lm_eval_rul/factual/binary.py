@@ -34,10 +34,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..questions import DEFAULT_SEED, item_rng
+from .answers import read_choice
 from .errors import FactualInputError
 from .items import Item, id_order, sample_key
 from .lexicon import Lexicon
-from .answers import read_choice
 
 __all__ = [
     "BinaryPair",

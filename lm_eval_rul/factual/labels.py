@@ -209,5 +209,6 @@ def out_of_vocabulary(
     >>> out_of_vocabulary("instrument", ["piano", "guitar", "theremin"])
     ['guitar', 'theremin']
     """
-    vocabulary = set(titles if task == "genre" and titles is not None else task_info(task).candidates)
+    genre = task == "genre" and titles is not None
+    vocabulary = set(titles if genre else task_info(task).candidates)
     return [label for label in labels if label not in vocabulary]

@@ -27,8 +27,9 @@ Negation: a mention is dropped when, in its clause, "no", "not", "without", "nev
 "no-nonsense", ...), or when "is absent", "is missing", "is not present/heard/used"...
 follows it. Rejection: a mention raised in a question and answered "no" ("Is that a
 clarinet? No, it's an oboe."), corrected right after ("a clarinet - no, an oboe", "or
-rather"), or after "mistaken for", "at first I thought"... is dropped. A negation carries along a list joined by "or"/"nor"
-("no drums, bass or guitar"), not along one joined by "and" only. Clauses end at
+rather"), or after "mistaken for", "at first I thought"... is dropped. A negation
+carries along a list joined by "or"/"nor" ("no drums, bass or guitar"), not along one
+joined by "and" only. Clauses end at
 ``. ; : ! ?``, a line break, "but", "however", "although", "though", "whereas",
 "while" and "yet". Misspellings, agent nouns ("pianist"), other word senses ("bass
 line") and time-signature phrases are the lexicon's (:mod:`~lm_eval_rul.factual.lexicon`);
@@ -152,8 +153,10 @@ def explain(result: ParseResult) -> list[str]:
     Examples
     --------
     >>> from lm_eval_rul.factual.lexicon import lexicon_for
-    >>> explain(parse_labels("No drums; a pianno.", lexicon_for("instrument")))
-    ["'drums' -> drums: dropped (negated: 'no')", "'pianno' -> piano: kept (misspelling of 'piano')"]
+    >>> for line in explain(parse_labels("No drums; a pianno.", lexicon_for("instrument"))):
+    ...     print(line)
+    'drums' -> drums: dropped (negated: 'no')
+    'pianno' -> piano: kept (misspelling of 'piano')
     """
     lines = []
     for m in result.mentions:

@@ -94,7 +94,7 @@ TIMESIG_PHRASES: tuple[tuple[str, str], ...] = (
      r"(?:irregular|odd|asymmetric(?:al)?|uneven|unusual|lopsided)", "irregular"),
     (rf"(?:uneven|unusual|lopsided|asymmetrical|odd|irregular){_S}(?:meters?|metres?|"
      r"time{_S}signatures?|time|metered|meter)", "irregular"),
-    (rf"(?:meter|metre|time\s+signatures?)\s+(?:keeps\s+)?(?:changes|changing|shifts|shifting|"
+    (r"(?:meter|metre|time\s+signatures?)\s+(?:keeps\s+)?(?:changes|changing|shifts|shifting|"
      r"varies|vary|switches|alternates)", "variable"),
 )  # fmt: skip
 

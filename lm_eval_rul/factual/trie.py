@@ -36,7 +36,9 @@ def _units(text: str) -> list[str]:
     return units
 
 
-def trie_pattern(texts: Sequence[str], *, plurals: bool = False) -> tuple[re.Pattern[str], tuple[int, ...]]:
+def trie_pattern(
+    texts: Sequence[str], *, plurals: bool = False
+) -> tuple[re.Pattern[str], tuple[int, ...]]:
     """The compiled trie of ``texts`` and, per capturing group, the index of its text.
 
     Examples
