@@ -30,7 +30,7 @@ clarinet? No, it's an oboe."), corrected right after ("a clarinet - no, an oboe"
 rather"), or after "mistaken for", "at first I thought"... is dropped. A negation
 carries along a list joined by "or"/"nor" ("no drums, bass or guitar"), not along one
 joined by "and" only. Clauses end at
-``. ; : ! ?``, a line break, "but", "however", "although", "though", "whereas",
+``. ; : ! ?``, a spaced dash, a line break, "but", "however", "although", "though", "whereas",
 "while" and "yet". Misspellings, agent nouns ("pianist"), other word senses ("bass
 line") and time-signature phrases are the lexicon's (:mod:`~lm_eval_rul.factual.lexicon`);
 the scopes are in :mod:`~lm_eval_rul.factual.scopes`.

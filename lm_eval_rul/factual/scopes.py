@@ -26,7 +26,7 @@ DROP_REASONS: tuple[str, ...] = (
 )
 
 _CLAUSE_END = re.compile(
-    r"[.!?](?=\s|$)|[;:\n]|\b(?:but|however|although|though|whereas|while|yet)\b"
+    r"[.!?](?=\s|$)|[;:\n]| - |\b(?:but|however|although|though|whereas|while|yet)\b"
 )
 _NEGATION = re.compile(
     r"(?:\b(?:no|not|without|never|nor|neither|lacks?|lacking|lack of|absence of|absent|"
@@ -34,7 +34,8 @@ _NEGATION = re.compile(
     r"(?!-)"  # "no-nonsense", "not-so-subtle": a compound, not a negation
     r"(?!\s*[,.!?;:])"
     r"(?!\s+(?:only|just|merely|simply|sure|certain|doubt|question|matter|mistaking|denying|"
-    r"wonder|least|surprisingly|tell|know|say|decide|other than|short of|more than)\b)"
+    r"wonder|least|surprisingly|tell|know|say|decide|other than|short of|more than|"
+    r"think so|believe so)\b)"
     r"(?!\s+a\s+doubt\b)"
 )
 _NEGATION_AFTER = re.compile(
