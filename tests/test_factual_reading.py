@@ -653,3 +653,16 @@ MIXED_BINARY = [
 @pytest.mark.parametrize("task, options, answer, expected", MIXED_BINARY)
 def test_mixed_binary_answers(task, options, answer, expected):
     assert read_choice(answer, options, lexicon_for(task)).value == expected
+
+
+@pytest.mark.parametrize(
+    "task, answer",
+    [
+        ("genre", "A noisy, bluesy guitar."),  # everyday words near Noise and Blues
+        ("instrument", "A brassy, stringy tone, recorded according to plan."),
+        ("regional", "A glossy polsh finish."),  # a capital-only form is not guessed
+        ("composer", "Gabriel and Antonio played it."),  # first names near Gabrieli, Antonio
+    ],
+)
+def test_words_near_a_form_with_another_meaning_are_not_guessed(task, answer):
+    assert read(task, answer) == ()

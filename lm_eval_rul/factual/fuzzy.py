@@ -10,7 +10,7 @@ substitution or a swap of two neighbours each cost one):
 * exactly one form is nearest (a tie, "funmy" between funny and funky, reads nothing);
 * the word is not in :data:`GUARD_WORDS`: real English words one or two edits from a
   form but meaning something else ("according" is not an accordion, "musical" is not
-  mystical, "electric" is not Electronic), and composers' first names ("Gabriel" is not
+  mystical, "electric" is not Electronic, "bluesy" is not Blues), and composers' first names ("Gabriel" is not
   Gabrieli).
 
 Results are cached per word, so a run pays for each distinct word once.
@@ -46,6 +46,7 @@ GUARD_WORDS: frozenset[str] = frozenset(
     robert felix johannes gustav richard pyotr sergei george edward henry georg ralph
     camille gioachino giuseppe giacomo arcangelo domenico alessandro henryk bedrich
     nikolai modest alexander dmitri leopold michael christian philipp emanuel friedemann
+    stringy brassy fluty flutey bluesy housey trancey noisy
     """.split()
 )
 

@@ -186,7 +186,11 @@ class Lexicon:
     def fuzzy_index(self) -> FuzzyIndex:
         """The one-word forms of the lexicon, for misspellings (built once)."""
         if not self._fuzzy:
-            forms = ((a.text, a.label) for a in self.aliases if " " not in a.text)
+            forms = (
+                (a.text, a.label)
+                for a in self.aliases
+                if " " not in a.text and not (a.needs_context or a.capitalized)
+            )
             self._fuzzy.append(FuzzyIndex(forms))
         return self._fuzzy[0]
 
