@@ -666,3 +666,85 @@ def test_mixed_binary_answers(task, options, answer, expected):
 )
 def test_words_near_a_form_with_another_meaning_are_not_guessed(task, answer):
     assert read(task, answer) == ()
+
+
+# --- families, periods, epistemic phrases ----------------------------------------------
+
+MORE = [
+    ("instrument", "I hear string instruments and a piano.", ("strings", "piano")),
+    ("instrument", "Brass instruments dominate, with a tuba at the bottom.", ("brass", "tuba")),
+    (
+        "instrument",
+        "The instrumentation: oboe, bassoon, and French horn.",
+        ("oboe", "bassoon", "horn"),
+    ),
+    (
+        "instrument",
+        "A keyboard instrument, most likely a harpsichord.",
+        ("keyboard", "harpsichord"),
+    ),
+    ("instrument", "I'm not certain, but it sounds like a flute.", ("flute",)),
+    ("instrument", "Neither a piano nor an organ - it is a celesta.", ("celesta",)),
+    ("instrument", "The violinist and pianist perform a sonata.", ("violin", "piano")),
+    (
+        "instrument",
+        "The orchestra includes violins, violas, cellos and double basses.",
+        ("violin", "viola", "cello", "contrabass"),
+    ),
+    ("instrument", "It's a solo instrument, probably a cello or a viola.", ("cello", "viola")),
+    ("instrument", "A violin is not present; it's a viola.", ("viola",)),
+    ("genre", "This is a Baroque piece.", ("Baroque",)),
+    ("genre", "It's classical music from the Romantic era.", ("Classical",)),
+    ("genre", "A folk song.", ()),
+    ("genre", "An experimental jazz piece with noise elements.", ("Experimental", "Jazz")),
+    ("genre", "Punk rock.", ("Punk", "Rock")),
+    ("mood", "Lighthearted and calming.", ("happy", "peaceful")),
+    ("mood", "The mood is dark, not happy.", ("dark",)),
+    ("mood", "Mysterious and a bit eerie.", ("mystical", "spooky")),
+    ("mood", "Sad? Yes, quite sad.", ("sad",)),
+    ("mood", "It has a melancholic yet hopeful mood.", ("sad",)),
+    ("mood", "Energetic, upbeat and fun.", ("energetic",)),
+    ("regional", "It has an Asian feel, possibly Chinese or Japanese.", ("chinese", "japanese")),
+    ("regional", "Sounds Irish or maybe Scottish.", ("celtic",)),
+    ("regional", "There is no clear regional influence; it's generic pop.", ()),
+    ("regional", "The melody uses a Middle-Eastern scale.", ("middle-eastern",)),
+    ("timesig", "The piece has a time signature of 4/4.", ("4/4",)),
+    ("timesig", "The time signature appears to be three-four.", ("3/4",)),
+    ("timesig", "Quadruple meter.", ("4/4",)),
+    ("timesig", "It's a waltz in 3/4.", ("3/4",)),
+    ("composer", "It could be either Mozart or Haydn; I lean towards Haydn.", ("Mozart", "Haydn")),
+    ("composer", "Sounds Romantic, maybe Brahms or Schumann.", ("Brahms", "Schumann")),
+    ("composer", "The composer is not identifiable.", ()),
+]
+MORE_TRUEFALSE = [
+    ("I can't tell.", None),
+    ("I cannot determine that from the audio.", None),
+    ("It isn't.", False),
+    ("This is accurate.", True),
+    ("Inaccurate.", False),
+    ("Hard to say, but probably true.", True),
+    ("I don't know.", None),
+    ("No - the instrument is a viola.", False),
+]
+MORE_BINARY = [
+    ("instrument", ("oboe", "clarinet"), "B", 1),
+    ("instrument", ("oboe", "clarinet"), "I believe the answer is (B) clarinet.", 1),
+    ("instrument", ("oboe", "clarinet"), "Both are plausible, but oboe.", 0),
+    ("instrument", ("oboe", "clarinet"), "It's definitely the oboe, not the clarinet.", 0),
+    ("composer", ("Bach", "Brahms"), "J.S. Bach.", 0),
+]
+
+
+@pytest.mark.parametrize("task, answer, expected", MORE)
+def test_more_answers(task, answer, expected):
+    assert set(read(task, answer)) == set(expected)
+
+
+@pytest.mark.parametrize("answer, expected", MORE_TRUEFALSE)
+def test_more_true_false_answers(answer, expected):
+    assert read_truefalse(answer).value == expected
+
+
+@pytest.mark.parametrize("task, options, answer, expected", MORE_BINARY)
+def test_more_binary_answers(task, options, answer, expected):
+    assert read_choice(answer, options, lexicon_for(task)).value == expected

@@ -10,6 +10,7 @@ before anything is printed; a bad one stops with its line number (exit 2).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 import textwrap
@@ -135,6 +136,7 @@ def reading(
     return list(result.labels), explain(result)
 
 
+@functools.lru_cache(maxsize=2)
 def _tree(genres_csv: str | None) -> Any:
     from ..factual.genres import read_genre_tree
 
@@ -157,8 +159,8 @@ def _execute(args: argparse.Namespace) -> None:
         if args.text is not None:
             raise ParseInputError("give either TEXT or --jsonl FILE, not both")
         cases = read_jsonl(args.jsonl)
-        if any(c["task"] == "genre" for c in cases) and not args.fma_genres:
-            _tree(None)
+        if any(c["task"] == "genre" and c["kind"] != "truefalse" for c in cases):
+            _tree(args.fma_genres)  # before any output: a missing or bad genres.csv stops here
         out = []
         for case in cases:
             value, _ = reading(

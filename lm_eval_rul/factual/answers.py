@@ -44,7 +44,9 @@ _UNDECIDED = re.compile(r"\b(?:yes and no|neither true nor false|both true and f
 _POLITE = re.compile(
     r"\b(?:no (?:problem|worries|doubt(?: about it)?|question(?: about it)?|idea)|"
     r"not (?:sure|certain|entirely sure)|(?:i'm|i am) not sure|without (?:a )?doubt|"
-    r"no matter|not only|if not|whether or not|not to mention)\b"
+    r"no matter|not only|if not|whether or not|not to mention|"
+    r"(?:can't|cannot|can not|couldn't) (?:tell|say|determine|be sure|know|decide|confirm)|"
+    r"(?:don't|do not) know|(?:hard|difficult|impossible) to (?:say|tell))\b"
 )
 _VERDICT = re.compile(
     r"\b(?:(?P<neg>not|n't|never)\s+(?:\w+\s+)?)?"

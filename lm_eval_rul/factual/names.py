@@ -35,6 +35,10 @@ __all__ = [
 
 #: label -> surface forms (lower case, no accents).
 OPEN_INSTRUMENTS: dict[str, tuple[str, ...]] = {
+    # families named as such (labels of the alias tables)
+    "strings": ("string instruments", "string instrument", "stringed instruments"),
+    "woodwinds": ("woodwind instruments", "wind instruments", "woodwind"),
+    "brass": ("brass instruments",),
     "viola da gamba": ("viola da gamba", "viol", "treble viol", "gamba"),
     "viola d'amore": ("viola d'amore", "viola damore"),
     "theorbo": ("theorbo",),
@@ -120,6 +124,7 @@ OPEN_COMPOSERS: dict[str, tuple[str, ...]] = {
 }  # fmt: skip
 
 OPEN_GENRES: dict[str, tuple[str, ...]] = {
+    "Baroque": ("baroque",),  # the period named as the genre
     "Synthwave": ("synthwave", "synth wave", "retrowave", "outrun"),
     "Vaporwave": ("vaporwave",),
     "Bossa Nova": ("bossa nova",),
@@ -132,7 +137,6 @@ OPEN_GENRES: dict[str, tuple[str, ...]] = {
     "Emo": ("emo",),
     "Ska": ("ska",),
     "Zydeco": ("zydeco",),
-    "Baroque": ("baroque music",),
     "Orchestral": ("orchestral music",),
     "Neoclassical": ("neoclassical", "neo-classical"),
     "Smooth Jazz": ("smooth jazz",),
@@ -216,7 +220,7 @@ MOOD_SYNONYMS: dict[str, tuple[str, ...]] = {
     "sad": ("depressing", "depressed", "heartbroken", "heartbreaking", "wistful", "tearful",
             "forlorn", "tragic", "dejected", "doleful", "plaintive", "elegiac", "grieving",
             "sadness", "sorrow", "heartache", "mourning", "downcast", "despairing"),
-    "happy": ("uplifting", "feel-good", "carefree", "sunny", "elated", "gleeful", "merry",
+    "happy": ("uplifting", "feel-good", "lighthearted", "light-hearted", "carefree", "sunny", "elated", "gleeful", "merry",
               "festive", "celebratory", "optimistic", "happiness"),
     "funny": ("hilarious", "amusing", "witty", "comic"),
     "goofy": ("wacky", "cartoonish", "cartoony", "clownish", "slapstick", "goofy-sounding"),
@@ -225,7 +229,7 @@ MOOD_SYNONYMS: dict[str, tuple[str, ...]] = {
     "energetic": ("frenetic", "vigorous", "energized", "bouncy", "peppy", "high energy"),
     "funky": ("groovy",),
     "chill": ("chilled-out", "chilled out", "easygoing", "easy-going", "breezy"),
-    "peaceful": ("placid", "restful", "meditative", "idyllic"),
+    "peaceful": ("placid", "restful", "meditative", "idyllic", "calming"),
     "dark": ("foreboding", "bleak", "grim", "darkness"),
     "spooky": ("haunted", "ghostly", "macabre", "frightening", "spine-chilling"),
     "suspenseful": ("nail-biting", "anxious", "nervous", "uneasy"),
