@@ -10,8 +10,8 @@ substitution or a swap of two neighbours each cost one):
 * exactly one form is nearest (a tie, "funmy" between funny and funky, reads nothing);
 * the word is not in :data:`GUARD_WORDS`: real English words one or two edits from a
   form but meaning something else ("according" is not an accordion, "musical" is not
-  mystical, "electric" is not Electronic, "bluesy" is not Blues), and composers' first names ("Gabriel" is not
-  Gabrieli).
+  mystical, "electric" is not Electronic, "bluesy" is not Blues), and composers' first
+  names ("Gabriel" is not Gabrieli).
 
 Results are cached per word, so a run pays for each distinct word once.
 """
