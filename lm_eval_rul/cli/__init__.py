@@ -34,7 +34,14 @@ __all__ = ["main", "PluginCLI", "UnknownCommandError", "SUBCOMMAND_MODULES"]
 
 #: Modules under ``lm_eval_rul.cli`` that each define ``add_parser(subparsers)``.
 SUBCOMMAND_MODULES: tuple[str, ...] = (
-    "tasks_dir", "report", "pi", "build", "diagnose", "reparse", "bridge"
+    "tasks_dir",
+    "report",
+    "pi",
+    "build",
+    "diagnose",
+    "reparse",
+    "parse",
+    "bridge",
 )
 
 #: Harness subcommands that read task folders.

@@ -12,11 +12,23 @@ Modules and their public names:
 
 * :mod:`.labels`: ``TASKS``, ``TaskInfo``, ``task_info``, ``MUSICNET_PROGRAMS``,
   ``MUSICNET_COMPOSERS``, ``OCREMIX_MOODS``, ``OCREMIX_REGIONAL``, ``OCREMIX_TIMESIGS``,
-  ``timesig_label``, ``display_name``
+  ``timesig_label``, ``display_name``, ``out_of_vocabulary``
 * :mod:`.aliases`: the alias tables (``INSTRUMENT_ALIASES``, ``COMPOSER_ALIASES``, ...)
+* :mod:`.names`: open name lists, agent nouns, mood and regional synonyms
+  (``OPEN_INSTRUMENTS``, ``OPEN_COMPOSERS``, ``OPEN_GENRES``, ``AGENT_NOUNS``,
+  ``MOOD_SYNONYMS``, ``REGIONAL_SYNONYMS``)
+* :mod:`.senses`: ``SENSES``, ``CAPITALIZED``, ``TIMESIG_PHRASES``, ``sense_pattern``,
+  ``timesig_phrases``, ``timesig_label_of`` (other word senses, time-signature phrases)
+* :mod:`.fuzzy`: ``FuzzyIndex``, ``osa_distance``, ``max_distance``, ``MIN_LENGTH``,
+  ``GUARD_WORDS`` (bounded matching of misspellings)
+* :mod:`.scopes`: ``drop_reasons``, ``DROP_REASONS`` (negation, rejection, hedge and
+  comparison scopes)
+* :mod:`.answers`: ``read_truefalse``, ``read_choice``, ``Reading`` (true/false and
+  binary-choice answers, with why)
 * :mod:`.genres`: ``GenreTree``, ``read_genre_tree``, ``GenreTableError``
 * :mod:`.lexicon`: ``Lexicon``, ``lexicon_for``, ``normalize_text``
-* :mod:`.parser`: ``PARSER_VERSION``, ``parse_labels``, ``ParseResult``, ``Mention``
+* :mod:`.parser`: ``PARSER_VERSION``, ``parse_labels``, ``ParseResult``, ``Mention``,
+  ``explain``
 * :mod:`.prompts`: ``TEMPLATES``, ``PROMPT_VARIANTS``, ``prompt``, ``candidate_labels``,
   ``parser_prompt``, ``read_parser_reply``
 * :mod:`.items`: ``Item``, ``TaskItems``, ``sample_items``, ``assign_random_clips``,

@@ -242,7 +242,7 @@ MOOD_ALIASES: dict[str, tuple[str, ...]] = {
     "mellow": ("mellow", "gentle", "soothing"),
     "mystical": ("mystical", "mysterious", "magical", "otherworldly"),
     "peaceful": ("peaceful", "calm", "serene", "tranquil"),
-    "quirky": ("quirky", "whimsical", "eccentric", "offbeat"),
+    "quirky": ("quirky", "whimsical", "eccentric"),
     "romantic": ("romantic", "tender", "amorous"),
     "sad": ("sad", "melancholic", "melancholy", "sorrowful", "mournful", "somber", "sombre"),
     "sexy": ("sexy", "sensual", "seductive", "sultry"),

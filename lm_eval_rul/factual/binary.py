@@ -13,9 +13,12 @@ A forced choice between a right and a wrong label strips the answer of every way
   ``sample_size`` takes) and the gold label comes first at the even positions of that
   order. The binary tasks list their documents in this order too, so every ``sample_size``
   sample and every ``--limit`` prefix holds ``ceil(n / 2)`` gold-first items of its ``n``;
-* **reading a generated answer**: the lexicon parser finds the two offered labels in it;
-  exactly one named (and not negated or hedged) is the choice; none or both is unparsed
-  (a parse failure, never a guess);
+* **reading a generated answer** (:func:`~lm_eval_rul.factual.answers.read_choice`): the
+  lexicon parser finds the two offered labels in it; an echo of both ("Between A and B,
+  ...", "A or B?") is set aside; exactly one named (and not negated or hedged) is the
+  choice, else the one named after a verdict cue ("I'd say"), else the other of one
+  refused option, else an ordinal ("the first one", "the latter"); none or both is
+  unparsed (a parse failure, never a guess);
 * **windows**: each window of a long recording chooses; the item's choice is the option
   chosen by most windows with a readable choice, a tie going to the choice of the earliest
   window (the plurality rule of the RUListening release); an item with no readable window
@@ -31,10 +34,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..questions import DEFAULT_SEED, item_rng
+from .answers import read_choice
 from .errors import FactualInputError
 from .items import Item, id_order, sample_key
 from .lexicon import Lexicon
-from .parser import parse_labels
 
 __all__ = [
     "BinaryPair",
@@ -141,10 +144,8 @@ def read_binary_answer(answer: str, options: Sequence[str], lexicon: Lexicon) ->
     >>> read_binary_answer("Both oboe and violin.", ["oboe", "violin"], lex) is None
     True
     """
-    named = [label for label in parse_labels(answer, lexicon).labels if label in options]
-    if len(named) != 1:
-        return None
-    return list(options).index(named[0])
+    value = read_choice(answer, options, lexicon).value
+    return None if value is None else int(value)
 
 
 @dataclass(frozen=True)

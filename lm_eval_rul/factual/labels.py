@@ -17,6 +17,7 @@ Nothing here reads files.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "OCREMIX_TIMESIGS",
     "timesig_label",
     "display_name",
+    "out_of_vocabulary",
 ]
 
 #: MusicNet's note-label ``instrument`` column (1-based General MIDI program) -> label.
@@ -192,3 +194,21 @@ def display_name(task: str, label: str) -> str:
     if task == "regional":
         return OCREMIX_REGIONAL.get(label, label)
     return label
+
+
+def out_of_vocabulary(
+    task: str, labels: Iterable[str], titles: Iterable[str] | None = None
+) -> list[str]:
+    """The ``labels`` outside ``task``'s vocabulary (its candidates; genre: FMA ``titles``).
+
+    Such a label is a term the model named that no item can have (the open name lists of
+    :mod:`~lm_eval_rul.factual.names`, "12/8", "guitar" for MusicNet): it costs precision.
+
+    Examples
+    --------
+    >>> out_of_vocabulary("instrument", ["piano", "guitar", "theremin"])
+    ['guitar', 'theremin']
+    """
+    genre = task == "genre" and titles is not None
+    vocabulary = set(titles if genre else task_info(task).candidates)
+    return [label for label in labels if label not in vocabulary]

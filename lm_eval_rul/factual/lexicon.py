@@ -3,7 +3,8 @@
 :func:`lexicon_for` builds the :class:`Lexicon` of a task from the tables of
 :mod:`lm_eval_rul.factual.aliases` (and, for genre, from the FMA titles of a
 :class:`~lm_eval_rul.factual.genres.GenreTree`). :meth:`Lexicon.find` returns the
-matches of one normalised text, longest alias first, on word boundaries;
+matches of one normalised text (one trie-shaped regex,
+:mod:`~lm_eval_rul.factual.trie`), longest alias first, on word boundaries;
 :func:`normalize_text` is the normalisation both sides use (lower case, accents
 stripped, typographic quotes and dashes made ASCII, runs of whitespace collapsed).
 """
@@ -25,8 +26,19 @@ from .aliases import (
     REGIONAL_ALIASES,
     TIMESIG_ALIASES,
 )
+from .fuzzy import FuzzyIndex
 from .genres import GenreTree
 from .labels import task_info
+from .names import (
+    AGENT_NOUNS,
+    MOOD_SYNONYMS,
+    OPEN_COMPOSERS,
+    OPEN_GENRES,
+    OPEN_INSTRUMENTS,
+    REGIONAL_SYNONYMS,
+)
+from .senses import CAPITALIZED, sense_pattern, timesig_label_of, timesig_phrases
+from .trie import trie_pattern
 
 __all__ = ["Alias", "Match", "Lexicon", "lexicon_for", "normalize_text"]
 
@@ -70,7 +82,11 @@ _TIMESIG_PATTERN = re.compile(
 )
 
 
-def normalize_text(text: str) -> str:
+_SPACES = re.compile(r"\s+")
+_TOKEN = re.compile(r"[a-z]{5,}")
+
+
+def normalize_text(text: str, *, keep_case: bool = False) -> str:
     """Lower case, no accents, ASCII quotes and dashes, single spaces.
 
     Examples
@@ -78,26 +94,11 @@ def normalize_text(text: str) -> str:
     >>> normalize_text("Dvořák’s  Fauré–like")
     "dvorak's faure-like"
     """
-    text = unicodedata.normalize("NFKD", str(text).translate(_TRANSLATE))
-    text = "".join(ch for ch in text if not unicodedata.combining(ch))
-    return re.sub(r"\s+", " ", text.lower()).strip()
-
-
-def _alias_regex(alias: str, plural: bool) -> str:
-    """Regex of one normalised alias: spaces/hyphens match any run of them; dots optional."""
-    parts = re.split(r"(\.\s*|[\s\-]+)", alias)
-    out = []
-    for part in parts:
-        if not part:
-            continue
-        if part.startswith("."):
-            out.append(r"\.?[\s\-]*")
-        elif not part.strip(" -"):
-            out.append(r"[\s\-]+")
-        else:
-            out.append(re.escape(part))
-    body = "".join(out)
-    return body + r"(?:e?s)?" if plural else body
+    text = str(text).translate(_TRANSLATE)
+    if not text.isascii():
+        text = unicodedata.normalize("NFKD", text)
+        text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    return _SPACES.sub(" ", text if keep_case else text.lower()).strip()
 
 
 @dataclass(frozen=True)
@@ -108,17 +109,27 @@ class Alias:
     text: str
     label: str
     needs_context: bool = False
+    capitalized: bool = False
 
 
 @dataclass(frozen=True)
 class Match:
-    """A lexicon hit in a normalised text: ``text[start:end]`` reads ``label``."""
+    """A lexicon hit in a normalised text: ``text[start:end]`` reads ``label``.
+
+    ``via`` says how: ``alias``, ``fuzzy`` (a misspelling of ``form``), ``phrase`` (a
+    time-signature phrase); ``sense`` is non-empty when the hit lies inside a phrase
+    where the word means something else (:mod:`~lm_eval_rul.factual.senses`), or when a
+    form that needs a capital letter was written without one.
+    """
 
     start: int
     end: int
     label: str
     surface: str
     needs_context: bool = False
+    via: str = "alias"
+    form: str = ""
+    sense: str = ""
 
 
 @dataclass(frozen=True)
@@ -135,6 +146,11 @@ class Lexicon:
         hedge_before: A mention after "influenced by", "reminiscent of", "in the style
             of"... is an association (genre, regional style, composer).
         timesig_pattern: Also read numeric and spelled-out time signatures.
+        suffixes: Which suffixes make a mention an association (rule 2): ``all``
+            ("-like", "-ish", "-sounding", "-inspired"...), ``associations`` (not
+            "-sounding", "-ish", "-tinged": a "sad-sounding" tune is sad) or ``none``
+            (regional style: an influence is the regional answer).
+        fuzzy: Read misspellings of one-word forms (:mod:`~lm_eval_rul.factual.fuzzy`).
     """
 
     task: str
@@ -144,7 +160,10 @@ class Lexicon:
     hedge_nouns: bool = False
     hedge_before: bool = False
     timesig_pattern: bool = False
+    suffixes: str = "all"
+    fuzzy: bool = True
     _compiled: list = field(default_factory=list, repr=False, compare=False)
+    _fuzzy: list = field(default_factory=list, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         seen: dict[str, str] = {}
@@ -159,29 +178,54 @@ class Lexicon:
     @property
     def _pattern(self) -> tuple[re.Pattern[str], tuple[Alias, ...]]:
         if not self._compiled:
-            ordered = tuple(sorted(self.aliases, key=lambda a: (-len(a.text), a.text)))
-            groups = "|".join(f"({_alias_regex(a.text, self.plurals)})" for a in ordered)
-            pattern = re.compile(rf"(?<![a-z0-9])(?:{groups})(?![a-z0-9])")
-            self._compiled.append((pattern, ordered))
+            pattern, order = trie_pattern([a.text for a in self.aliases], plurals=self.plurals)
+            self._compiled.append((pattern, tuple(self.aliases[i] for i in order)))
         return self._compiled[0]
 
-    def find(self, text: str) -> list[Match]:
-        """Non-overlapping matches in normalised ``text``, left to right, longest first."""
+    @property
+    def fuzzy_index(self) -> FuzzyIndex:
+        """The one-word forms of the lexicon, for misspellings (built once)."""
+        if not self._fuzzy:
+            forms = (
+                (a.text, a.label)
+                for a in self.aliases
+                if " " not in a.text and not (a.needs_context or a.capitalized)
+            )
+            self._fuzzy.append(FuzzyIndex(forms))
+        return self._fuzzy[0]
+
+    def find(self, text: str, cased: str | None = None) -> list[Match]:
+        """Non-overlapping matches in normalised ``text``, left to right, longest first.
+
+        Exact aliases first, then time-signature patterns and phrases, then misspelt
+        words no alias covers; hits inside a phrase of another sense, or of a
+        capital-only form written in lower case (``cased``: the same text with its case
+        kept), are returned with ``sense`` set.
+        """
         pattern, ordered = self._pattern
-        found = [
-            Match(m.start(), m.end(), ordered[m.lastindex - 1].label, m.group(), a.needs_context)
-            for m in pattern.finditer(text)
-            for a in (ordered[m.lastindex - 1],)
-        ]
+        found = []
+        for m in pattern.finditer(text):
+            alias = ordered[m.lastindex - 1]
+            sense = ""
+            if alias.capitalized and cased is not None and not cased[m.start()].isupper():
+                sense = "written in lower case: a common word"
+            found.append(
+                Match(m.start(), m.end(), alias.label, m.group(), alias.needs_context, sense=sense)
+            )
         if self.timesig_pattern:
-            for m in _TIMESIG_PATTERN.finditer(text):
-                if m.group("n"):
-                    label = f"{int(m.group('n'))}/{int(m.group('d'))}"
-                else:
-                    den = m.group("dw") or m.group("dw2")
-                    label = f"{_NUMBERS[m.group('nw')]}/{_DENOMINATORS[den]}"
-                found.append(Match(m.start(), m.end(), label, m.group()))
+            found.extend(_timesig_matches(text))
             found = _drop_overlaps(found)
+        if self.fuzzy:
+            found = _with_fuzzy(text, found, self.fuzzy_index)
+        senses = sense_pattern(self.task)
+        if senses is not None and found:
+            regex, reasons = senses
+            spans = [
+                (m.start(), m.end(), f"{reasons[m.lastindex - 1]}: {m.group()!r}")
+                for m in regex.finditer(text)
+            ]
+            if spans:
+                found = [_in_sense(m, spans) for m in found]
         return found
 
     def canonical(self, term: str) -> str | None:
@@ -199,6 +243,49 @@ class Lexicon:
         return None
 
 
+def _timesig_matches(text: str) -> list[Match]:
+    found = []
+    for m in _TIMESIG_PATTERN.finditer(text):
+        if m.group("n"):
+            label = f"{int(m.group('n'))}/{int(m.group('d'))}"
+        else:
+            den = m.group("dw") or m.group("dw2")
+            label = f"{_NUMBERS[m.group('nw')]}/{_DENOMINATORS[den]}"
+        found.append(Match(m.start(), m.end(), label, m.group()))
+    for regex, template in timesig_phrases():
+        for m in regex.finditer(text):
+            label = timesig_label_of(m, template)
+            found.append(Match(m.start(), m.end(), label, m.group(), via="phrase"))
+    return found
+
+
+def _with_fuzzy(text: str, found: list[Match], index: FuzzyIndex) -> list[Match]:
+    """``found`` plus the misspelt words outside every match, in text order."""
+    extra = []
+    for token in _TOKEN.finditer(text):
+        start, end = token.span()
+        if (start and text[start - 1].isalnum()) or (end < len(text) and text[end].isalnum()):
+            continue
+        if any(m.start < end and start < m.end for m in found):
+            continue
+        hit = index.lookup(token.group())
+        if hit is not None:
+            extra.append(Match(start, end, hit[1], token.group(), via="fuzzy", form=hit[0]))
+    if not extra:
+        return found
+    return sorted(found + extra, key=lambda m: m.start)
+
+
+def _in_sense(match: Match, spans: list[tuple[int, int, str]]) -> Match:
+    for start, end, reason in spans:
+        if match.start < end and start < match.end and not match.sense:
+            return Match(
+                match.start, match.end, match.label, match.surface, match.needs_context,
+                match.via, match.form, reason,
+            )  # fmt: skip
+    return match
+
+
 def _drop_overlaps(matches: list[Match]) -> list[Match]:
     """Keep the earliest (then longest) of overlapping matches."""
     out: list[Match] = []
@@ -208,8 +295,21 @@ def _drop_overlaps(matches: list[Match]) -> list[Match]:
     return out
 
 
-def _aliases(table: Mapping[str, tuple[str, ...]]) -> tuple[Alias, ...]:
-    return tuple(Alias(normalize_text(a), label) for label, forms in table.items() for a in forms)
+def _aliases(
+    *tables: Mapping[str, tuple[str, ...]], capitalized: frozenset[str] = frozenset()
+) -> tuple[Alias, ...]:
+    """Aliases of the tables in order; a form an earlier table has keeps its label."""
+    out: dict[str, Alias] = {}
+    for table in tables:
+        for label, forms in table.items():
+            for form in forms:
+                text = normalize_text(form)
+                out.setdefault(text, Alias(text, label, capitalized=text in capitalized))
+    return tuple(out.values())
+
+
+def _labels(*tables: Mapping[str, tuple[str, ...]]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(label for table in tables for label in table))
 
 
 def _genre_aliases(tree: GenreTree) -> tuple[Alias, ...]:
@@ -225,6 +325,13 @@ def _genre_aliases(tree: GenreTree) -> tuple[Alias, ...]:
         for form in forms:
             text = normalize_text(form)
             out.setdefault(text, Alias(text, title))
+    titles = {normalize_text(t) for t in tree.all_titles}
+    for name, forms in OPEN_GENRES.items():
+        if normalize_text(name) in titles:
+            continue  # FMA has it: its title wins
+        for form in forms:
+            text = normalize_text(form)
+            out.setdefault(text, Alias(text, name))
     return tuple(out.values())
 
 
@@ -232,22 +339,22 @@ def _genre_aliases(tree: GenreTree) -> tuple[Alias, ...]:
 def _fixed_lexicon(task: str) -> Lexicon:
     info = task_info(task)
     if task == "instrument":
-        return Lexicon(task, _aliases(INSTRUMENT_ALIASES), tuple(INSTRUMENT_ALIASES), plurals=True)
+        tables = (INSTRUMENT_ALIASES, OPEN_INSTRUMENTS, AGENT_NOUNS)
+        return Lexicon(task, _aliases(*tables), _labels(*tables), plurals=True)
     if task == "composer":
-        return Lexicon(task, _aliases(COMPOSER_ALIASES), tuple(COMPOSER_ALIASES), hedge_before=True)
+        tables = (COMPOSER_ALIASES, OPEN_COMPOSERS)
+        return Lexicon(task, _aliases(*tables), _labels(*tables), hedge_before=True)
     if task == "timesig":
         labels = tuple(dict.fromkeys((*info.candidates, *TIMESIG_ALIASES)))
-        return Lexicon(task, _aliases(TIMESIG_ALIASES), labels, timesig_pattern=True)
-    if task == "mood":
-        return Lexicon(task, _aliases(MOOD_ALIASES), info.candidates)
-    if task == "regional":
         return Lexicon(
-            task,
-            _aliases(REGIONAL_ALIASES),
-            info.candidates,
-            hedge_nouns=True,
-            hedge_before=True,
+            task, _aliases(TIMESIG_ALIASES), labels, timesig_pattern=True, fuzzy=False
         )
+    if task == "mood":
+        aliases = _aliases(MOOD_ALIASES, MOOD_SYNONYMS)
+        return Lexicon(task, aliases, info.candidates, suffixes="associations")
+    if task == "regional":
+        aliases = _aliases(REGIONAL_ALIASES, REGIONAL_SYNONYMS, capitalized=CAPITALIZED[task])
+        return Lexicon(task, aliases, info.candidates, suffixes="none")
     raise ValueError(f"the {task} lexicon needs the FMA genre tree: lexicon_for('genre', tree)")
 
 
@@ -269,6 +376,5 @@ def lexicon_for(task: str, genre_tree: GenreTree | None = None) -> Lexicon:
 
 @functools.lru_cache(maxsize=4)
 def _genre_lexicon(tree: GenreTree) -> Lexicon:
-    return Lexicon(
-        "genre", _genre_aliases(tree), tree.all_titles, hedge_nouns=True, hedge_before=True
-    )
+    labels = tuple(dict.fromkeys((*tree.all_titles, *(a.label for a in _genre_aliases(tree)))))
+    return Lexicon("genre", _genre_aliases(tree), labels, hedge_nouns=True, hedge_before=True)

@@ -3,7 +3,7 @@
 It applies the eight output-parsing rules of the factual-comprehension paper (DESIGN
 §3b) with the alias tables of :mod:`lm_eval_rul.factual.aliases`, offline and
 reproducibly (``PARSER_VERSION`` changes whenever a rule or a table changes what it
-reads):
+reads; each mention records how it was read and why it was dropped):
 
 1. only terms explicitly in the output: lexicon matches on word boundaries;
 2. no inference from associations: aliases are names, never associations; a term
@@ -22,70 +22,32 @@ reads):
    and "a jazz-like feeling" is dropped by rule 2's suffix test.
 
 Negation: a mention is dropped when, in its clause, "no", "not", "without", "never",
-"nor", "neither", "lacks", "absence of", "n't", "except"... precede it by at most three
-words and no comma (not "not only", "no doubt", ...), or when "is absent", "is missing", "is not
-present/heard/used"... follows it. A negation carries along a list joined by "or"/"nor"
-("no drums, bass or guitar"), not along one joined by "and" only. Clauses end at
-``. ; : ! ?``, a line break, "but", "however", "although", "though", "whereas",
-"while" and "yet".
+"nor", "neither", "lacks", "absence of", "n't", "except", "nothing", "unlike",
+"hardly"... precede it by at most three words and no comma (not "not only", "no doubt",
+"no-nonsense", ...), or when "is absent", "is missing", "is not present/heard/used"...
+follows it. Rejection: a mention raised in a question and answered "no" ("Is that a
+clarinet? No, it's an oboe."), corrected right after ("a clarinet - no, an oboe", "or
+rather"), or after "mistaken for", "at first I thought"... is dropped. A negation
+carries along a list joined by "or"/"nor" ("no drums, bass or guitar"), not along one
+joined by "and" only. Clauses end at
+``. ; : ! ?``, a spaced dash, a line break, "but", "however", "although", "though", "whereas",
+"while" and "yet". Misspellings, agent nouns ("pianist"), other word senses ("bass
+line") and time-signature phrases are the lexicon's (:mod:`~lm_eval_rul.factual.lexicon`);
+the scopes are in :mod:`~lm_eval_rul.factual.scopes`.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .aliases import GENRE_CONTEXT_NOUNS
-from .lexicon import Lexicon, Match, normalize_text
+from .lexicon import Lexicon, normalize_text
+from .scopes import DROP_REASONS, drop_reasons
+from .senses import CAPITALIZED
 
-__all__ = ["PARSER_VERSION", "Mention", "ParseResult", "parse_labels", "DROP_REASONS"]
+__all__ = ["PARSER_VERSION", "Mention", "ParseResult", "parse_labels", "DROP_REASONS", "explain"]
 
 #: Version of the parser's rules and alias tables; logged with every parse.
-PARSER_VERSION = "lexicon-1"
-
-#: Why a mention is not a predicted label.
-DROP_REASONS: tuple[str, ...] = ("no-context", "hedged", "negated", "comparative")
-
-_CLAUSE_END = re.compile(
-    r"[.!?](?=\s|$)|[;:\n]|\b(?:but|however|although|though|whereas|while|yet)\b"
-)
-_NEGATION = re.compile(
-    r"(?:\b(?:no|not|without|never|nor|neither|lacks?|lacking|absence of|absent|free of|"
-    r"minus|except|excluding|cannot)|n't)\b"
-    r"(?!\s*[,.!?;:])"
-    r"(?!\s+(?:only|just|merely|simply|sure|certain|doubt|question|matter)\b)"
-    r"(?!\s+a\s+doubt\b)"
-)
-_NEGATION_AFTER = re.compile(
-    r"^\s*(?:(?:is|are|was|were|seems?|appears?)\s+)?(?:to be\s+)?"
-    r"(?:(?:not|n't|never)\s+(?:present|heard|audible|used|featured|included|there|played|"
-    r"playing)|absent|missing)\b"
-)
-_COMPARATIVE = re.compile(
-    r"\b(?:rather than|instead of|as opposed to|than)\b"
-    r"(?!\s+(?:one|two|three|four|five|a few|a couple|a single|a handful|\d+)\b)"
-)
-_LESS = re.compile(r"\b(?:less|fewer)\b")
-_HEDGE_SUFFIX = re.compile(
-    r"^-?(?:like|ish|esque|inspired|influenced|tinged|flavou?red|infused|leaning|sounding)\b"
-)
-_HEDGE_NOUN = re.compile(
-    r"^\s+(?:feel|feels|feeling|vibes?|influences?|rhythms?|grooves?|elements?|flavou?rs?|"
-    r"undertones?|overtones|touch(?:es)?|tinges?|inflections?|leanings?|sensibility|"
-    r"sensibilities|traits?|accents?)\b"
-)
-_HEDGE_BEFORE = re.compile(
-    r"\b(?:hints? of|touch(?:es)? of|tinges? of|elements? of|influenced by|inspired by|"
-    r"influences? (?:of|from)|reminiscent of|evocative of|evoking|evokes?|nods? to|"
-    r"in the (?:style|manner|vein|spirit|tradition) of|a la|echoes of)\b"
-)
-_CONNECTOR = re.compile(r"^(?:[\s,/&]|\b(?:and|or|nor|the|a|an|any|either|even|also)\b)*$")
-_OR = re.compile(r"\b(?:or|nor)\b")
-_WORD = re.compile(r"[a-z0-9']+")
-_GAP_NEGATION = 3
-_GAP_COMPARATIVE = 3
-_GAP_HEDGE = 2
+PARSER_VERSION = "lexicon-2"
 
 
 @dataclass(frozen=True)
@@ -97,6 +59,10 @@ class Mention:
         surface: The matched text (normalised).
         start, end: Its span in the normalised answer.
         dropped: Empty for a mention that counts, else one of :data:`DROP_REASONS`.
+        via: How it was read: ``alias``, ``fuzzy`` (a misspelling of ``form``) or
+            ``phrase`` (a time-signature phrase).
+        form: For ``fuzzy``, the vocabulary form it was read as.
+        cue: The words that decided a drop ("not", "? no", "bass line"...).
     """
 
     label: str
@@ -104,6 +70,9 @@ class Mention:
     start: int
     end: int
     dropped: str = ""
+    via: str = "alias"
+    form: str = ""
+    cue: str = ""
 
 
 @dataclass(frozen=True)
@@ -143,50 +112,6 @@ class ParseResult:
         }
 
 
-class _Clauses:
-    """Clause spans of a normalised text (boundaries: :data:`_CLAUSE_END`)."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.bounds = [(m.start(), m.end()) for m in _CLAUSE_END.finditer(text)]
-
-    def start(self, pos: int) -> int:
-        """Where the clause holding ``pos`` begins."""
-        begin = 0
-        for _, b_end in self.bounds:
-            if b_end > pos:
-                break
-            begin = b_end
-        return begin
-
-    def after(self, pos: int) -> str:
-        """The text from ``pos`` to the end of its clause."""
-        for b_start, _ in self.bounds:
-            if b_start >= pos:
-                return self.text[pos:b_start]
-        return self.text[pos:]
-
-
-def _last_cue(pattern: re.Pattern[str], prefix: str, gap: int) -> re.Match[str] | None:
-    """The last cue of ``pattern`` in ``prefix`` if at most ``gap`` words and no comma follow it."""
-    cues = list(pattern.finditer(prefix))
-    if not cues:
-        return None
-    rest = prefix[cues[-1].end() :]
-    return cues[-1] if "," not in rest and len(_WORD.findall(rest)) <= gap else None
-
-
-def _chains(text: str, matches: Sequence[Match]) -> list[list[int]]:
-    """Runs of consecutive matches joined only by list connectors (commas, and, or...)."""
-    chains: list[list[int]] = []
-    for i, m in enumerate(matches):
-        if chains and _CONNECTOR.match(text[matches[i - 1].end : m.start]):
-            chains[-1].append(i)
-        else:
-            chains.append([i])
-    return chains
-
-
 def parse_labels(answer: str, lexicon: Lexicon) -> ParseResult:
     """Read the labels of ``lexicon``'s task from a model's ``answer``.
 
@@ -204,74 +129,42 @@ def parse_labels(answer: str, lexicon: Lexicon) -> ParseResult:
     'piano, violin'
     >>> parse_labels("More J.S. Bach than Mozart", lexicon_for("composer")).labels
     ('Bach',)
+    >>> parse_labels("A solo pianist, joined by a vilolinist.", lexicon_for("instrument")).labels
+    ('piano', 'violin')
     """
     text = normalize_text(answer)
-    matches = lexicon.find(text)
-    clauses = _Clauses(text)
-    reasons = [_reason(text, matches, i, clauses, lexicon) for i in range(len(matches))]
-    for chain in _chains(text, matches):
-        _spread(text, matches, chain, reasons, clauses, lexicon)
+    cased = None
+    if lexicon.task in CAPITALIZED:
+        cased = normalize_text(answer, keep_case=True)
+        cased = cased if len(cased) == len(text) else None
+    matches = lexicon.find(text, cased)
+    reasons = drop_reasons(text, matches, lexicon)
     mentions = tuple(
-        Mention(m.label, m.surface, m.start, m.end, r)
-        for m, r in zip(matches, reasons, strict=True)
+        Mention(m.label, m.surface, m.start, m.end, reason, m.via, m.form, cue)
+        for m, (reason, cue) in zip(matches, reasons, strict=True)
     )
     labels = tuple(dict.fromkeys(m.label for m in mentions if not m.dropped))
     return ParseResult(labels, mentions)
 
 
-def _reason(
-    text: str, matches: Sequence[Match], i: int, clauses: _Clauses, lexicon: Lexicon
-) -> str:
-    """Why mention ``i`` does not count on its own ("" when it counts)."""
-    m = matches[i]
-    clause = clauses.start(m.start)
-    # cues before a mention only reach it when no other mention stands between them
-    prefix = text[max(clause, matches[i - 1].end if i else 0) : m.start]
-    after = clauses.after(m.end)
-    if m.needs_context:
-        words = _WORD.findall(after)
-        if not words or words[0] not in GENRE_CONTEXT_NOUNS:
-            return "no-context"
-    if _HEDGE_SUFFIX.match(after) or (lexicon.hedge_nouns and _HEDGE_NOUN.match(after)):
-        return "hedged"
-    if lexicon.hedge_before and _last_cue(_HEDGE_BEFORE, prefix, _GAP_HEDGE):
-        return "hedged"
-    if _last_cue(_NEGATION, prefix, _GAP_NEGATION):
-        return "negated"
-    than = _last_cue(_COMPARATIVE, prefix, _GAP_COMPARATIVE)
-    if than is not None:
-        # "more X than Y": Y loses; "less X than Y": Y wins
-        before = text[clause : m.start - len(prefix) + than.start()]
-        return "" if _LESS.search(before) else "comparative"
-    if _last_cue(_LESS, prefix, _GAP_COMPARATIVE) and _COMPARATIVE.search(after):
-        return "comparative"  # "less X than Y": X loses
-    return ""
+def explain(result: ParseResult) -> list[str]:
+    """One line per mention: what was read, how, and why it was dropped (for ``parse``).
 
-
-def _spread(
-    text: str,
-    matches: Sequence[Match],
-    chain: list[int],
-    reasons: list[str],
-    clauses: _Clauses,
-    lexicon: Lexicon,
-) -> None:
-    """Carry a drop along a list ("no drums or bass", "Egyptian and Irish influences").
-
-    A hedge or comparison on the first item reaches every item, a negation only through
-    "or"/"nor"; "is absent" or a hedge noun after the last item reaches every item.
+    Examples
+    --------
+    >>> from lm_eval_rul.factual.lexicon import lexicon_for
+    >>> for line in explain(parse_labels("No drums; a pianno.", lexicon_for("instrument"))):
+    ...     print(line)
+    'drums' -> drums: dropped (negated: 'no')
+    'pianno' -> piano: kept (misspelling of 'piano')
     """
-    joined = text[matches[chain[0]].end : matches[chain[-1]].start]
-    head = reasons[chain[0]]
-    if head in ("hedged", "comparative") or (head == "negated" and _OR.search(joined)):
-        for i in chain[1:]:
-            reasons[i] = reasons[i] or head
-    after = clauses.after(matches[chain[-1]].end)
-    tail = ""
-    if _NEGATION_AFTER.match(after):
-        tail = "negated"
-    elif lexicon.hedge_nouns and _HEDGE_NOUN.match(after):
-        tail = "hedged"
-    if tail:
-        for i in chain:
-            reasons[i] = reasons[i] or tail
+    lines = []
+    for m in result.mentions:
+        how = {"fuzzy": f"misspelling of {m.form!r}", "phrase": "time-signature phrase"}
+        note = how.get(m.via, "")
+        if m.dropped:
+            status = f"dropped ({m.dropped}: {m.cue!r})" if m.cue else f"dropped ({m.dropped})"
+        else:
+            status = "kept"
+        lines.append(f"{m.surface!r} -> {m.label}: {status}{f' ({note})' if note else ''}")
+    return lines

@@ -208,7 +208,7 @@ def truefalse_prompt(task: str, label: str, *, scoring: str = "generate") -> str
 
 #: Version of the LLM parser's instruction (:func:`parser_prompt`, :func:`parser_retry_prompt`)
 #: and of how its replies are read; part of the parser cache's scope.
-PARSER_PROMPT_VERSION = "llm-parser-1"
+PARSER_PROMPT_VERSION = "llm-parser-2"
 
 _PARSER_RULES = """\
 Rules:
@@ -221,6 +221,17 @@ Rules:
 7. Use canonical forms (for example, "J.S. Bach" -> "Bach", "Acoustic Grand Piano" -> "piano").
 8. Do not include moods or affect descriptions unless explicitly mentioned (for example, \
 "a jazz-like feeling" is ignored)."""
+
+#: How the rules read the answers models give (the lexicon parser's readings, spelled out).
+_PARSER_READING = """Reading the response:
+- A term the response rejects or negates is not mentioned ("Is it a clarinet? No, it's an \
+oboe." gives oboe; "no drums" gives nothing; "nothing Celtic about it" gives nothing).
+- A player names the instrument ("a pianist" is piano, "a cellist" is cello).
+- Correct misspellings to the canonical form ("Beethovan" is Beethoven, "vilolin" is violin).
+- A word used in another sense is not a mention ("bass line" is not the instrument bass, \
+"classical guitar" is an instrument and not the genre Classical, "sung in Latin" is a \
+language).
+- Words for a meter are time signatures ("waltz time" is 3/4, "common time" is 4/4)."""
 
 
 def parser_prompt(task: str, response: str, *, labels: Sequence[str] | None = None) -> str:
@@ -236,12 +247,21 @@ def parser_prompt(task: str, response: str, *, labels: Sequence[str] | None = No
     lines = [
         f"Extract the {info.noun} mentioned in the response below.",
         _PARSER_RULES.format(noun=info.noun),
+        _PARSER_READING,
     ]
     if info.label_matching:
         names = [display_name(task, label) for label in (labels or info.candidates)]
+        reach = (
+            "a regional style named as an influence counts"
+            if task == "regional"
+            else "a mood counts only when a mood word is used"
+        )
         lines.append(
             f"Choose only from these {info.noun}, picking those the response reflects "
-            f'(for example, "Egyptian" reflects Middle Eastern): {", ".join(names)}.'
+            f'(for example, "Egyptian" reflects Middle Eastern): {", ".join(names)}. Map '
+            f"each {info.noun[:-1]} the response names onto the label of this list that fits "
+            'it best ("upbeat" -> Energetic, "heartbroken" -> Sad, "Irish" -> Celtic); '
+            f"{reach}."
         )
     lines.append(f"Response: {response}")
     lines.append(f"{info.noun.capitalize()}:")

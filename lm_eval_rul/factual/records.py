@@ -36,6 +36,7 @@ __all__ = [
     "ItemPrediction",
     "SET_FIGURES",
     "TREE_FIGURES",
+    "EXTRA_FIGURES",
     "figure_names",
     "item_predictions",
     "is_unread",
@@ -66,12 +67,16 @@ TREE_FIGURES: dict[str, str] = {
     "tree_micro_f1": "micro_f1",
     "tree_macro_f1": "macro_f1",
 }
+#: Figures beside the set metrics: ``out_of_vocabulary``, the share of the items' predicted
+#: labels that are outside the task's vocabulary (the records' ``oov``; 0 when nothing
+#: was predicted, NaN when the records predate it).
+EXTRA_FIGURES: tuple[str, ...] = ("out_of_vocabulary",)
 _WARNED: set[tuple[str, int]] = set()
 
 
 def figure_names(task: str) -> tuple[str, ...]:
     """The metric names a task reports (genre adds the same-tree ``tree_*`` figures)."""
-    return tuple(SET_FIGURES) + (tuple(TREE_FIGURES) if task == "genre" else ())
+    return (*SET_FIGURES, *EXTRA_FIGURES, *(TREE_FIGURES if task == "genre" else ()))
 
 
 @dataclass(frozen=True)
@@ -219,6 +224,18 @@ def set_figures(items: Sequence[ItemPrediction]) -> dict[str, SetMetrics]:
     return out
 
 
+def _oov_share(records: Sequence[Mapping[str, Any]], items: Sequence[ItemPrediction]) -> float:
+    """Share of the items' predicted labels that a record marks out of the vocabulary."""
+    if not all("oov" in r for r in records if not is_unread(r)):
+        return math.nan
+    oov: dict[str, set[str]] = {}
+    for record in records:
+        oov.setdefault(str(record["id"]), set()).update(record.get("oov") or ())
+    predicted = sum(len(item.labels) for item in items)
+    outside = sum(len(set(item.labels) & oov.get(item.id, set())) for item in items)
+    return outside / predicted if predicted else 0.0
+
+
 def item_figures(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
     """Every metric of :func:`figure_names` from chunk records (the harness's aggregation).
 
@@ -233,6 +250,7 @@ def item_figures(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
         return dict.fromkeys(figure_names(str(records[0]["task"])), math.nan)
     figures = set_figures(items)
     out = {name: float(getattr(figures["node"], field)) for name, field in SET_FIGURES.items()}
+    out["out_of_vocabulary"] = _oov_share(records, items)
     if "tree" in figures:
         out.update(
             {name: float(getattr(figures["tree"], field)) for name, field in TREE_FIGURES.items()}

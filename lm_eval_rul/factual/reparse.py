@@ -29,6 +29,7 @@ from typing import Any
 from ..paths import contained_path
 from .errors import FactualInputError
 from .genres import GenreTree, read_genre_tree
+from .labels import out_of_vocabulary
 from .lexicon import lexicon_for
 from .llm_parser import LLMParser, ParserQuery, ParserStats
 from .records import figure_names, item_figures, unread_counts
@@ -159,6 +160,9 @@ def _relabel(row: dict[str, Any], task: _Task, reading, parser: str) -> dict[str
     record["labels"] = list(reading.labels) if read else None  # no reading, not "none named"
     record["parser"] = parser
     record["parse_status"] = reading.status
+    titles = task.tree.all_titles if task.tree is not None else None
+    task_key = str(new["doc"]["factual_task"])
+    record["oov"] = out_of_vocabulary(task_key, reading.labels, titles) if read else []
     if task.tree is not None:
         labels = dict.fromkeys([*(reading.labels if read else ()), *record["gold"]])
         record["roots"] = {label: task.tree.to_roots([label])[0] for label in labels}

@@ -29,10 +29,17 @@ from typing import Any
 from .documents import make_documents, run_options
 from .errors import AudioFilesError, FactualInputError
 from .genres import GenreTree, read_genre_tree
-from .labels import task_info
+from .labels import out_of_vocabulary, task_info
 from .lexicon import lexicon_for
 from .parser import parse_labels
-from .records import SET_FIGURES, TREE_FIGURES, figure_names, item_figures, item_predictions
+from .records import (
+    EXTRA_FIGURES,
+    SET_FIGURES,
+    TREE_FIGURES,
+    figure_names,
+    item_figures,
+    item_predictions,
+)
 from .sources import METADATA_KEYS, PreparedTask, describe_dropped, prepare_task
 
 __all__ = [
@@ -186,6 +193,7 @@ def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, di
         "rule": str(doc["chunk_rule"]),
         "labels": list(parsed.labels),
         "gold": list(doc["gold"]),
+        "oov": out_of_vocabulary(task, parsed.labels, tree.all_titles if tree else None),
     }
     if tree is not None:
         labels = dict.fromkeys([*parsed.labels, *doc["gold"]])
@@ -212,7 +220,7 @@ class ItemAggregation:
 
 #: Metric name -> its harness aggregation.
 AGGREGATIONS_BY_METRIC: dict[str, ItemAggregation] = {
-    name: ItemAggregation(name) for name in (*SET_FIGURES, *TREE_FIGURES)
+    name: ItemAggregation(name) for name in (*SET_FIGURES, *EXTRA_FIGURES, *TREE_FIGURES)
 }
 
 

@@ -9,9 +9,11 @@ it. Our decisions:
   (genre: every FMA title);
 * **gold**: a label is true for an item when it is one of the item's gold labels, and for
   genre also when it is an ancestor of one in the FMA tree (a Punk track is a Rock track);
-* **reading a generated answer**: the first "true" or "false" ("yes"/"no",
-  "correct"/"incorrect" also count) after removing an echo of "true or false"; "not true"
-  reads false; no such word: unreadable (never guessed);
+* **reading a generated answer** (:func:`~lm_eval_rul.factual.answers.read_truefalse`):
+  the verdict ("true", "false", "correct", "incorrect"; "not true" reads false) outside
+  an echo of "true or false", a question, or a polite phrase ("No problem!", "no doubt"),
+  else the first answer word ("yes", "nope", "absolutely", "definitely not"...); none,
+  or "yes and no": unreadable (never guessed);
 * **windows** (recordings longer than the model's window): *inclusive*, true when any
   window says true; *majority*, true when more than half of the windows with a readable
   answer say true. Both are reported. A pair without any readable window is unanswered:
@@ -21,11 +23,11 @@ it. Our decisions:
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .answers import read_truefalse
 from .genres import GenreTree
 from .items import id_order
 
@@ -50,9 +52,6 @@ TRUEFALSE_FIGURES: tuple[str, ...] = (
     "parse_failure",
 )  # fmt: skip
 
-_ECHO = re.compile(r"\btrue\s*(?:or|/)\s*false\b")
-_WORD = re.compile(r"\b(?:(not)\s+)?(true|false|yes|no|correct|incorrect)\b")
-_MEANS_TRUE = {"true": True, "yes": True, "correct": True}
 
 
 def gold_true_labels(gold: Iterable[str], tree: GenreTree | None = None) -> frozenset[str]:
@@ -88,12 +87,8 @@ def read_truefalse_answer(answer: str) -> bool | None:
     >>> read_truefalse_answer("I cannot tell.") is None
     True
     """
-    text = _ECHO.sub(" ", str(answer).lower())
-    match = _WORD.search(text)
-    if match is None:
-        return None
-    value = _MEANS_TRUE.get(match.group(2), False)
-    return (not value) if match.group(1) else value
+    value = read_truefalse(str(answer)).value
+    return None if value is None else bool(value)
 
 
 def aggregate_answers(answers: Sequence[bool | None], rule: str) -> bool | None:
