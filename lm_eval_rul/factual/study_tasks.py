@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .binary import BINARY_FIGURES, binary_figures, binary_items, read_binary_answer
-from .documents import RunOptions, run_options
+from .documents import RunOptions, describe_windows, run_options
 from .errors import FactualInputError
 from .lexicon import lexicon_for
 from .prompts import BINARY_LETTERS, SCORINGS, TRUEFALSE_WORDS
@@ -75,12 +75,12 @@ def _load(factual_task: str, study: str, scoring: str, metadata: Mapping[str, An
     if factual_task == "genre":  # a generated binary answer is read with the genre lexicon
         attach_genres_csv(docs, metadata)
     logger.info(
-        "%s: %d items, %d documents (condition %s, windows of at most %g s)",
+        "%s: %d items, %d documents (condition %s, %s)",
         task_name,
         len(prepared.items),
         len(docs),
         options.condition,
-        options.chunk_seconds,
+        describe_windows(options),
     )
     return {"test": datasets.Dataset.from_list(docs)}
 

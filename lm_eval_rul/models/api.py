@@ -33,12 +33,17 @@ from .args import LALMArgumentError, audio_condition, validate_model_args
 from .common import audio_settings
 from .stored_results import results_path
 
-__all__ = ["LALMAPI", "check_model_args", "LOGPROB_MODES"]
+__all__ = ["LALMAPI", "check_model_args", "LOGPROB_MODES", "API_PROTOCOLS"]
 
 logger = logging.getLogger(__name__)
 
 #: ``logprobs=`` values (see :mod:`.api_letters`).
 LOGPROB_MODES: tuple[str, ...] = ("auto", "prompt", "top", "none")
+#: ``protocol=`` (the factual protocols) -> the inference settings a generation carries.
+API_PROTOCOLS: dict[str, str] = {
+    "rul": "temperature 0 and the task's max_tokens",
+    "paper": "the provider's defaults (no temperature, no max_tokens sent)",
+}
 _SECRET_ARGS = ("api_key", "header", "auth_token")
 _CACHE_VERSION = 1
 #: The file ``results_cache=auto`` means, in ``$LM_EVAL_RUL_CACHE`` (beside ``lalm``'s).
@@ -70,6 +75,11 @@ class LALMAPI(APILetterScoringMixin, LocalChatCompletion):
         retry_backoff: First wait between retries in seconds (doubling, with jitter).
         timeout: Seconds per request.
         max_gen_toks: Generation budget when a task sets none.
+        protocol: ``rul`` (temperature 0, the task's token cap) or ``paper`` (the
+            provider's defaults: no ``temperature``, no ``max_tokens`` sent); also read
+            by the factual tasks (:mod:`lm_eval_rul.factual.protocol`).
+        chunked: The model hears long audio in windows (a bridge's ``CHUNKED``): the
+            factual tasks ask about 60 s windows (or the model's limit, if shorter).
         think_end_token: Drop a reasoning model's text up to this token (lm-eval's).
         results_cache: Resume cache file, as ``lalm``'s: ``auto`` = ``lalm_api.sqlite`` in
             ``$LM_EVAL_RUL_CACHE`` (default ``~/.cache/lm_eval_rul``), a path, or ``none``.
@@ -101,6 +111,8 @@ class LALMAPI(APILetterScoringMixin, LocalChatCompletion):
         retry_backoff: float = 1.0,
         timeout: float = 300,
         max_gen_toks: int = 256,
+        protocol: str = "rul",
+        chunked: bool = False,
         think_end_token: str | None = None,
         results_cache: str | None = "auto",
         verify_certificate: bool = True,
@@ -137,6 +149,8 @@ class LALMAPI(APILetterScoringMixin, LocalChatCompletion):
             noise_std=args["noise_std"],
         )
         self.system_prompt = system_prompt
+        self.protocol = args["protocol"]
+        self.chunked = bool(args.get("chunked", False))
         self.logprobs = args["logprobs"]
         self.top_logprobs = args["top_logprobs"]
         self.wav_subtype = args["wav_subtype"]
@@ -159,7 +173,7 @@ class LALMAPI(APILetterScoringMixin, LocalChatCompletion):
         self._cache = self._open_cache(args["results_cache"])
         logger.info(
             "lalm-api: model %r at %s; audio=%s seed=%d sampling_rate=%d wav=%s logprobs=%s "
-            "num_concurrent=%d results_cache=%s",
+            "num_concurrent=%d results_cache=%s; generation: %s (protocol=%s)",
             self.model,
             self._client.host,
             self.condition,
@@ -169,6 +183,8 @@ class LALMAPI(APILetterScoringMixin, LocalChatCompletion):
             self.logprobs,
             self._client.num_concurrent,
             self._cache.path if self._cache is not None else "off",  # an empty cache is falsy
+            API_PROTOCOLS[self.protocol],
+            self.protocol,
         )
 
     # ------------------------------------------------------------------ resume cache
@@ -226,11 +242,13 @@ class LALMAPI(APILetterScoringMixin, LocalChatCompletion):
             body = self._create_payload(
                 [], generate=True, gen_kwargs=copy.deepcopy(gen_kwargs), seed=self._seed
             )
+            if self.protocol == "paper":  # the provider's default inference settings
+                body = {k: v for k, v in body.items() if k not in ("temperature", "max_tokens")}
             stop = [s for s in body.pop("stop", None) or [] if s]
             if stop:
                 body["stop"] = stop
             parts = ["gen", context, self._audio.digest(key, doc), {**body, "messages": None}]
-            if float(body.get("temperature") or 0) > 0:  # sampled: repeats differ
+            if float(body.get("temperature", 1) or 0) > 0:  # sampled (a default too): repeats vary
                 occurrences[digest(parts)] += 1
                 parts.append(occurrences[digest(parts)])
             counts.request(request.task_name, index)
@@ -309,6 +327,8 @@ class LALMAPI(APILetterScoringMixin, LocalChatCompletion):
             "api_host": self._client.host,
             **audio_settings(self.spec),
             "audio_wav_subtype": self.wav_subtype,
+            "api_protocol": self.protocol,
+            "api_generation": API_PROTOCOLS[self.protocol],
             "api_logprob_path": f"top-{self.top_logprobs}" if path == "top" else path,
             "api_letters_missing_from_top": self.stats["letters_missing_from_top"],
             "api_questions_missing_letters": self.stats["questions_missing_letters"],
@@ -362,10 +382,10 @@ def check_model_args(model_args: Mapping[str, Any]) -> dict[str, Any]:
                 f"lalm-api: {name}= is required, e.g. --model_args "
                 "base_url=http://localhost:8000/v1,model=Qwen/Qwen2-Audio-7B-Instruct"
             )
-    defaults = {"audio": "original", "logprobs": "auto", "wav_subtype": "PCM_16"}
+    defaults = {"audio": "original", "logprobs": "auto", "wav_subtype": "PCM_16", "protocol": "rul"}
     args = {**defaults, **args}
     args["audio"] = audio_condition(args["audio"])
-    choices = {"logprobs": LOGPROB_MODES, "wav_subtype": WAV_SUBTYPES}
+    choices = {"logprobs": LOGPROB_MODES, "wav_subtype": WAV_SUBTYPES, "protocol": API_PROTOCOLS}
     for name, allowed in choices.items():
         value = str(args[name])
         args[name] = value.upper() if name == "wav_subtype" else value.lower()
