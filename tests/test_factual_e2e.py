@@ -75,9 +75,11 @@ def test_every_task_runs_and_prints_its_item_level_metrics(runs):
         assert results["n-samples"][task]["effective"] == len(samples[task])
     assert "tree_f1" in "".join(results["results"]["factual_genre_open"])
     assert re.search(r"\|\s+- instruments \(MusicNet\), open prompt\s+\|", runs["stdout"])
-    # lm-eval-rul run set the window length to the model's limit
+    # lm-eval-rul run told the tasks the model's limit (a longer recording: windows of at
+    # most that, under our protocol) and recorded the protocol
     metadata = results["configs"]["factual_instrument_open"]["metadata"]
-    assert metadata["chunk_seconds"] == TINY_LIMIT
+    assert metadata["max_audio_seconds"] == TINY_LIMIT and "chunk_seconds" not in metadata
+    assert metadata["protocol"] == "rul"
 
 
 def test_long_recordings_are_heard_window_by_window(runs):

@@ -126,6 +126,8 @@ def set_chunk_seconds(args: argparse.Namespace) -> None:
     cfg = EvaluatorConfig.from_cli(argparse.Namespace(**vars(args)))
     model_args = model_args_checker(args.model)(cfg.model_args or {})
     protocol = _protocol(args, model_args, metadata)
+    metadata["protocol"] = protocol  # recorded in the results' configs, read by the report
+    args.metadata = metadata
     if args.model == "lalm" and not model_args.get("pretrained"):
         return  # the model's own check says what is missing
     try:
@@ -140,7 +142,7 @@ def set_chunk_seconds(args: argparse.Namespace) -> None:
     chunked = is_chunked(model_args.get("chunked", metadata.get("chunked")))
     seconds = effective_chunk_seconds(given, limit, chunked=chunked)
     if limit is not None and metadata.get("max_audio_seconds") in (None, ""):
-        args.metadata = {**metadata, "max_audio_seconds": limit}
+        args.metadata = {**metadata, "max_audio_seconds": limit}  # the tasks' cut or windows
     if seconds is not None:
         how = f"windows of at most {seconds:g} s"
     elif limit is None:

@@ -1,0 +1,126 @@
+"""The factual protocol end to end: what a model hears of a long recording, and ``rul``
+(ours, the default) beside ``paper``, in the results' config and in ``lm-eval-rul report``.
+
+* Audio Flamingo 3 (tiny, random weights, its real transformers classes, a 600 s limit as
+  the released processor) hears a 70 s recording whole, in one document;
+* the tiny Qwen2-Audio hears 2 s: under ``paper`` a 9 s recording is cut to its first 2 s
+  (recorded in the documents, logged, shown by the report), under ``rul`` it is heard in
+  windows; the binary generation task reports the paper's F1 beside accuracy.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from lm_eval_rul.testing.audio import make_tiny_audio_lm, synth_clip, write_clip
+from lm_eval_rul.testing.factual import FIXTURE_SR, LONG_SECONDS
+from lm_eval_rul.testing.harness import read_output, run_cli
+
+AF3_LIMIT = 600.0  # seconds: Audio Flamingo 3's released max_audio_len
+LONG_ID = "2186"  # the MusicNet fixture's long solo-cello recording
+
+
+def run_args(model: Path, metadata: dict, out: Path, tasks: str, batch: int = 8) -> list[str]:
+    return [
+        "run", "--model", "lalm", "--model_args", f"pretrained={model}", "--tasks", tasks,
+        "--metadata", json.dumps(metadata), "--device", "cpu", "--batch_size", str(batch),
+        "--gen_kwargs", "max_gen_toks=4", "--output_path", str(out), "--log_samples",
+    ]  # fmt: skip
+
+
+def test_audio_flamingo_3_hears_a_70_s_recording_whole_in_one_document(factual_metadata, tmp_path):
+    model = make_tiny_audio_lm(tmp_path / "af3", "audioflamingo3")
+    config = model / "processor_config.json"
+    settings = json.loads(config.read_text())
+    settings["max_audio_len"] = AF3_LIMIT  # the tiny one keeps 8 s; the released one 600 s
+    config.write_text(json.dumps(settings))
+    musicnet = tmp_path / "musicnet"
+    shutil.copytree(factual_metadata["musicnet_dir"], musicnet)
+    wave = synth_clip("chord", seconds=70.0, sr=FIXTURE_SR, seed=3)
+    write_clip(musicnet / "train_data" / f"{LONG_ID}.wav", wave, FIXTURE_SR)
+    metadata = {**factual_metadata, "musicnet_dir": str(musicnet)}
+    done = run_cli(run_args(model, metadata, tmp_path / "out", "factual_instrument_open", 4))
+    results, samples = read_output(tmp_path / "out")
+    (doc,) = [s["doc"] for s in samples["factual_instrument_open"] if s["doc"]["id"] == LONG_ID]
+    assert doc["n_chunks"] == 1 and doc["audio_window"] is None  # not two 35 s windows
+    assert doc["recording_seconds"] == doc["heard_seconds"] == pytest.approx(70.0)
+    assert doc["cut"] is False and doc["protocol"] == "rul"
+    metadata = results["configs"]["factual_instrument_open"]["metadata"]
+    assert metadata["max_audio_seconds"] == AF3_LIMIT and "chunk_seconds" not in metadata
+    assert "each recording whole up to the model's 600 s" in done.stderr
+
+
+@pytest.fixture(scope="module")
+def protocol_runs(tiny_audio_lm, factual_metadata, tmp_path_factory) -> dict[str, Path]:
+    """The tiny Qwen2-Audio (2 s) under the default protocol and under ``paper``, and the
+    report of both."""
+    root = tmp_path_factory.mktemp("factual_protocol")
+    tasks = "factual_instrument_open,factual_instrument_binary_gen"
+    folders: dict[str, Path] = {}
+    protocols = {"default": {}, "paper": {"protocol": "paper"}}
+    with ThreadPoolExecutor(2) as pool:  # the two runs in parallel
+        done = {
+            name: pool.submit(
+                run_cli, run_args(tiny_audio_lm, {**factual_metadata, **extra}, root / name, tasks)
+            )
+            for name, extra in protocols.items()
+        }
+        for name, future in done.items():
+            folders[name] = root / name
+            (root / f"{name}.log").write_text(future.result().stderr)
+    folders["report"] = root / "report"
+    run_cli(["report", str(folders["default"]), str(folders["paper"]), "--out",
+             str(folders["report"]), "--n-resamples", "99"])  # fmt: skip
+    return folders
+
+
+def test_paper_cuts_at_the_limit_ours_asks_in_windows_and_both_say_so(protocol_runs):
+    long_docs = {}
+    for name, protocol in (("default", "rul"), ("paper", "paper")):
+        results, samples = read_output(protocol_runs[name])
+        for task in ("factual_instrument_open", "factual_instrument_binary_gen"):
+            assert results["configs"][task]["metadata"]["protocol"] == protocol
+        docs = [s["doc"] for s in samples["factual_instrument_open"]]
+        long_docs[protocol] = [d for d in docs if d["id"] == LONG_ID]
+        assert {d["protocol"] for d in docs} == {protocol}
+    (cut,) = long_docs["paper"]  # one document: the first 2 s, as the model would cut it
+    assert cut["audio_window"] == [0.0, 2.0] and cut["cut"] is True
+    assert (cut["recording_seconds"], cut["heard_seconds"]) == (pytest.approx(LONG_SECONDS), 2.0)
+    windows = long_docs["rul"]  # ours: equal windows of at most 2 s, nothing unheard
+    assert len(windows) == 5 and not any(d["cut"] for d in windows)
+    assert windows[-1]["audio_window"][1] == pytest.approx(LONG_SECONDS)
+    log = (protocol_runs["paper"].parent / "paper.log").read_text()
+    assert "are longer than the model's 2 s and are cut to their first 2 s" in log
+    assert "cut to their first" not in (protocol_runs["default"].parent / "default.log").read_text()
+
+
+def test_binary_generation_reports_the_papers_f1_beside_accuracy(protocol_runs):
+    results, samples = read_output(protocol_runs["default"])
+    row = results["results"]["factual_instrument_binary_gen"]
+    for name in ("acc", "f1", "precision", "recall"):
+        assert 0.0 <= row[f"{name},none"] <= 1.0, name
+    assert row["f1,none"] >= row["acc,none"]  # an answer naming both can only add to F1
+    record = samples["factual_instrument_binary_gen"][0]["f1"]
+    assert "labels" in record and record["options"]
+
+
+def test_the_report_shows_each_runs_protocol_and_what_was_cut(protocol_runs):
+    report = json.loads((protocol_runs["report"] / "report.json").read_text())
+    rows = report["factual"]["tasks"]["factual_instrument_open"]["rows"]
+    assert sorted(row["protocol"] for row in rows) == ["paper", "rul"]
+    assert sorted(row["setting"] for row in rows) == [
+        "original, protocol=paper",
+        "original, protocol=rul",
+    ]
+    paper = next(row for row in rows if row["protocol"] == "paper")
+    assert paper["cut"]["items"] >= 1 and paper["cut"]["heard_seconds"] == 2.0
+    text = (protocol_runs["report"] / "report.md").read_text()
+    assert "| original, protocol=paper | paper |" in text
+    assert "recordings cut at the model's limit (2 s heard" in text
+    (binary,) = report["factual"]["studies"]["binary"]["instrument"]["rows"][:1]
+    assert 0.0 <= binary["f1"] <= 1.0
