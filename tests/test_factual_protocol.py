@@ -124,3 +124,55 @@ def test_the_report_shows_each_runs_protocol_and_what_was_cut(protocol_runs):
     assert "recordings cut at the model's limit (2 s heard" in text
     (binary,) = report["factual"]["studies"]["binary"]["instrument"]["rows"][:1]
     assert 0.0 <= binary["f1"] <= 1.0
+
+
+def test_lalm_api_paper_protocol_sends_the_providers_default_settings(tiny_audio_lm, audio_data):
+    """The paper kept the provider's default inference settings: under ``protocol=paper``
+    ``lalm-api`` sends no temperature and no max_tokens; ours sends temperature 0 and the
+    task's cap."""
+    from lm_eval.api.instance import Instance
+
+    from lm_eval_rul.mcqa.tasks import doc_to_text_gen, load_rul_muchomusic
+    from lm_eval_rul.models.api import LALMAPI
+    from lm_eval_rul.testing.openai_server import OpenAIAudioServer
+
+    doc = list(load_rul_muchomusic(0, **audio_data)["test"])[0]
+    request = Instance("generate_until", doc, (doc_to_text_gen(doc), {"max_gen_toks": 8}), 0)
+    with OpenAIAudioServer(tiny_audio_lm, served_model="tiny") as server:
+        for protocol in ("rul", "paper"):
+            model = LALMAPI(
+                base_url=server.url, model="tiny", results_cache="none", protocol=protocol
+            )
+            model.generate_until([request], True)
+            assert model.get_model_info()["api_protocol"] == protocol
+        ours, paper = server.answered
+    assert (ours["temperature"], ours["max_tokens"]) == (0, 8)
+    assert "temperature" not in paper and "max_tokens" not in paper
+    assert paper["messages"] == ours["messages"]
+
+
+@pytest.mark.parametrize(
+    ("model", "model_args", "metadata", "expected"),
+    [
+        ("lalm", "pretrained={lm}", {"protocol": "papr"}, "protocol='papr' is not a factual"),
+        (
+            "lalm-api",
+            "base_url=http://127.0.0.1:9/v1,model=m,max_audio_seconds=30,protocol=paper",
+            {"protocol": "rul"},
+            "--metadata protocol='rul' and --model_args protocol='paper' differ",
+        ),
+        ("lalm-api", "base_url=http://127.0.0.1:9/v1,model=m,protocol=strict", {}, "protocol="),
+    ],
+)
+def test_a_wrong_protocol_is_one_clear_error_line(
+    tiny_audio_lm, factual_metadata, capsys, tmp_path, model, model_args, metadata, expected
+):
+    from lm_eval_rul.testing.harness import cli_error_line
+
+    argv = [
+        "run", "--model", model, "--model_args", model_args.format(lm=tiny_audio_lm),
+        "--tasks", "factual_mood_open", "--metadata", json.dumps({**factual_metadata, **metadata}),
+        "--output_path", str(tmp_path),
+    ]  # fmt: skip
+    line = cli_error_line(argv, capsys)
+    assert expected in line and ("rul" in line and "paper" in line)
