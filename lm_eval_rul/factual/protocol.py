@@ -39,7 +39,7 @@ __all__ = [
     "is_chunked",
 ]
 
-#: Protocol name -> what it is, for messages and ``--help``.
+#: Protocol name -> what it sets.
 PROTOCOLS: dict[str, str] = {
     "rul": "ours (the default): long recordings heard in equal windows up to the model's "
     "limit, nothing cut; API models at temperature 0 with the task's token cap",
@@ -69,8 +69,9 @@ def check_protocol(value: Any, *, where: str = "--metadata protocol") -> str:
     name = str(value).strip().lower()
     if name not in PROTOCOLS:
         raise FactualInputError(
-            f"{where}={value!r} is not a factual protocol; use one of "
-            + "; ".join(f"{key} ({text.split(':')[0]})" for key, text in PROTOCOLS.items())
+            f"{where}={value!r} is not a factual protocol; use rul (ours, the default: long "
+            "recordings heard in windows, API models at temperature 0) or paper (the paper's: "
+            "recordings cut at the model's limit, API models at the provider's defaults)"
         )
     return name
 
