@@ -176,3 +176,29 @@ def test_a_wrong_protocol_is_one_clear_error_line(
     ]  # fmt: skip
     line = cli_error_line(argv, capsys)
     assert expected in line and ("rul" in line and "paper" in line)
+
+
+def test_metadata_protocol_reaches_lalm_api_and_its_requests(
+    tiny_audio_lm, factual_metadata, tmp_path, monkeypatch
+):
+    """``--metadata protocol=paper`` alone sets both sides of a served run: the tasks
+    (recorded in the results' configs) and ``lalm-api``'s requests (no temperature, no
+    max_tokens)."""
+    from lm_eval_rul.cli import main
+    from lm_eval_rul.testing.openai_server import OpenAIAudioServer
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    metadata = {**factual_metadata, "sample_size": 2, "protocol": "paper"}
+    with OpenAIAudioServer(tiny_audio_lm, served_model="tiny") as server:
+        main([
+            "run", "--model", "lalm-api", "--model_args",
+            f"base_url={server.url},model=tiny,max_audio_seconds=2,results_cache=none",
+            "--tasks", "factual_mood_open", "--metadata", json.dumps(metadata),
+            "--output_path", str(tmp_path / "out"), "--log_samples",
+        ])  # fmt: skip
+        bodies = list(server.answered)
+    assert bodies and not any("temperature" in b or "max_tokens" in b for b in bodies)
+    results, samples = read_output(tmp_path / "out")
+    assert results["configs"]["factual_mood_open"]["metadata"]["protocol"] == "paper"
+    assert results["config"]["model_args"]["protocol"] == "paper"  # handed to lalm-api
+    assert {s["doc"]["protocol"] for s in samples["factual_mood_open"]} == {"paper"}

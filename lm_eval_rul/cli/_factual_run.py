@@ -125,7 +125,7 @@ def set_chunk_seconds(args: argparse.Namespace) -> None:
     metadata = _metadata(args)
     cfg = EvaluatorConfig.from_cli(argparse.Namespace(**vars(args)))
     model_args = model_args_checker(args.model)(cfg.model_args or {})
-    protocol = _protocol(args, model_args, metadata)
+    protocol = _protocol(args, dict(cfg.model_args or {}), metadata)  # as given, no defaults
     metadata["protocol"] = protocol  # recorded in the results' configs, read by the report
     args.metadata = metadata
     if args.model == "lalm" and not model_args.get("pretrained"):
