@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from lm_eval_rul.factual.binary import (
+    BINARY_FIGURES,
     binary_figures,
     binary_items,
     binary_pairs,
@@ -18,6 +19,7 @@ from lm_eval_rul.factual.binary import (
 from lm_eval_rul.factual.errors import FactualInputError
 from lm_eval_rul.factual.items import Item, sample_items
 from lm_eval_rul.factual.lexicon import lexicon_for
+from lm_eval_rul.factual.parser import parse_labels
 from lm_eval_rul.factual.prompts import BINARY_TASKS, binary_prompt, candidate_labels
 from lm_eval_rul.factual.study_tasks import (
     BINARY_AGGREGATIONS,
@@ -128,7 +130,7 @@ def test_windows_vote_by_plurality_ties_to_the_earliest():
     assert [found[k].choice for k in "1234"] == [1, 1, 1, None]
     assert found["2"].per_chunk == (1, 0)
     figures = binary_figures(list(found.values()))
-    assert figures == {
+    assert {name: figures[name] for name in BINARY_FIGURES} == {
         "acc": 2 / 4,  # items 2 and 3 right; 1 wrong; 4 unanswered counts wrong
         "first_share": 0.0,
         "gold_first_share": 2 / 4,
@@ -168,7 +170,7 @@ def test_process_results_reads_letters_and_text(factual_metadata):
     assert set(metrics) == {"acc", "first_share", "gold_first_share", "parse_failure"}
     rec = metrics["acc"]
     assert rec["choice"] == 1 and rec["p_first"] == pytest.approx(1 / (1 + math.exp(1.5)))
-    assert doc["parsed"] == {"choice": doc["options"][1]}
+    assert doc["parsed"] == {"choice": doc["options"][1], "labels": [doc["options"][1]]}
     gen = dict(list(load_factual_binary("genre", "generate", **factual_metadata)["test"])[0])
     named = gen["options"][0]
     metrics = process_results_binary(gen, [f"I'm sure it's {named.lower()}."])
@@ -191,7 +193,44 @@ def test_letters_without_a_probability_are_no_choice_never_a(factual_metadata, s
     doc = dict(docs[0])
     record = process_results_binary(doc, [(s, False) for s in scores])["parse_failure"]
     assert record["choice"] == choice and record["p_first"] == p_first
-    assert doc["parsed"] == {"choice": None if choice is None else doc["options"][choice]}
+    assert doc["parsed"]["choice"] == (None if choice is None else doc["options"][choice])
     figures = binary_figures(binary_items([record]))
     assert figures["parse_failure"] == (1.0 if choice is None else 0.0)
     assert figures["acc"] == float(choice == doc["gold_index"])
+
+
+@pytest.mark.parametrize(
+    ("answers", "scores"),
+    [
+        (["the oboe"], (1.0, 1.0, 1.0)),  # the gold option
+        (["the violin"], (0.0, 0.0, 0.0)),  # the other one
+        (["both the oboe and the violin"], (0.5, 1.0, 2 / 3)),  # both: acc counts it wrong
+        (["a guitar, clearly"], (0.0, 0.0, 0.0)),  # another label only
+        (["no idea"], (0.0, 0.0, 0.0)),  # nothing named: an empty prediction
+        (["both the oboe and the violin", "the violin"], (0.0, 0.0, 0.0)),  # a window chose
+    ],
+)
+def test_binary_precision_recall_f1_score_the_answers_labels_against_the_gold(answers, scores):
+    """The paper's binary figure: the parsed answer's labels against the gold label, beside
+    acc (which counts an answer naming both options, or none, wrong)."""
+    lexicon = lexicon_for("instrument")
+    records = []
+    for chunk, answer in enumerate(answers):
+        choice = read_binary_answer(answer, ["oboe", "violin"], lexicon)
+        labels = list(parse_labels(answer, lexicon).labels) if choice is None else []
+        rec = record("7", chunk, len(answers), choice, options=("oboe", "violin"))
+        records.append(
+            {**rec, "labels": labels if choice is None else [("oboe", "violin")[choice]]}
+        )
+    figures = binary_figures(binary_items(records))
+    assert (figures["precision"], figures["recall"], figures["f1"]) == pytest.approx(scores)
+    assert figures["acc"] == float(scores == (1.0, 1.0, 1.0))
+    assert BINARY_AGGREGATIONS["f1"](records) == pytest.approx(scores[2])
+
+
+def test_generated_binary_windows_record_the_answers_labels(factual_metadata):
+    gen = dict(list(load_factual_binary("composer", "generate", **factual_metadata)["test"])[0])
+    first, second = gen["options"]
+    metrics = process_results_binary(gen, [f"Either {first} or {second}, I cannot tell."])
+    assert set(metrics) == {*BINARY_FIGURES, "precision", "recall", "f1"}
+    assert metrics["f1"]["choice"] is None and metrics["f1"]["labels"] == [first, second]

@@ -6,7 +6,12 @@ import numpy as np
 import pytest
 
 from lm_eval_rul.audio.windows import cut_window
-from lm_eval_rul.factual.chunks import aggregate_labels, chunk_windows, effective_chunk_seconds
+from lm_eval_rul.factual.chunks import (
+    aggregate_labels,
+    chunk_windows,
+    effective_chunk_seconds,
+    plan_windows,
+)
 from lm_eval_rul.factual.documents import run_options
 from lm_eval_rul.factual.errors import FactualInputError
 from lm_eval_rul.factual.lexicon import lexicon_for
@@ -15,8 +20,11 @@ from lm_eval_rul.testing.factual import FIXTURE_SR, LONG_SECONDS
 
 
 def test_effective_chunk_seconds():
-    assert effective_chunk_seconds() == 60.0
-    assert effective_chunk_seconds(None, 30.0) == effective_chunk_seconds("", 30.0) == 30.0
+    # not asked for: no windows (each recording heard whole, up to the model's limit)
+    assert effective_chunk_seconds() is None and effective_chunk_seconds("", 30.0) is None
+    # a chunked model (the paper's LTU-AS, MU-LLaMA, LLaMA-Adapter): 60 s, or its limit
+    assert effective_chunk_seconds(None, chunked=True) == 60.0
+    assert effective_chunk_seconds(None, 30.0, chunked=True) == 30.0
     assert effective_chunk_seconds(20.0, 30.0) == effective_chunk_seconds("20", 30.0) == 20.0
     assert effective_chunk_seconds(90.0) == 90.0  # no known limit: as given
     for bad in (0, -1, "ten", float("nan"), float("inf")):
@@ -30,10 +38,44 @@ def test_effective_chunk_seconds():
 def test_the_tasks_and_the_cli_share_the_window_length():
     """The tasks' documents (plain ``lm_eval``) read ``chunk_seconds`` through the same
     function ``lm-eval-rul run`` sets it with."""
-    assert run_options({}).chunk_seconds == effective_chunk_seconds()
+    assert run_options({}).chunk_seconds == effective_chunk_seconds() is None
     assert run_options({"chunk_seconds": "12.5"}).chunk_seconds == 12.5
+    assert run_options({"chunked": "true", "max_audio_seconds": 10}).chunk_seconds == 10.0
     with pytest.raises(FactualInputError, match="positive number of seconds"):
         run_options({"chunk_seconds": 0})
+    with pytest.raises(FactualInputError, match="chunk_seconds=20 is longer than the 10 s"):
+        run_options({"chunk_seconds": 20, "max_audio_seconds": "10"})
+
+
+@pytest.mark.parametrize(
+    "protocol, limit, chunk, windows, heard, cut",
+    [
+        # heard whole, up to the model's limit (Audio Flamingo 3: 600 s), under both
+        ("rul", 600.0, None, [None], 70.0, False),
+        ("paper", 600.0, None, [None], 70.0, False),
+        ("rul", None, None, [None], 70.0, False),  # no known limit
+        # longer than the limit: cut as the model cuts it, under both protocols (windows
+        # only when asked for), and the plan says so
+        ("paper", 30.0, None, [(0.0, 30.0)], 30.0, True),
+        ("rul", 30.0, None, [(0.0, 30.0)], 30.0, True),
+        # asked for (chunk_seconds, or a chunked model): the paper's 60 s segments vs ours
+        ("paper", None, 60.0, [(0.0, 60.0), (60.0, 70.0)], 70.0, False),
+        ("rul", None, 60.0, [(0.0, 35.0), (35.0, 70.0)], 70.0, False),
+    ],
+)
+def test_what_a_model_hears_of_a_70_s_recording(protocol, limit, chunk, windows, heard, cut):
+    plan = plan_windows(70.0, chunk_seconds=chunk, max_seconds=limit, protocol=protocol)
+    assert [w if w is None else pytest.approx(w) for w in plan.windows] == windows
+    assert (plan.recording_seconds, plan.heard_seconds, plan.cut) == (70.0, heard, cut)
+
+
+def test_an_unknown_protocol_is_one_clear_error():
+    with pytest.raises(
+        FactualInputError, match=r"protocol='papers' is not a factual protocol.*rul.*paper"
+    ):
+        run_options({"protocol": "papers"})
+    assert run_options({"protocol": "PAPER"}).protocol == "paper"
+    assert run_options({}).protocol == "rul"
 
 
 @pytest.mark.parametrize(

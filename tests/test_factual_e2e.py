@@ -1,6 +1,7 @@
 """End to end: every factual task through ``lm-eval-rul run`` with a tiny audio LM under
-``audio=original`` and ``audio=random``, recordings longer than the model's 2 s window
-asked about window by window, then ``lm-eval-rul report`` on both output folders."""
+``audio=original`` and ``audio=random``, windows of the model's 2 s asked for
+(``chunk_seconds``: longer recordings asked about window by window), then
+``lm-eval-rul report`` on both output folders."""
 
 from __future__ import annotations
 
@@ -52,9 +53,10 @@ def runs(audio_lm, factual_metadata, tmp_path_factory) -> dict[str, Path]:
     """Output folders of the original and random runs (in parallel), and the report."""
     root = tmp_path_factory.mktemp("factual_e2e")
     folders = {c: root / c for c in ("original", "random")}
+    windows = {**factual_metadata, "chunk_seconds": TINY_LIMIT}  # windows only when asked
     with ThreadPoolExecutor(2) as pool:
         done = {
-            c: pool.submit(run_cli, run_args(audio_lm, c, factual_metadata, folder))
+            c: pool.submit(run_cli, run_args(audio_lm, c, windows, folder))
             for c, folder in folders.items()
         }
         outputs = {c: future.result() for c, future in done.items()}
@@ -75,9 +77,11 @@ def test_every_task_runs_and_prints_its_item_level_metrics(runs):
         assert results["n-samples"][task]["effective"] == len(samples[task])
     assert "tree_f1" in "".join(results["results"]["factual_genre_open"])
     assert re.search(r"\|\s+- instruments \(MusicNet\), open prompt\s+\|", runs["stdout"])
-    # lm-eval-rul run set the window length to the model's limit
+    # lm-eval-rul run told the tasks the model's limit beside the windows asked for, and
+    # recorded the protocol
     metadata = results["configs"]["factual_instrument_open"]["metadata"]
-    assert metadata["chunk_seconds"] == TINY_LIMIT
+    assert metadata["max_audio_seconds"] == TINY_LIMIT and metadata["chunk_seconds"] == TINY_LIMIT
+    assert metadata["protocol"] == "rul"
 
 
 def test_long_recordings_are_heard_window_by_window(runs):

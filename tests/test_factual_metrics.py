@@ -119,3 +119,28 @@ def test_compare_conditions_pairs_by_item_and_tests():
     assert same.difference.contains_zero and same.pvalue == 1.0
     with pytest.raises(ValueError, match="share no item"):
         pair_by_id({"a": 1.0}, {"b": 1.0})
+
+
+def test_same_tree_judges_each_label_on_its_own_never_the_collapsed_roots():
+    """The paper's same-tree: a predicted genre is right when it lies in a gold genre's
+    top-level branch, judged label by label. Collapsing both sides to roots first would
+    merge "Punk" and "Post-Punk" into one right "Rock" (P 1/2 below, not 2/3), and merge
+    gold labels the same way on the recall side (R 1/2, not 2/3)."""
+    tree = GenreTree(
+        {12: "Rock", 25: "Punk", 89: "Post-Punk", 4: "Jazz", 74: "Free-Jazz"},
+        {12: 0, 25: 12, 89: 25, 4: 0, 74: 4},
+        {},
+    )
+    # precision side: Punk and Post-Punk are right (Rock's branch), Jazz is not
+    (result,) = [genre_metrics([["Punk", "Post-Punk", "Jazz"]], [["Rock"]], tree)["same_tree"]]
+    assert (result.precision, result.recall) == (pytest.approx(2 / 3), 1.0)
+    assert result.f1 == pytest.approx(0.8)
+    assert set_metrics([tree.to_roots(["Punk", "Post-Punk", "Jazz"])], [["Rock"]]).precision == 0.5
+    # recall side: gold Punk and Post-Punk are found (a Rock-branch prediction), Free-Jazz not
+    result = genre_metrics([["Rock"]], [["Punk", "Post-Punk", "Free-Jazz"]], tree)["same_tree"]
+    assert (result.precision, result.recall) == (1.0, pytest.approx(2 / 3))
+    assert result.micro_recall == pytest.approx(2 / 3) and result.micro_precision == 1.0
+    assert result.per_label["Free-Jazz"].recall == 0.0 and result.per_label["Punk"].recall == 1.0
+    # an unknown title is a root of its own: wrong, and it finds nothing
+    result = genre_metrics([["Synthwave", "Free-Jazz"]], [["Jazz"]], tree)["same_tree"]
+    assert (result.precision, result.recall) == (0.5, 1.0)

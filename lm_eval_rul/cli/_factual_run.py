@@ -3,10 +3,13 @@
 * Before the model loads: every requested factual task reads its tables and checks its
   audio files, and one error names every problem of every task (the harness would stop
   at the first task).
-* Before anything loads: the window length. Without ``--metadata chunk_seconds`` the
-  factual tasks cut recordings into windows of at most ``min(60, the model's limit)``
-  seconds (Qwen2-Audio: 30), read from the checkpoint's processor without loading its
-  weights (``lalm``) or from ``max_audio_seconds``; a ``chunk_seconds`` longer than the
+* Before anything loads: the protocol and what the model hears. ``--metadata protocol``
+  is checked (``rul`` or ``paper``) and handed to ``lalm-api`` as its model argument (the
+  inference settings it sends). The model's audio limit is read from the checkpoint's
+  processor without loading its weights (``lalm``: Audio Flamingo 3 600 s, Qwen2-Audio
+  30 s) or from ``max_audio_seconds``, and written into the metadata as
+  ``max_audio_seconds``: each recording is heard whole up to it
+  (:func:`~lm_eval_rul.factual.chunks.plan_windows`). A ``chunk_seconds`` longer than the
   limit stops the run at once (the model would not hear the end of each window).
   ``lalm-api`` cannot read a served model's limit: given neither ``max_audio_seconds``
   nor ``chunk_seconds``, the run stops before anything is sent.
@@ -58,32 +61,73 @@ def _served_model_limit_unknown(model: str) -> FactualInputError:
         f"{model} with the factual tasks: each recording is cut into windows the model hears "
         "whole, but the served model's audio limit is not known here, and a server that hears "
         "less than the window (Qwen2-Audio: 30 s) silently drops the rest of it. Say how much "
-        "audio the served model hears: --model_args ...,max_audio_seconds=30 (windows of at "
-        "most min(60, that)), or the window itself: --metadata '{..., \"chunk_seconds\": 30}'. "
-        "Nothing was sent."
+        "audio the served model hears: --model_args ...,max_audio_seconds=30 (each recording "
+        "heard whole up to that), or the window itself: --metadata '{..., \"chunk_seconds\": "
+        "30}'. Nothing was sent."
     )
 
 
+def _model_args_with(args: argparse.Namespace, name: str, value: str) -> None:
+    """Add ``name=value`` to ``args.model_args`` (a ``k=v,...`` string or a dict)."""
+    current = getattr(args, "model_args", None)
+    if isinstance(current, dict):
+        args.model_args = {**current, name: value}
+    else:
+        text = str(current or "").strip().strip(",")
+        args.model_args = f"{text},{name}={value}" if text else f"{name}={value}"
+
+
+def _protocol(args: argparse.Namespace, model_args: dict[str, Any], metadata: dict[str, Any]):
+    """The run's checked protocol; ``lalm-api`` is given it as its model argument."""
+    from ..factual.errors import FactualInputError
+    from ..factual.protocol import check_protocol
+
+    given = metadata.get("protocol")
+    protocol = check_protocol(given)
+    if args.model != SERVED_AUDIO_MODEL:
+        return protocol
+    in_model = model_args.get("protocol")
+    if in_model not in (None, ""):
+        model_protocol = check_protocol(in_model, where="--model_args protocol")
+        if given not in (None, "") and model_protocol != protocol:
+            raise FactualInputError(
+                f"--metadata protocol={given!r} and --model_args protocol={in_model!r} differ; "
+                "give the protocol once (either place sets both the tasks and lalm-api)."
+            )
+        return model_protocol
+    if given not in (None, ""):
+        _model_args_with(args, "protocol", protocol)
+    return protocol
+
+
 def set_chunk_seconds(args: argparse.Namespace) -> None:
-    """Set (or check) ``--metadata chunk_seconds`` from the audio model's limit.
+    """Check the protocol and ``chunk_seconds``; write the model's audio limit into
+    ``--metadata max_audio_seconds``.
 
     ``lalm`` reads the limit from the checkpoint's processor (or ``max_audio_seconds``);
     ``lalm-api`` cannot read a served model's limit, so it must be told: its
-    ``max_audio_seconds``, or ``chunk_seconds`` itself. The length itself is
+    ``max_audio_seconds``, or ``chunk_seconds`` itself. The window length itself is
     :func:`~lm_eval_rul.factual.chunks.effective_chunk_seconds`.
 
     Raises:
-        FactualInputError: ``chunk_seconds`` was given and exceeds the model's limit, or
-            ``lalm-api`` was given neither ``max_audio_seconds`` nor ``chunk_seconds``.
+        FactualInputError: ``protocol`` names no protocol (or differs between
+            ``--metadata`` and ``lalm-api``'s ``--model_args``), ``chunk_seconds`` was given
+            and exceeds the model's limit, or ``lalm-api`` was given neither
+            ``max_audio_seconds`` nor ``chunk_seconds``.
     """
     from lm_eval.config.evaluate_config import EvaluatorConfig
 
     from ..factual.chunks import effective_chunk_seconds
+    from ..factual.protocol import is_chunked
     from ..models.limits import audio_limit_seconds
     from ..registration import model_args_checker
 
+    metadata = _metadata(args)
     cfg = EvaluatorConfig.from_cli(argparse.Namespace(**vars(args)))
     model_args = model_args_checker(args.model)(cfg.model_args or {})
+    protocol = _protocol(args, dict(cfg.model_args or {}), metadata)  # as given, no defaults
+    metadata["protocol"] = protocol  # recorded in the results' configs, read by the report
+    args.metadata = metadata
     if args.model == "lalm" and not model_args.get("pretrained"):
         return  # the model's own check says what is missing
     try:
@@ -91,20 +135,26 @@ def set_chunk_seconds(args: argparse.Namespace) -> None:
     except (OSError, ValueError) as error:  # the model load will say what is wrong
         logger.warning("factual tasks: cannot read the model's audio limit (%s)", error)
         return
-    metadata = _metadata(args)
     given = metadata.get("chunk_seconds")
     given = None if given in (None, "") else given
     if given is None and limit is None and args.model == SERVED_AUDIO_MODEL:
         raise _served_model_limit_unknown(args.model)
-    seconds = effective_chunk_seconds(given, limit)
-    if given is not None:
-        return
-    args.metadata = {**metadata, "chunk_seconds": seconds}
-    logger.info(
-        "factual tasks: windows of at most %g s (the model hears %s)",
-        seconds,
-        "any length" if limit is None else f"{limit:g} s",
-    )
+    chunked = is_chunked(model_args.get("chunked", metadata.get("chunked")))
+    if not chunked and args.model == SERVED_AUDIO_MODEL and model_args.get("base_url"):
+        from ..models.api_bridge import read_declaration  # a bridge's CHUNKED
+
+        declared = read_declaration(str(model_args["base_url"]), model_args.get("model"))
+        chunked = bool(declared and declared.chunked)
+    seconds = effective_chunk_seconds(given, limit, chunked=chunked)
+    if limit is not None and metadata.get("max_audio_seconds") in (None, ""):
+        args.metadata = {**metadata, "max_audio_seconds": limit}  # the tasks' cut or windows
+    if seconds is not None:
+        how = f"windows of at most {seconds:g} s"
+    elif limit is None:
+        how = "each recording whole (the model has no limit)"
+    else:
+        how = f"each recording whole up to the model's {limit:g} s, longer ones cut there"
+    logger.info("factual tasks (protocol=%s): %s", protocol, how)
 
 
 def _factual_tasks(index: dict[str, Any], names: list[str]) -> list[str]:

@@ -38,9 +38,13 @@ Modules and their public names:
 * :mod:`.audio_files`: ``check_audio_files``, ``CheckedItems``
 * :mod:`.errors`: ``FactualInputError``, ``AudioFilesError``
 * :mod:`.sources`: ``prepare_task``, ``PreparedTask``, ``read_task_items``
-* :mod:`.chunks`: ``chunk_windows``, ``aggregate_labels``, ``effective_chunk_seconds``
+* :mod:`.protocol`: ``PROTOCOLS``, ``DEFAULT_PROTOCOL``, ``check_protocol`` (``rul``, ours,
+  or ``paper``: what a model hears of a long recording, an API model's settings)
+* :mod:`.chunks`: ``plan_windows``, ``HeardPlan`` (what a model hears of a recording),
+  ``chunk_windows``, ``aggregate_labels``, ``effective_chunk_seconds``
 * :mod:`.metrics`: ``precision_recall_f1``, ``item_scores``, ``micro_scores``,
-  ``per_label_scores``, ``macro_f1``, ``set_metrics``, ``genre_metrics``, ``SetMetrics``
+  ``per_label_scores``, ``macro_f1``, ``set_metrics``, ``tree_metrics`` (same-tree genre,
+  each label judged on its own), ``genre_metrics``, ``SetMetrics``
 * :mod:`.baselines`: ``majority_baseline``, ``frequency_baseline``,
   ``expected_item_scores``, ``label_frequencies``
 * :mod:`.documents`: ``make_documents``, ``run_options``, ``RunOptions`` (one harness
@@ -50,9 +54,10 @@ Modules and their public names:
 * :mod:`.tasks`: ``load_factual``, ``process_results``, ``AGGREGATIONS_BY_METRIC``,
   ``add_item_predictions``, ``check_tasks_audio`` (the harness glue)
 * the robustness studies: :mod:`.binary` (``binary_pairs``, ``read_binary_answer``,
-  ``binary_items``, ``binary_figures``), :mod:`.truefalse` (``read_truefalse_answer``,
-  ``aggregate_answers``, ``label_answers``, ``truefalse_figures``), :mod:`.studies`
-  (their documents), :mod:`.study_tasks` (their harness functions)
+  ``binary_items``, ``binary_figures``: acc and the paper's F1), :mod:`.truefalse`
+  (``read_truefalse_answer``, ``aggregate_answers``, ``label_answers``,
+  ``truefalse_figures``), :mod:`.studies` (their documents), :mod:`.study_tasks` (their
+  harness functions)
 * the LLM parser: :mod:`.llm_parser` (``LLMParser``, ``ParserQuery``, ``reply_problem``),
   :mod:`.reparse` (``reparse_runs``: re-score finished runs into a copy)
 

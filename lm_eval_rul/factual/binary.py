@@ -22,7 +22,13 @@ A forced choice between a right and a wrong label strips the answer of every way
 * **windows**: each window of a long recording chooses; the item's choice is the option
   chosen by most windows with a readable choice, a tie going to the choice of the earliest
   window (the plurality rule of the RUListening release); an item with no readable window
-  is unanswered: wrong, and counted in ``parse_failure``.
+  is unanswered: wrong, and counted in ``parse_failure``;
+* **the paper's figure** (it reports binary choice as F1, chance 0.5): precision, recall
+  and F1 of the answer's labels against the gold label, beside ``acc``. The answer's
+  labels are its choice when it has one; otherwise every label the parser reads in it
+  (both options for an answer naming both: P 1/2, R 1, F1 2/3, where ``acc`` counts it
+  wrong; nothing, or only other labels: 0). Per item (its windows: the choice, else the
+  union of their labels), averaged over items.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ from .answers import read_choice
 from .errors import FactualInputError
 from .items import Item, id_order, sample_key
 from .lexicon import Lexicon
+from .metrics import precision_recall_f1
 
 __all__ = [
     "BinaryPair",
@@ -47,12 +54,15 @@ __all__ = [
     "binary_items",
     "binary_figures",
     "BINARY_FIGURES",
+    "BINARY_SET_FIGURES",
 ]
 
 #: Item-level figures of a binary task. ``parse_failure``: items without a readable choice
 #: (a generated answer naming neither or both labels; with log-likelihood scoring, windows
 #: where neither letter has a probability, as on an API's top-k path).
 BINARY_FIGURES: tuple[str, ...] = ("acc", "first_share", "gold_first_share", "parse_failure")
+#: The paper's figures of a generated binary answer: its labels against the gold label.
+BINARY_SET_FIGURES: tuple[str, ...] = ("precision", "recall", "f1")
 
 
 @dataclass(frozen=True)
@@ -159,6 +169,9 @@ class BinaryItem:
         choice: The chosen option (0 or 1), None when no window gave a readable choice.
         per_chunk: Each answered window's choice (None: unreadable), in window order.
         n_chunks: Windows the recording has.
+        options: The two labels offered, in order ("" when an old log lacks them).
+        labels: The answer's labels: the chosen option, or when no window chose, every
+            label its windows' answers name (both options, other labels, or none).
     """
 
     id: str
@@ -167,6 +180,12 @@ class BinaryItem:
     choice: int | None
     per_chunk: tuple[int | None, ...]
     n_chunks: int
+    options: tuple[str, ...] = ()
+    labels: tuple[str, ...] = ()
+
+    def scores(self) -> tuple[float, float, float]:
+        """P, R, F1 of :attr:`labels` against the gold option (empty: all zero)."""
+        return precision_recall_f1(self.labels, [self.options[self.gold_index]])
 
     @property
     def correct(self) -> bool:
@@ -200,26 +219,35 @@ def binary_items(records: Iterable[Mapping[str, Any]]) -> list[BinaryItem]:
         if len({(int(r["gold_index"]), tuple(r["options"])) for r in chunks}) > 1:
             raise ValueError(f"item {item_id}: its windows were offered different pairs")
         choices = tuple(None if r["choice"] is None else int(r["choice"]) for r in chunks)
+        choice, options = _plurality(choices), tuple(str(o) for o in chunks[0]["options"])
+        if choice is not None:
+            labels: tuple[str, ...] = (options[choice],)
+        else:  # no window chose: what the answers named (both options, others, nothing)
+            named = (label for r in chunks for label in r.get("labels") or ())
+            labels = tuple(dict.fromkeys(named))
         out.append(
             BinaryItem(
                 id=item_id,
                 task=str(chunks[0]["task"]),
                 gold_index=int(chunks[0]["gold_index"]),
-                choice=_plurality(choices),
+                choice=choice,
                 per_chunk=choices,
                 n_chunks=int(chunks[0]["n_chunks"]),
+                options=options,
+                labels=labels,
             )
         )
     return out
 
 
 def binary_figures(items: Sequence[BinaryItem]) -> dict[str, float]:
-    """Item-level figures of :data:`BINARY_FIGURES`.
+    """Item-level figures of :data:`BINARY_FIGURES` and :data:`BINARY_SET_FIGURES`.
 
     ``acc`` (unanswered items are wrong), ``first_share`` (share of the answered items
     choosing the first option: position bias; NaN when none answered),
-    ``gold_first_share`` (0.5 by construction, up to one item) and ``parse_failure``
-    (share of unanswered items).
+    ``gold_first_share`` (0.5 by construction, up to one item), ``parse_failure``
+    (share of unanswered items), and the mean ``precision``, ``recall``, ``f1`` of the
+    items' labels against their gold label (:meth:`BinaryItem.scores`).
 
     Raises:
         ValueError: No items.
@@ -228,7 +256,9 @@ def binary_figures(items: Sequence[BinaryItem]) -> dict[str, float]:
         raise ValueError("no items to score")
     answered = [it for it in items if it.choice is not None]
     n = len(items)
+    scores = [it.scores() for it in items]
     return {
+        **{name: sum(s[i] for s in scores) / n for i, name in enumerate(BINARY_SET_FIGURES)},
         "acc": sum(it.correct for it in items) / n,
         "first_share": (
             sum(it.choice == 0 for it in answered) / len(answered) if answered else math.nan

@@ -1,16 +1,21 @@
-"""Long recordings: windows of at most ``chunk_seconds``, and per-chunk label aggregation.
+"""Long recordings: what of a recording a model hears, windows, and label aggregation.
 
-A model that hears a fixed window is asked once per window, each answer is parsed,
+A model hears each recording whole, up to its own limit (:func:`plan_windows`). Windows
+are cut only when asked for: ``chunk_seconds`` (the user's), a model that hears long audio
+in windows (``chunked``: the models the paper ran in 60 s segments), or, under our
+protocol (``rul``), a recording longer than the model's limit; under ``paper`` such a
+recording is cut at the limit, as the model itself would cut it
+(:mod:`~lm_eval_rul.factual.protocol`). Each window is asked once, each answer is parsed,
 and the per-window label lists are aggregated into one prediction.
 
 Our decisions:
 
-* windows: ``ceil(duration / chunk_seconds)`` equal, contiguous, non-overlapping
-  windows covering the whole recording, so none exceeds the limit and there is no
-  short tail (a 130 s recording at 60 s gives three windows of 43.3 s);
-  ``chunk_seconds`` defaults to 60, or the model's limit when that is shorter
-  (:func:`effective_chunk_seconds`, the one place that decides it); the audio layer cuts
-  each window from the decoded clip (:func:`lm_eval_rul.audio.windows.cut_window`);
+* windows (``rul``): ``ceil(duration / length)`` equal, contiguous, non-overlapping
+  windows covering the whole recording, so none exceeds the length and there is no
+  short tail (a 130 s recording at 60 s gives three windows of 43.3 s); ``paper``:
+  consecutive segments of the length from the start, the last one shorter;
+  the audio layer cuts each window from the decoded clip
+  (:func:`lm_eval_rul.audio.windows.cut_window`);
 * ``union`` (default): every label any window names, in order of first appearance
   (window order, then order within the window);
 * ``majority``: the labels named by *more than half* of the windows, same order; a
@@ -23,30 +28,42 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from .errors import FactualInputError
 
 __all__ = [
     "DEFAULT_CHUNK_SECONDS",
     "AGGREGATIONS",
+    "LAYOUTS",
     "effective_chunk_seconds",
     "chunk_windows",
+    "HeardPlan",
+    "plan_windows",
     "aggregate_labels",
 ]
 
+#: The window length of a chunked model (the paper's 60 s segments), or its limit if shorter.
 DEFAULT_CHUNK_SECONDS = 60.0
 AGGREGATIONS: tuple[str, ...] = ("union", "majority")
+#: How a recording is cut into windows: ``equal`` (ours) or ``fixed`` (the paper's segments).
+LAYOUTS: tuple[str, ...] = ("equal", "fixed")
 
 
 def effective_chunk_seconds(
-    chunk_seconds: float | str | None = None, model_max_seconds: float | None = None
-) -> float:
-    """The window length of a factual run: ``chunk_seconds`` when given, else the default.
+    chunk_seconds: float | str | None = None,
+    model_max_seconds: float | None = None,
+    *,
+    chunked: bool = False,
+) -> float | None:
+    """The window length of a factual run, or None: each recording is heard whole.
 
-    Given, it must be a positive number of seconds no longer than the model's limit (the
-    end of a longer window would be cut off unheard). Not given: 60 s, or the model's
-    limit when that is shorter. ``lm-eval-rul run`` calls it with the limit read from the
-    model before anything loads; the tasks call it without one (plain ``lm_eval``).
+    Given, ``chunk_seconds`` must be a positive number of seconds no longer than the
+    model's limit (the end of a longer window would be cut off unheard). Not given: None
+    (the recording is heard whole, up to the model's limit: :func:`plan_windows`), except
+    for a ``chunked`` model: 60 s (the paper's segments), or its limit when shorter.
+    ``lm-eval-rul run`` calls it with the limit read from the model before anything
+    loads; the tasks call it without one (plain ``lm_eval``).
 
     Raises:
         FactualInputError: ``chunk_seconds`` is not a positive number, or is longer than
@@ -54,12 +71,14 @@ def effective_chunk_seconds(
 
     Examples
     --------
-    >>> effective_chunk_seconds(), effective_chunk_seconds(None, 30.0)
-    (60.0, 30.0)
+    >>> effective_chunk_seconds(), effective_chunk_seconds(None, 30.0, chunked=True)
+    (None, 30.0)
     >>> effective_chunk_seconds("20", 30.0)
     20.0
     """
     if chunk_seconds in (None, ""):
+        if not chunked:
+            return None
         value = DEFAULT_CHUNK_SECONDS
         if model_max_seconds is not None:
             value = min(value, float(model_max_seconds))
@@ -77,18 +96,25 @@ def effective_chunk_seconds(
             f"--metadata chunk_seconds={chunk_seconds} is longer than the "
             f"{model_max_seconds:g} s of audio the model hears: each window's end would be cut "
             f"off unheard. Give at most chunk_seconds={model_max_seconds:g}, or leave it out "
-            f"(lm-eval-rul run then uses min({DEFAULT_CHUNK_SECONDS:g}, {model_max_seconds:g}))."
+            "(each recording is then heard whole, up to the model's limit)."
         )
     return value
 
 
-def chunk_windows(duration: float, chunk_seconds: float) -> list[tuple[float, float]]:
-    """``(start, end)`` seconds of the equal windows covering ``duration``.
+def chunk_windows(
+    duration: float, chunk_seconds: float, layout: str = "equal"
+) -> list[tuple[float, float]]:
+    """``(start, end)`` seconds of the windows covering ``duration``.
+
+    ``equal``: the fewest equal windows of at most ``chunk_seconds``; ``fixed``:
+    consecutive windows of ``chunk_seconds`` from the start, the last one shorter.
 
     Examples
     --------
     >>> chunk_windows(130.0, 60.0)
     [(0.0, 43.333333333333336), (43.333333333333336, 86.66666666666667), (86.66666666666667, 130.0)]
+    >>> chunk_windows(130.0, 60.0, "fixed")
+    [(0.0, 60.0), (60.0, 120.0), (120.0, 130.0)]
     >>> chunk_windows(45.0, 60.0)
     [(0.0, 45.0)]
     """
@@ -96,10 +122,65 @@ def chunk_windows(duration: float, chunk_seconds: float) -> list[tuple[float, fl
         raise ValueError(f"chunk_seconds must be positive, got {chunk_seconds!r}")
     if not duration > 0 or not math.isfinite(duration):
         raise ValueError(f"duration must be a positive number of seconds, got {duration!r}")
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
     n = max(1, math.ceil(duration / chunk_seconds - 1e-9))
-    edges = [duration * k / n for k in range(n + 1)]
+    if layout == "fixed":
+        edges = [min(float(duration), k * float(chunk_seconds)) for k in range(n + 1)]
+    else:
+        edges = [duration * k / n for k in range(n + 1)]
     edges[-1] = float(duration)
     return list(zip(edges[:-1], edges[1:], strict=True))
+
+
+@dataclass(frozen=True)
+class HeardPlan:
+    """What a model hears of one recording.
+
+    Attributes:
+        windows: The documents' windows, ``None`` for the whole recording.
+        recording_seconds: The recording's length.
+        heard_seconds: How much of it the model hears (all of it unless ``cut``).
+        cut: Whether its end goes unheard (longer than the model's limit, ``paper``).
+    """
+
+    windows: tuple[tuple[float, float] | None, ...]
+    recording_seconds: float
+    heard_seconds: float
+    cut: bool
+
+
+def plan_windows(
+    duration: float,
+    *,
+    chunk_seconds: float | None,
+    max_seconds: float | None,
+    protocol: str = "rul",
+) -> HeardPlan:
+    """What a model with limit ``max_seconds`` hears of a ``duration`` s recording.
+
+    ``chunk_seconds`` given (asked for, or a chunked model): its windows (``paper``:
+    fixed segments; ``rul``: equal windows). Else the recording is heard whole, up to
+    the limit; a longer one is cut there under every protocol (one window, the first
+    ``max_seconds``: what the model itself keeps), and the plan records the cut.
+
+    Examples
+    --------
+    >>> plan_windows(70.0, chunk_seconds=None, max_seconds=600.0).windows
+    (None,)
+    >>> plan = plan_windows(70.0, chunk_seconds=None, max_seconds=30.0, protocol="paper")
+    >>> plan.windows, plan.heard_seconds, plan.cut
+    (((0.0, 30.0),), 30.0, True)
+    >>> plan_windows(70.0, chunk_seconds=None, max_seconds=30.0).windows
+    ((0.0, 30.0),)
+    """
+    layout = "fixed" if protocol == "paper" else "equal"
+    if chunk_seconds is not None:
+        windows = chunk_windows(duration, chunk_seconds, layout)
+        return HeardPlan(tuple(windows), duration, duration, False)
+    if max_seconds is None or duration <= max_seconds + 1e-6:
+        return HeardPlan((None,), duration, duration, False)
+    return HeardPlan(((0.0, float(max_seconds)),), duration, float(max_seconds), True)
 
 
 def aggregate_labels(per_chunk: Sequence[Sequence[str]], *, rule: str = "union") -> tuple[str, ...]:

@@ -12,15 +12,28 @@ macro F1 averages it over the labels present in the gold sets (labels only ever
 predicted are listed per label but not averaged). Also: the share of empty
 predictions and the mean predicted-set size.
 
-Genre: ``same_node`` compares FMA titles exactly; ``same_tree`` compares them after
-:meth:`~lm_eval_rul.factual.genres.GenreTree.to_roots` (a sub-genre counts as its
-root, so "Punk" for gold "Rock" is right under same-tree and wrong under same-node).
+Genre: ``same_node`` compares FMA titles exactly; ``same_tree`` (:func:`tree_metrics`)
+judges each label on its own, as the paper defines it ("a prediction is counted correct if
+it matches any node in the same subtree as the ground-truth label"): with ``root`` the
+top-level ancestor of an FMA title (an unknown title is a root of its own, matching
+nothing), per item
+
+* precision side: a predicted label is right when its root is the root of some gold
+  label; ``P = right predicted labels / |S|``;
+* recall side: a gold label is found when some predicted label has its root;
+  ``R = found gold labels / |G|``;
+* ``F1 = 2PR / (P + R)`` (0 when both are 0); an empty prediction scores 0.
+
+Both sides are never collapsed to their roots first: that would merge predictions ("Punk,
+Post-Punk, Jazz" for gold "Rock" is two right labels of three, P = 2/3, not the roots'
+"Rock, Jazz", P = 1/2), and merge gold labels likewise. "Punk" for gold "Rock" is right
+under same-tree and wrong under same-node.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -38,6 +51,8 @@ __all__ = [
     "LabelScore",
     "SetMetrics",
     "set_metrics",
+    "tree_scores",
+    "tree_metrics",
     "genre_metrics",
 ]
 
@@ -222,13 +237,99 @@ def set_metrics(
     )
 
 
+def _tree_counts(
+    pred: Iterable[str], gold: Iterable[str], root_of: Callable[[str], str]
+) -> tuple[list[str], list[str], list[str], list[str]]:
+    """(predicted labels, the right ones, gold labels, the found ones), each label once."""
+    s, g = list(dict.fromkeys(pred)), list(dict.fromkeys(gold))
+    if not g:
+        raise ValueError("the gold set must not be empty")
+    gold_roots = {root_of(label) for label in g}
+    pred_roots = {root_of(label) for label in s}
+    right = [label for label in s if root_of(label) in gold_roots]
+    found = [label for label in g if root_of(label) in pred_roots]
+    return s, right, g, found
+
+
+def _harmonic(p: float, r: float) -> float:
+    return 2 * p * r / (p + r) if p + r else 0.0
+
+
+def tree_scores(
+    pred: Iterable[str], gold: Iterable[str], root_of: Callable[[str], str]
+) -> tuple[float, float, float]:
+    """Same-tree P, R, F1 of one item, each label judged on its own (module docstring).
+
+    Examples
+    --------
+    >>> roots = {"Punk": "Rock", "Post-Punk": "Rock", "Rock": "Rock", "Jazz": "Jazz"}
+    >>> tree_scores(["Punk", "Post-Punk", "Jazz"], ["Rock"], roots.get)
+    (0.6666666666666666, 1.0, 0.8)
+    >>> tree_scores(["Rock"], ["Punk", "Post-Punk", "Jazz"], roots.get)
+    (1.0, 0.6666666666666666, 0.8)
+    """
+    s, right, g, found = _tree_counts(pred, gold, root_of)
+    if not s:
+        return 0.0, 0.0, 0.0
+    p, r = len(right) / len(s), len(found) / len(g)
+    return p, r, _harmonic(p, r)
+
+
+def tree_metrics(
+    preds: Sequence[Iterable[str]],
+    golds: Sequence[Iterable[str]],
+    root_of: Callable[[str], str],
+) -> SetMetrics:
+    """Every figure of :class:`SetMetrics` under same-tree, each label judged on its own.
+
+    Micro: pooled right predicted labels over predicted labels, found gold labels over
+    gold labels, and their harmonic mean. Per label (an FMA title): precision = the share
+    of its predictions that were right, recall = the share of the items with it in gold
+    where it was found, F1 their harmonic mean; macro F1 over the gold labels.
+    """
+    p_sets, g_sets = _sets(preds, golds)
+    counts = [_tree_counts(s, g, root_of) for s, g in zip(preds, golds, strict=True)]
+    scores = np.array([tree_scores(s, g, root_of) for s, g in zip(preds, golds, strict=True)])
+    n_pred = sum(len(c[0]) for c in counts)
+    micro_p = sum(len(c[1]) for c in counts) / n_pred if n_pred else 0.0
+    micro_r = sum(len(c[3]) for c in counts) / sum(len(c[2]) for c in counts)
+    predicted, right, support, found = Counter(), Counter(), Counter(), Counter()
+    for s, r, g, f in counts:
+        predicted.update(s)
+        right.update(r)
+        support.update(g)
+        found.update(f)
+    per_label = {}
+    for label in sorted(set(predicted) | set(support)):
+        lp = right[label] / predicted[label] if predicted[label] else 0.0
+        lr = found[label] / support[label] if support[label] else 0.0
+        per_label[label] = LabelScore(lp, lr, _harmonic(lp, lr), support[label], predicted[label])
+    gold_labels = sorted(support)
+    return SetMetrics(
+        n=len(p_sets),
+        precision=float(scores[:, 0].mean()),
+        recall=float(scores[:, 1].mean()),
+        f1=float(scores[:, 2].mean()),
+        micro_precision=micro_p,
+        micro_recall=micro_r,
+        micro_f1=_harmonic(micro_p, micro_r),
+        macro_f1=float(np.mean([per_label[label].f1 for label in gold_labels])),
+        empty_share=empty_share(p_sets),
+        mean_pred_size=mean_set_size(p_sets),
+        mean_gold_size=mean_set_size(g_sets),
+        per_label=per_label,
+    )
+
+
 def genre_metrics(
     preds: Sequence[Iterable[str]], golds: Sequence[Iterable[str]], tree: GenreTree
 ) -> dict[str, SetMetrics]:
     """``{"same_node": ..., "same_tree": ...}`` for FMA genre predictions."""
+
+    def root_of(label: str) -> str:
+        return tree.root(label) or f"?{label}"
+
     return {
         "same_node": set_metrics(preds, golds),
-        "same_tree": set_metrics(
-            [tree.to_roots(s) for s in preds], [tree.to_roots(t) for t in golds]
-        ),
+        "same_tree": tree_metrics(preds, golds, root_of),
     }

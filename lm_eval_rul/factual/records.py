@@ -8,7 +8,8 @@ plain dict kept as the document's metric value (so the sample log holds it):
      "labels": ["cello"], "gold": ["cello"]}
 
 (genre records add ``"roots"``: the FMA root of every label and gold label, so the
-same-tree figures need no ``genres.csv``). A window whose answer could not be read
+same-tree figures, :func:`~lm_eval_rul.factual.metrics.tree_metrics`, need no
+``genres.csv``). A window whose answer could not be read
 (``labels`` None, or ``parse_status`` ``malformed``: an LLM parser's reply that stayed
 malformed, :mod:`~lm_eval_rul.factual.reparse`) is **unread**: it is left out of its item's
 aggregation, and an item with no read window is left out of the figures (ours: a parser
@@ -30,7 +31,7 @@ from typing import Any
 
 from .chunks import AGGREGATIONS, aggregate_labels
 from .items import id_order
-from .metrics import SetMetrics, precision_recall_f1, set_metrics
+from .metrics import SetMetrics, precision_recall_f1, set_metrics, tree_metrics
 
 __all__ = [
     "ItemPrediction",
@@ -217,10 +218,11 @@ def set_figures(items: Sequence[ItemPrediction]) -> dict[str, SetMetrics]:
         raise ValueError("no items to score")
     preds, golds = [it.labels for it in items], [it.gold for it in items]
     out = {"node": set_metrics(preds, golds)}
-    if items[0].task == "genre":
-        out["tree"] = set_metrics(
-            [it.tree(it.labels) for it in items], [it.tree(it.gold) for it in items]
-        )
+    if items[0].task == "genre":  # same-tree: each label judged on its own, by its root
+        roots: dict[str, str] = {}
+        for item in items:
+            roots.update(item.roots)
+        out["tree"] = tree_metrics(preds, golds, lambda label: roots.get(label, f"?{label}"))
     return out
 
 

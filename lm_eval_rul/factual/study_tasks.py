@@ -8,7 +8,7 @@
   `` true``/`` false``), into a window record, the value of every metric:
 
       binary:    {"id", "task", "chunk", "n_chunks", "gold_index", "options",
-                  "choice": 0 | 1 | None, "p_first": float | None}
+                  "choice": 0 | 1 | None, "p_first": float | None, "labels": [...]}
       truefalse: {"id", "task", "label", "chunk", "n_chunks", "gold": bool,
                   "answer": bool | None, "p_true": float | None}
 
@@ -25,10 +25,17 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .binary import BINARY_FIGURES, binary_figures, binary_items, read_binary_answer
-from .documents import RunOptions, run_options
+from .binary import (
+    BINARY_FIGURES,
+    BINARY_SET_FIGURES,
+    binary_figures,
+    binary_items,
+    read_binary_answer,
+)
+from .documents import RunOptions, describe_windows, run_options
 from .errors import FactualInputError
 from .lexicon import lexicon_for
+from .parser import parse_labels
 from .prompts import BINARY_LETTERS, SCORINGS, TRUEFALSE_WORDS
 from .studies import make_binary_documents, make_truefalse_documents
 from .tasks import attach_genres_csv, genre_tree_of, prepared_task
@@ -75,12 +82,12 @@ def _load(factual_task: str, study: str, scoring: str, metadata: Mapping[str, An
     if factual_task == "genre":  # a generated binary answer is read with the genre lexicon
         attach_genres_csv(docs, metadata)
     logger.info(
-        "%s: %d items, %d documents (condition %s, windows of at most %g s)",
+        "%s: %d items, %d documents (condition %s, %s)",
         task_name,
         len(prepared.items),
         len(docs),
         options.condition,
-        options.chunk_seconds,
+        describe_windows(options),
     )
     return {"test": datasets.Dataset.from_list(docs)}
 
@@ -154,27 +161,39 @@ def process_results_binary(doc: dict[str, Any], results: Sequence[Any]) -> dict[
     """One window's choice (generated and read, or the likelier letter) as its record.
 
     A log-likelihood window in which neither letter has a probability (:func:`_two_way`)
-    has no choice (None), as an unreadable generated answer.
+    has no choice (None), as an unreadable generated answer. ``labels``: the chosen
+    option, or for a generated answer without a choice every label the parser reads in
+    it (the paper's F1, :data:`~lm_eval_rul.factual.binary.BINARY_SET_FIGURES`, which
+    the generated tasks report).
 
-    The reading is added to the document as ``parsed`` (``{"choice": label or None}``).
+    The reading is added to the document as ``parsed`` (``{"choice": label or None,
+    "labels": [...]}``).
     """
     options = list(doc["options"])
     p_first = None
+    labels: list[str] = []
     if doc["scoring"] == "loglikelihood":
         choice, p_first = _two_way(results)
+        names = BINARY_FIGURES
     else:
         tree = genre_tree_of(doc) if doc["factual_task"] == "genre" else None
         lexicon = lexicon_for(str(doc["factual_task"]), tree)
         choice = read_binary_answer(str(results[0]), options, lexicon)
-    doc["parsed"] = {"choice": None if choice is None else options[choice]}
+        if choice is None:
+            labels = list(parse_labels(str(results[0]), lexicon).labels)
+        names = (*BINARY_FIGURES, *BINARY_SET_FIGURES)
+    if choice is not None:
+        labels = [options[choice]]
+    doc["parsed"] = {"choice": None if choice is None else options[choice], "labels": labels}
     record = {
         **_window(doc),
         "gold_index": int(doc["gold_index"]),
         "options": options,
         "choice": choice,
         "p_first": p_first,
+        "labels": labels,
     }
-    return {name: record for name in BINARY_FIGURES}
+    return {name: record for name in names}
 
 
 def process_results_truefalse(doc: dict[str, Any], results: Sequence[Any]) -> dict[str, Any]:
@@ -221,7 +240,7 @@ class StudyAggregation:
 
 #: Metric name -> its harness aggregation.
 BINARY_AGGREGATIONS: dict[str, StudyAggregation] = {
-    name: StudyAggregation("binary", name) for name in BINARY_FIGURES
+    name: StudyAggregation("binary", name) for name in (*BINARY_FIGURES, *BINARY_SET_FIGURES)
 }
 TRUEFALSE_AGGREGATIONS: dict[str, StudyAggregation] = {
     name: StudyAggregation("truefalse", name) for name in TRUEFALSE_FIGURES

@@ -13,8 +13,9 @@
   and scores into its logged samples (``lm-eval-rul run`` calls it).
 
 ``--metadata`` keys (:data:`FACTUAL_METADATA_KEYS`): those of
-:func:`~lm_eval_rul.factual.sources.prepare_task` plus ``chunk_seconds`` and
-``chunk_rule`` (:func:`~lm_eval_rul.factual.documents.run_options`).
+:func:`~lm_eval_rul.factual.sources.prepare_task` plus ``chunk_seconds``,
+``chunk_rule``, ``protocol``, ``max_audio_seconds`` and ``chunked``
+(:func:`~lm_eval_rul.factual.documents.run_options`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .documents import make_documents, run_options
+from .documents import describe_windows, make_documents, run_options
 from .errors import AudioFilesError, FactualInputError
 from .genres import GenreTree, read_genre_tree
 from .labels import out_of_vocabulary, task_info
@@ -64,6 +65,9 @@ FACTUAL_METADATA_KEYS: tuple[str, ...] = (
     *_PREPARE_KEYS,
     "chunk_seconds",
     "chunk_rule",
+    "protocol",
+    "max_audio_seconds",
+    "chunked",
 )
 
 logger = logging.getLogger(__name__)
@@ -145,12 +149,12 @@ def load_factual(factual_task: str, variant: str, **metadata: Any) -> dict[str, 
     if factual_task == "genre":  # process_results reads the tree again for the roots
         attach_genres_csv(docs, metadata)
     logger.info(
-        "%s: %d items, %d documents (condition %s, windows of at most %g s, chunk rule %s); %s",
+        "%s: %d items, %d documents (condition %s, %s, chunk rule %s); %s",
         task_name,
         len(prepared.items),
         len(docs),
         options.condition,
-        options.chunk_seconds,
+        describe_windows(options),
         options.chunk_rule,
         ", ".join(f"{k}={v}" for k, v in prepared.counts.items()),
     )

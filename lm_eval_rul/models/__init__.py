@@ -14,7 +14,7 @@ Modules: :mod:`.lalm` (the model class and :func:`~.lalm.check_model_args`),
 (``lalm-api`` and its :func:`~.api.check_model_args`), :mod:`.api_client` (sending,
 retries), :mod:`.api_replies` (its errors, what counts as a reply), :mod:`.api_payload`
 (WAV parts, request bodies), :mod:`.api_letters` (letter scoring), :mod:`.api_logprobs`
-(reading log-probabilities), :mod:`.api_counts`,
+(reading log-probabilities), :mod:`.api_counts`, :mod:`.api_args` (its ``--model_args``),
 :mod:`.api_bridge` (what a bridge server declares: window, chunking, letter support);
 :mod:`.bridge_server`, the single-file server ``lm-eval-rul bridge --write`` copies into a
 research model's own environment (standard library, numpy and soundfile only).

@@ -25,22 +25,20 @@ from lm_eval.models.utils import postprocess_generated_text
 
 from ..audio import AudioSpec, check_audio_available, condition_key
 from ..cache import ResultCache, digest
+from .api_args import API_PROTOCOLS, LOGPROB_MODES, check_api_model_args
 from .api_bridge import NO_LOGLIKELIHOOD, read_declaration, watch_cuts, window_seconds
 from .api_client import ChatClient, Job, chat_url
 from .api_counts import RequestCounts
 from .api_letters import APILetterScoringMixin
-from .api_payload import WAV_SUBTYPES, AudioEncoder
-from .args import LALMArgumentError, audio_condition, validate_model_args
+from .api_payload import AudioEncoder
+from .args import LALMArgumentError
 from .common import audio_settings
 from .stored_results import results_path
 
-__all__ = ["LALMAPI", "check_model_args", "LOGPROB_MODES"]
+__all__ = ["LALMAPI", "check_model_args", "LOGPROB_MODES", "API_PROTOCOLS"]
 
 logger = logging.getLogger(__name__)
 
-#: ``logprobs=`` values (see :mod:`.api_letters`).
-LOGPROB_MODES: tuple[str, ...] = ("auto", "prompt", "top", "none")
-_SECRET_ARGS = ("api_key", "header", "auth_token")
 _CACHE_VERSION = 1
 #: The file ``results_cache=auto`` means, in ``$LM_EVAL_RUL_CACHE`` (beside ``lalm``'s).
 API_RESULTS_FILE = "lalm_api.sqlite"
@@ -72,6 +70,11 @@ class LALMAPI(APILetterScoringMixin, LocalChatCompletion):
         retry_backoff: First wait between retries in seconds (doubling, with jitter).
         timeout: Seconds per request.
         max_gen_toks: Generation budget when a task sets none.
+        protocol: ``rul`` (temperature 0, the task's token cap) or ``paper`` (the
+            provider's defaults: no ``temperature``, no ``max_tokens`` sent); also read
+            by the factual tasks (:mod:`lm_eval_rul.factual.protocol`).
+        chunked: The model hears long audio in windows (a bridge's ``CHUNKED``): the
+            factual tasks ask about 60 s windows (or the model's limit, if shorter).
         think_end_token: Drop a reasoning model's text up to this token (lm-eval's).
         results_cache: Resume cache file, as ``lalm``'s: ``auto`` = ``lalm_api.sqlite`` in
             ``$LM_EVAL_RUL_CACHE`` (default ``~/.cache/lm_eval_rul``), a path, or ``none``.
@@ -103,6 +106,8 @@ class LALMAPI(APILetterScoringMixin, LocalChatCompletion):
         retry_backoff: float = 1.0,
         timeout: float = 300,
         max_gen_toks: int = 256,
+        protocol: str = "rul",
+        chunked: bool = False,
         think_end_token: str | None = None,
         results_cache: str | None = "auto",
         verify_certificate: bool = True,
@@ -133,7 +138,6 @@ class LALMAPI(APILetterScoringMixin, LocalChatCompletion):
         # a bridge's declaration (lm-eval-rul bridge): its window and chunking, read once
         self.bridge = read_declaration(self.base_url, self.model, api_key_env=args["api_key_env"])
         self.max_audio_seconds = window_seconds(args["max_audio_seconds"], self.bridge)
-        self.chunked = bool(self.bridge and self.bridge.chunked)
         self.spec = AudioSpec(
             sampling_rate=args["sampling_rate"],
             max_seconds=self.max_audio_seconds,
@@ -143,6 +147,9 @@ class LALMAPI(APILetterScoringMixin, LocalChatCompletion):
             noise_std=args["noise_std"],
         )
         self.system_prompt = system_prompt
+        self.protocol = args["protocol"]
+        # chunked: the user's model argument, or what a bridge declares (its CHUNKED)
+        self.chunked = bool(args.get("chunked", False)) or bool(self.bridge and self.bridge.chunked)
         self.logprobs = args["logprobs"]
         self.logprobs_why = "model_args logprobs=none"
         if self.bridge is not None and not self.bridge.has_loglikelihood:
@@ -171,7 +178,7 @@ class LALMAPI(APILetterScoringMixin, LocalChatCompletion):
         self._cache = self._open_cache(args["results_cache"])
         logger.info(
             "lalm-api: model %r at %s; audio=%s seed=%d sampling_rate=%d wav=%s logprobs=%s "
-            "num_concurrent=%d results_cache=%s",
+            "num_concurrent=%d results_cache=%s; generation: %s (protocol=%s)",
             self.model,
             self._client.host,
             self.condition,
@@ -181,6 +188,8 @@ class LALMAPI(APILetterScoringMixin, LocalChatCompletion):
             self.logprobs,
             self._client.num_concurrent,
             self._cache.path if self._cache is not None else "off",  # an empty cache is falsy
+            API_PROTOCOLS[self.protocol],
+            self.protocol,
         )
 
     # ------------------------------------------------------------------ resume cache
@@ -238,11 +247,13 @@ class LALMAPI(APILetterScoringMixin, LocalChatCompletion):
             body = self._create_payload(
                 [], generate=True, gen_kwargs=copy.deepcopy(gen_kwargs), seed=self._seed
             )
+            if self.protocol == "paper":  # the provider's default inference settings
+                body = {k: v for k, v in body.items() if k not in ("temperature", "max_tokens")}
             stop = [s for s in body.pop("stop", None) or [] if s]
             if stop:
                 body["stop"] = stop
             parts = ["gen", context, self._audio.digest(key, doc), {**body, "messages": None}]
-            if float(body.get("temperature") or 0) > 0:  # sampled: repeats differ
+            if float(body.get("temperature", 1) or 0) > 0:  # sampled (a default too): repeats vary
                 occurrences[digest(parts)] += 1
                 parts.append(occurrences[digest(parts)])
             counts.request(request.task_name, index)
@@ -321,6 +332,8 @@ class LALMAPI(APILetterScoringMixin, LocalChatCompletion):
             "api_host": self._client.host,
             **audio_settings(self.spec),
             "audio_wav_subtype": self.wav_subtype,
+            "api_protocol": self.protocol,
+            "api_generation": API_PROTOCOLS[self.protocol],
             "api_logprob_path": f"top-{self.top_logprobs}" if path == "top" else path,
             "api_letters_missing_from_top": self.stats["letters_missing_from_top"],
             "api_questions_missing_letters": self.stats["questions_missing_letters"],
@@ -349,45 +362,6 @@ def _content(response: Mapping[str, Any]) -> Any:
 
 
 def check_model_args(model_args: Mapping[str, Any]) -> dict[str, Any]:
-    """Validate ``lalm-api``'s ``--model_args`` without sending anything; return them converted.
-
-    Raises:
-        LALMArgumentError: A secret passed as an argument, a missing ``base_url`` or
-            ``model``, or a value of the wrong kind.
-        UnknownModelArgsError: A name ``lalm-api`` does not take.
-        UnknownConditionError: ``audio=`` names no condition.
-    """
-    if "cache" in model_args:
-        raise LALMArgumentError(
-            "lalm-api: model_args cache= is now results_cache= (the same name and values as "
-            "lalm's: auto, a file path, or none)."
-        )
-    secrets = [name for name in _SECRET_ARGS if name in model_args]
-    if secrets:  # never echo the value
-        raise LALMArgumentError(
-            f"lalm-api: do not pass {', '.join(secrets)} in --model_args (model_args are "
-            "written to the results). Export the key in an environment variable and name it: "
-            "api_key_env=OPENAI_API_KEY (the default)."
-        )
-    args = validate_model_args(model_args, LALMAPI)
-    for name in ("base_url", "model"):
-        if not args.get(name) or not isinstance(args[name], str):
-            raise LALMArgumentError(
-                f"lalm-api: {name}= is required, e.g. --model_args "
-                "base_url=http://localhost:8000/v1,model=Qwen/Qwen2-Audio-7B-Instruct"
-            )
-    defaults = {"audio": "original", "logprobs": "auto", "wav_subtype": "PCM_16"}
-    args = {**defaults, **args}
-    args["audio"] = audio_condition(args["audio"])
-    choices = {"logprobs": LOGPROB_MODES, "wav_subtype": WAV_SUBTYPES}
-    for name, allowed in choices.items():
-        value = str(args[name])
-        args[name] = value.upper() if name == "wav_subtype" else value.lower()
-        if args[name] not in allowed:
-            raise LALMArgumentError(
-                f"lalm-api: {name}={value!r} is not one of {', '.join(allowed)}."
-            )
-    for name, low in (("num_concurrent", 1), ("max_retries", 0), ("top_logprobs", 1)):
-        if name in args and args[name] < low:
-            raise LALMArgumentError(f"lalm-api: {name}={args[name]!r} must be at least {low}.")
-    return args
+    """Validate ``lalm-api``'s ``--model_args`` without sending anything; return them converted
+    (:func:`.api_args.check_api_model_args` against this class's arguments)."""
+    return check_api_model_args(model_args, LALMAPI)

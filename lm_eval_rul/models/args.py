@@ -99,6 +99,7 @@ _CONVERTERS: dict[str, Callable[[str, Any], Any]] = {
     "retry_backoff": lambda n, v: _as_number(float, n, v),
     "timeout": lambda n, v: _as_number(float, n, v),
     "verify_certificate": _as_bool,
+    "chunked": _as_bool,
 }
 
 

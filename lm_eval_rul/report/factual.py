@@ -121,12 +121,26 @@ def _row(
         "n_windows": len(result.windows),
         "incomplete_items": incomplete,
         "chunk_rule": str(result.windows[0].record["rule"]),
+        "protocol": "/".join(sorted({w.protocol for w in result.windows})),
+        "cut": _cut(result.windows),
         "f1_interval": interval.to_dict(),
         "node": _figures(figures["node"]),
         "tree": _figures(figures["tree"]) if "tree" in figures else None,
         "random_no_disjoint_share": len(no_disjoint) / len(items) if disjoint else None,
         "items_dropped": dict(result.windows[0].items_dropped),
         "_f1": {item.id: item.scores()[2] for item in items},
+    }
+
+
+def _cut(windows: Sequence[Any]) -> dict[str, Any]:
+    """The recordings cut at the model's limit (``protocol=paper``): count and seconds."""
+    by_item = {w.id: w for w in windows if w.cut}
+    seconds = [(w.recording_seconds or 0.0) - (w.heard_seconds or 0.0) for w in by_item.values()]
+    return {
+        "items": len(by_item),
+        "of": len({w.id for w in windows}),
+        "heard_seconds": max((w.heard_seconds or 0.0 for w in by_item.values()), default=None),
+        "unheard_seconds": sum(seconds),
     }
 
 

@@ -33,7 +33,8 @@ def _p(value: float | None) -> str:
 
 
 def _table(view: str, data: Mapping[str, Any], level: str) -> list[str]:
-    header = ["model", "audio", "items", "windows", f"F1 [{level} CI]", *(c for _, c in _COLUMNS)]
+    header = ["model", "audio", "protocol", "items", "windows", f"F1 [{level} CI]"]
+    header += [c for _, c in _COLUMNS]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in data["rows"]:
         figures = row[view]
@@ -43,7 +44,8 @@ def _table(view: str, data: Mapping[str, Any], level: str) -> list[str]:
             if view == "node"
             else _num(figures["f1"])
         )
-        cells = [row["model"], row["setting"], str(row["n_items"]), str(row["n_windows"]), f1]
+        cells = [row["model"], row["setting"], row.get("protocol", "rul")]
+        cells += [str(row["n_items"]), str(row["n_windows"]), f1]
         cells += [_num(figures.get(key)) for key, _ in _COLUMNS]
         lines.append("| " + " | ".join(cells) + " |")
     baselines = data["baselines"][view]
@@ -52,10 +54,24 @@ def _table(view: str, data: Mapping[str, Any], level: str) -> list[str]:
         (f"*majority label ({baselines['majority_label']})*", baselines["majority"]),
         ("*label frequency (exact expectation)*", baselines["frequency"]),
     ):
-        cells = [name, "–", n, "–", _num(figures["f1"])]
+        cells = [name, "–", "–", n, "–", _num(figures["f1"])]
         cells += [_num(figures.get(key)) for key, _ in _COLUMNS]
         lines.append("| " + " | ".join(cells) + " |")
     return lines + [""]
+
+
+def _cut_lines(rows: list[Mapping[str, Any]]) -> list[str]:
+    """One line per run whose recordings were cut at the model's limit (never silent)."""
+    lines = []
+    for row in rows:
+        cut = row.get("cut") or {}
+        if cut.get("items"):
+            lines.append(
+                f"- {row['model']} ({row['setting']}): {cut['items']} of {cut['of']} recordings "
+                f"cut at the model's limit ({cut['heard_seconds']:g} s heard; "
+                f"{cut['unheard_seconds']:.0f} s unheard in all; protocol={row.get('protocol')})"
+            )
+    return lines + [""] if lines else []
 
 
 def _comparisons(entries: list[dict[str, Any]], level: str) -> list[str]:
@@ -100,8 +116,13 @@ def render_factual(factual: Mapping[str, Any], confidence_level: float) -> list[
         lines += [f"### {data['title']}", "", f"{data['n_items']} items; gold labels: {top}.", ""]
         lines += _table("node", data, level)
         lines += dropped_lines(data["rows"])
+        lines += _cut_lines(data["rows"])
         if data["baselines"].get("tree"):
-            lines += ["Same tree (predictions and gold mapped to their FMA root genre):", ""]
+            lines += [
+                "Same tree (each predicted genre right when it lies in a gold genre's FMA "
+                "branch; each gold genre found when a prediction lies in its branch):",
+                "",
+            ]
             lines += _table("tree", data, level)
         if data["comparisons"]:
             lines += _comparisons(data["comparisons"], level)

@@ -47,6 +47,11 @@ class FactualWindow:
         random_disjoint: Whether the item's random clip shares none of its gold labels.
         items_dropped: The task's items the run left out, by reason
             (:data:`~lm_eval_rul.factual.sources.DROP_REASONS`; empty for older logs).
+        protocol: The factual protocol the documents were made under (``rul`` for logs
+            older than the choice).
+        cut: Whether the played recording was cut at the model's limit (``paper``).
+        recording_seconds, heard_seconds: Its length and how much of it was heard
+            (None for older logs and for conditions that play no recording).
     """
 
     id: str
@@ -58,11 +63,19 @@ class FactualWindow:
     condition: str
     random_disjoint: bool | None
     items_dropped: Mapping[str, int] = field(default_factory=dict)
+    protocol: str = "rul"
+    cut: bool = False
+    recording_seconds: float | None = None
+    heard_seconds: float | None = None
 
 
 def _dropped(doc: Mapping[str, Any]) -> dict[str, int]:
     found = doc.get("items_dropped") or {}
     return {str(k): int(v) for k, v in found.items() if v} if isinstance(found, Mapping) else {}
+
+
+def _seconds(value: Any) -> float | None:
+    return None if value is None else float(value)
 
 
 def is_factual_row(row: Mapping[str, Any]) -> bool:
@@ -98,6 +111,10 @@ def factual_window(row: Mapping[str, Any], where: str) -> FactualWindow:
             condition=str(doc.get("condition", "")),
             random_disjoint=doc.get("random_disjoint"),
             items_dropped=_dropped(doc),
+            protocol=str(doc.get("protocol") or "rul"),
+            cut=bool(doc.get("cut")),
+            recording_seconds=_seconds(doc.get("recording_seconds")),
+            heard_seconds=_seconds(doc.get("heard_seconds")),
         )
         for key in ("id", "labels", "gold", "n_chunks", "rule", "chunk"):
             record[key]

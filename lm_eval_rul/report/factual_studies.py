@@ -157,6 +157,8 @@ def binary_study(
                 "accuracy": _interval(correct, None, settings, result.task, run.label),
                 **{f"acc_{h}": (sum(v) / len(v) if v else math.nan) for h, v in by_order.items()},
                 **{k: figures[k] for k in ("first_share", "gold_first_share", "parse_failure")},
+                # the paper's figure (generated answers): the answer's labels against the gold
+                **{k: figures[k] for k in ("precision", "recall", "f1")},
             }
             rows.append(row)
             if figures["parse_failure"] > 0:

@@ -86,18 +86,21 @@ def _binary(study: Mapping[str, Any], level: str) -> list[str]:
         "The gold label and one wrong label, gold first for half of the items. Accuracy "
         "counts unreadable answers as wrong (generated: naming neither or both labels; "
         "log-likelihood: neither letter among an API's top tokens); *first chosen* is the "
-        "share of readable answers picking the first-named option.",
+        "share of readable answers picking the first-named option. F1 (the paper's figure): "
+        "the answer's labels against the gold label, so an answer naming both options "
+        "scores P 1/2, R 1, F1 2/3 (generated answers; with letters F1 equals accuracy).",
         "",
-        f"| task | model | audio | scoring | items | accuracy [{level} CI] | gold first | "
+        f"| task | model | audio | scoring | items | accuracy [{level} CI] | F1 | gold first | "
         "gold second | first chosen | unreadable |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for task, data in study.items():
         for r in data["rows"]:
             flag = " ⚠ chance" if r["accuracy"]["low"] <= 0.5 <= r["accuracy"]["high"] else ""
             lines.append(
                 f"| {task} | {r['model']} | {r['setting']} | {_SCORING[r['scoring']]} | "
-                f"{r['n_items']} | {_ci(r['accuracy'])}{flag} | {_num(r['acc_gold_first'])} | "
+                f"{r['n_items']} | {_ci(r['accuracy'])}{flag} | {_num(r.get('f1'))} | "
+                f"{_num(r['acc_gold_first'])} | "
                 f"{_num(r['acc_gold_second'])} | {_num(r['first_share'])} | "
                 f"{_num(r['parse_failure'])} |"
             )

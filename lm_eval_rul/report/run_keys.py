@@ -175,7 +175,8 @@ def same_questions(a: Run, b: Run) -> bool:
 
 def name_variants(runs: Sequence[Run]) -> None:
     """Set :attr:`Run.variant` where runs of one model and condition differ: the audio
-    settings that differ, and ``questions=FILE`` when their question files differ."""
+    settings that differ, ``protocol=...`` when their factual protocols differ, and
+    ``questions=FILE`` when their question files differ."""
     siblings: dict[tuple[str, str, str], list[Run]] = {}
     for run in runs:
         siblings.setdefault((run.pretrained, run.model_type, run.condition), []).append(run)
@@ -191,8 +192,11 @@ def name_variants(runs: Sequence[Run]) -> None:
         split = [  # benchmarks whose runs in the group read different question files
             b for b in benchmarks if len({r.question_file(b) for r in group if r.tasks_of(b)}) > 1
         ]
+        protocols = {run.protocol for run in group} - {None}
         for run in group:
             parts = [f"{name}={_setting_text(run.audio_settings.get(name))}" for name in differing]
+            if len(protocols) > 1 and run.protocol is not None:  # factual: rul vs paper
+                parts.append(f"protocol={run.protocol}")
             files = sorted(
                 {question_file_label(run.question_file(b) or "") for b in split if run.tasks_of(b)}
             )

@@ -148,6 +148,17 @@ class Run:
         return (self.pretrained, self.model_type, self.condition, settings)
 
     @property
+    def protocol(self) -> str | None:
+        """The factual protocol its factual tasks ran under (``rul`` when not recorded);
+        None for a run without factual tasks."""
+        found = {
+            str(task.metadata.get("protocol") or "rul")
+            for task in self.tasks.values()
+            if task.windows or task.study_windows
+        }
+        return "/".join(sorted(found)) or None
+
+    @property
     def is_text(self) -> bool:
         return self.condition == TEXT_CONDITION
 
@@ -344,8 +355,9 @@ def load_runs(run_dirs: Iterable[str | Path]) -> list[Run]:
 
     Returns:
         Runs in order of first appearance. Files merge when model, condition, audio
-        settings (:data:`AUDIO_SETTINGS`) and the question file of every benchmark both
-        hold (:func:`~.run_keys.same_questions`) agree. When two files give the same task for the
+        settings (:data:`AUDIO_SETTINGS`), the question file of every benchmark both
+        hold (:func:`~.run_keys.same_questions`) and the factual protocol (when both have
+        factual tasks) agree. When two files give the same task for the
         same run, the newer file (by name, which holds the harness's timestamp) wins and the
         choice is recorded in the run's ``notes``. Runs of one model and condition with
         different audio settings or question files get a :attr:`Run.variant` naming them.
@@ -355,7 +367,14 @@ def load_runs(run_dirs: Iterable[str | Path]) -> list[Run]:
     for file in sorted(dict.fromkeys(files), key=lambda p: p.name):
         run = read_results_file(file)
         target = next(
-            (r for r in runs if r.merge_key == run.merge_key and same_questions(r, run)), None
+            (
+                r
+                for r in runs
+                if r.merge_key == run.merge_key
+                and same_questions(r, run)
+                and (r.protocol == run.protocol or None in (r.protocol, run.protocol))
+            ),
+            None,
         )
         if target is None:
             runs.append(run)
