@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import tomllib
+import re
 from importlib.metadata import entry_points
 from pathlib import Path
 
@@ -17,6 +17,15 @@ def _ours(group: str) -> dict[str, object]:
     }
 
 
+def _declared(group: str) -> dict[str, str]:
+    """The ``name = "target"`` lines of one entry-point table of pyproject.toml (no tomllib
+    on Python 3.10)."""
+    text = PYPROJECT.read_text()
+    table = text.split(f'[project.entry-points."{group}"]', 1)[1].split("\n[", 1)[0]
+    pairs = re.findall(r'^([\w.-]+)\s*=\s*"([^"]+)"', table, flags=re.M)
+    return dict(pairs)
+
+
 def test_model_entry_points_resolve_to_the_classes():
     from lm_eval_rul.models.api import LALMAPI
     from lm_eval_rul.models.lalm import LALM
@@ -26,8 +35,7 @@ def test_model_entry_points_resolve_to_the_classes():
     assert set(installed) == {"lalm", "lalm-api"}
     assert installed["lalm"].load() is LALM
     assert installed["lalm-api"].load() is LALMAPI
-    declared = tomllib.loads(PYPROJECT.read_text())["project"]["entry-points"]["lm_eval.models"]
-    assert declared == MODELS  # the lazy registration of `import lm_eval_rul` says the same
+    assert _declared("lm_eval.models") == MODELS  # the lazy registration of `import lm_eval_rul` says the same
 
 
 def test_task_entry_point_gives_the_task_folder():
