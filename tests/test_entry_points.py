@@ -35,7 +35,7 @@ def test_model_entry_points_resolve_to_the_classes():
     assert set(installed) == {"lalm", "lalm-api"}
     assert installed["lalm"].load() is LALM
     assert installed["lalm-api"].load() is LALMAPI
-    assert _declared("lm_eval.models") == MODELS  # the lazy registration of `import lm_eval_rul` says the same
+    assert _declared("lm_eval.models") == MODELS  # what `import lm_eval_rul` registers
 
 
 def test_task_entry_point_gives_the_task_folder():
