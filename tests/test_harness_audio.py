@@ -258,3 +258,37 @@ def test_text_task_beside_ours_in_one_lalm_run_and_heard_fields(
         assert Path(doc["audio_replaced"]).parent == Path(audio_data["audio_dir"]).resolve()
         assert Path(doc["audio_replaced"]).is_file()
     assert all("audio_heard" not in s["doc"] for s in samples["plain_text_mc"])
+
+
+def test_lalm_api_serves_harness_audio_and_text_requests_as_lalm_does(lalm, tiny_audio_lm):
+    from lm_eval.api.instance import Instance
+
+    from lm_eval_rul.models.api import LALMAPI
+    from lm_eval_rul.testing.openai_server import OpenAIAudioServer
+
+    clip = [{"array": np.asarray(_wave(1)), "sampling_rate": SR_GIVEN}]
+    text = [
+        Instance(
+            request_type="loglikelihood",
+            doc={"question": "2+2"},
+            arguments=("What is 2+2?\nAnswer:", f" {letter}"),
+            idx=i,
+            metadata=("plain_text_mc", 0, 1),
+        )
+        for i, letter in enumerate("ABCD")
+    ]
+    requests = _letters(0, clip) + text
+    expected = lalm.loglikelihood(requests, disable_tqdm=True)
+    with OpenAIAudioServer(tiny_audio_lm, served_model="tiny") as server:
+        api = LALMAPI(
+            base_url=server.url, model="tiny", results_cache="none", wav_subtype="FLOAT"
+        )
+        got = api.loglikelihood(requests, disable_tqdm=True)
+        bodies = list(server.answered)
+    assert [ll for ll, _ in got] == pytest.approx([ll for ll, _ in expected], abs=1e-4)
+    users = [m for body in bodies for m in body["messages"] if m["role"] == "user"]
+    kinds = [[p["type"] for p in message["content"]] for message in users]
+    assert sorted(map(tuple, kinds)) == sorted([("audio", "text")] * 4 + [("text",)] * 4)
+    assert api.get_model_info()["audio_condition_by_task"]["plain_text_mc"].startswith(
+        "not applied"
+    )
