@@ -30,8 +30,9 @@ from pathlib import Path
 from typing import Any
 
 _NATIVE_UTILS = """
+from lm_eval_rul.mcqa.native_tasks import doc_to_audio  # noqa: F401
 from lm_eval_rul.mcqa.tasks import (  # noqa: F401
-    doc_to_audio, doc_to_choice, doc_to_text, load_rul_muchomusic, process_results,
+    doc_to_choice, doc_to_text, load_rul_muchomusic, process_results,
 )
 """
 

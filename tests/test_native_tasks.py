@@ -3,6 +3,8 @@ way (``doc_to_audio``), run by ``lalm`` through the harness's audio argument."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 GEN_KWARGS = "max_gen_toks=6"
@@ -38,6 +40,8 @@ def test_native_variant_has_our_prompts_and_scores_under_lalm(tiny_audio_lm, aud
         assert sample["resps"] == ours[doc_id]["resps"]  # same answer: same audio heard
         assert sample["acc"] == ours[doc_id]["acc"]
         assert sample["doc"]["audio_heard"].startswith("harness audio sha1:")
+        assert sample["doc"]["audio_from"] == "doc_to_audio"
+        assert ours[doc_id]["doc"]["audio_heard"] == json.loads(sample["doc"]["audio_ref"])["path"]
     for metric in ("acc,none", "parse_failure,none"):
         assert results["results"][native][metric] == results["results"][plain][metric]
     by_task = results["config"]["audio_condition_by_task"]

@@ -259,5 +259,9 @@ def record_heard(source: RequestAudio, spec: AudioSpec, doc: Mapping[str, Any] |
 
 
 def heard_fields(doc: Mapping[str, Any]) -> dict[str, Any]:
-    """The ``audio_heard`` / ``audio_replaced`` fields recorded for ``doc`` (empty if none)."""
-    return dict(_HEARD.get(_signature(doc), {}))
+    """The ``audio_heard`` / ``audio_replaced`` fields recorded for ``doc`` (empty if none).
+
+    Each record is read once (the task's ``process_results`` of the same run), so a later
+    run of another model on the same documents never shows it.
+    """
+    return _HEARD.pop(_signature(doc), {})

@@ -60,8 +60,6 @@ __all__ = [
     "process_results_gen",
     "doc_to_text_official",
     "process_results_official",
-    "doc_to_audio",
-    "NATIVE_SAMPLING_RATE",
     "rul_questions",
     "muchomusic_questions",
     "TaskMetadataError",
@@ -343,30 +341,4 @@ def process_results_official(doc: dict[str, Any], results: list[str]) -> dict[st
         "acc": float(parsed.letter == doc["gold_letter"]),
         "unanswered_rate": float(parsed.letter is None),
     }
-
-
-#: The rate ``doc_to_audio`` hands the harness (the Whisper-based audio LMs' 16 kHz;
-#: a model wanting another rate resamples, as ``lalm`` does).
-NATIVE_SAMPLING_RATE = 16_000
-
-
-def doc_to_audio(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    """The document's clip the harness's way (the ``_native_gen`` tasks' ``doc_to_audio``).
-
-    ``[{"array": mono float32 samples, "sampling_rate": 16000}]``, decoded once per clip
-    and process. Any harness audio model hears it; ``lalm`` hears it through its audio
-    conditions like the plain tasks' clips.
-
-    Raises:
-        MissingAudioError: The document has no clip (pass ``--metadata audio_dir`` or
-            ``audio_hf_dataset``).
-    """
-    from ..audio import check_audio_available, cut_window, doc_window, load_clip
-
-    check_audio_available([doc], "original")
-    window = doc_window(doc)
-    wave = load_clip(doc["audio_ref"], sampling_rate=NATIVE_SAMPLING_RATE, max_seconds=None)
-    if window is not None:
-        wave = cut_window(wave, NATIVE_SAMPLING_RATE, window)
-    return [{"array": wave, "sampling_rate": NATIVE_SAMPLING_RATE}]
 

@@ -1,9 +1,8 @@
 """Thin bridge from the YAMLs to lm_eval_rul (the logic lives in the package)."""
 
-from lm_eval_rul.mcqa.tasks import (  # noqa: F401
+from lm_eval_rul.mcqa.native_tasks import (  # noqa: F401
     doc_to_audio,
-    doc_to_text_gen,
-    load_muchomusic,
-    load_rul_muchomusic,
-    process_results_gen,
+    load_muchomusic_native,
+    load_rul_muchomusic_native,
 )
+from lm_eval_rul.mcqa.tasks import doc_to_text_gen, process_results_gen  # noqa: F401
