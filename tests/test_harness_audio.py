@@ -292,3 +292,43 @@ def test_lalm_api_serves_harness_audio_and_text_requests_as_lalm_does(lalm, tiny
     assert api.get_model_info()["audio_condition_by_task"]["plain_text_mc"].startswith(
         "not applied"
     )
+
+
+def test_random_plays_another_clip_of_the_same_task():
+    from lm_eval_rul.audio import AudioError, AudioSpec
+    from lm_eval_rul.audio.requests import request_audio
+
+    clips = [{"array": np.asarray(_wave(k, 0.5)), "sampling_rate": SR_GIVEN} for k in (0, 1)]
+    requests = _letters(0, [clips[0]])[:1] + _letters(1, [clips[1]])[:1]
+    spec = AudioSpec(sampling_rate=16_000, max_seconds=None, condition="random", seed=3)
+    own = [s.key(AudioSpec(sampling_rate=16_000, max_seconds=None)) for s in
+           request_audio(requests, spec)]
+    heard = [s.key(spec) for s in request_audio(requests, spec)]
+    assert heard == [own[1], own[0]]  # two clips: each question hears the other one
+    alone = _letters(2, [clips[0]], task="one_clip_task")[:1]
+    with pytest.raises(AudioError, match="another track"):
+        request_audio(alone, spec)[0].key(spec)
+
+
+def test_results_cache_is_keyed_by_the_harness_audio(tiny_audio_lm, tmp_path):
+    from lm_eval_rul.models.lalm import LALM
+    from lm_eval_rul.testing.counters import ForwardCounter
+
+    def model():
+        return LALM(
+            pretrained=str(tiny_audio_lm),
+            dtype="float32",
+            device="cpu",
+            results_cache=str(tmp_path / "results.sqlite"),
+        )
+
+    clip = [{"array": np.asarray(_wave(0)), "sampling_rate": SR_GIVEN}]
+    other = [{"array": np.asarray(_wave(1)), "sampling_rate": SR_GIVEN}]
+    first = model().loglikelihood(_letters(0, clip), disable_tqdm=True)
+    again = model()
+    with ForwardCounter(again.model) as counts:
+        assert again.loglikelihood(_letters(0, clip), disable_tqdm=True) == first
+    assert counts.language == 0  # read back: the same samples were heard
+    with ForwardCounter(again.model) as counts:
+        changed = again.loglikelihood(_letters(0, other), disable_tqdm=True)
+    assert counts.audio == 1 and changed != first  # other samples: computed again
