@@ -53,3 +53,21 @@ def test_text_models_are_refused_the_native_tasks_but_run_the_plain_ones(tiny_lm
         _evaluate("hf", tiny_lm, audio_data, ["muchomusic_native_gen"])
     plain = _evaluate("hf", tiny_lm, audio_data, ["muchomusic_gen"])
     assert len(plain["samples"]["muchomusic_gen"]) == 8
+
+
+def test_cli_refuses_native_tasks_for_a_text_model_in_one_line(
+    tiny_lm, audio_data, capsys, constructions
+):
+    from lm_eval_rul.testing.harness import cli_error_line
+
+    line = cli_error_line(
+        [
+            "run", "--model", "hf", "--model_args", f"pretrained={tiny_lm}",
+            "--tasks", "muchomusic_native_gen", "--metadata", json.dumps(audio_data),
+            "--device", "cpu",
+        ],
+        capsys,
+    )  # fmt: skip
+    assert "AudioTaskForTextModelError" in line and "muchomusic_native_gen" in line
+    assert "--model lalm" in line
+    assert constructions == []  # refused before the model was built
