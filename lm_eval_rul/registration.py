@@ -5,7 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-__all__ = ["tasks_dir", "register_models", "create_lm", "model_args_checker", "MODELS"]
+__all__ = [
+    "tasks_dir",
+    "register_models",
+    "task_manager",
+    "create_lm",
+    "model_args_checker",
+    "MODELS",
+]
 
 #: Model name -> lazy import target, registered without importing torch-heavy code.
 MODELS: dict[str, str] = {
@@ -48,6 +55,32 @@ def register_models() -> None:
     for name, target in MODELS.items():
         if name not in model_registry:
             model_registry.register(name, target=target)
+
+
+def task_manager(
+    *, include_path: str | list[str] | None = None, include_defaults: bool = True, **metadata: Any
+) -> Any:
+    """The harness's ``TaskManager`` for the plugin's tasks, with ``metadata`` applied.
+
+    ``lm_eval.simple_evaluate(..., task_manager=task_manager(data_path=...))`` gives every
+    task its ``data_path``, ``audio_dir``... whatever the harness version does with
+    ``simple_evaluate(metadata=...)`` (lm-eval 0.4.13 drops it when a ``task_manager`` is
+    passed). The keys are those of ``lm-eval-rul run --metadata``.
+
+    Args:
+        include_path: More task folders (the user's own YAML tasks), searched too.
+        include_defaults: Also index the harness's own tasks (``arc_easy``...); ``False``
+            indexes only the plugin's (and ``include_path``'s) folders, which is faster.
+        **metadata: Task metadata (``rul_data_path``, ``audio_dir``, ``seed``...).
+    """
+    from lm_eval.tasks import TaskManager
+
+    extra = [include_path] if isinstance(include_path, str) else list(include_path or [])
+    return TaskManager(
+        include_path=[str(tasks_dir()), *map(str, extra)],
+        include_defaults=include_defaults,
+        metadata=dict(metadata),
+    )
 
 
 def create_lm(

@@ -101,7 +101,7 @@ def test_letters_and_generation_through_the_bridge_equal_the_adapter_in_process(
 
 
 @pytest.mark.parametrize("audio", ["original", "noise"])
-def test_factual_windows_come_from_the_bridges_declared_window(
+def test_factual_recordings_are_cut_at_the_bridges_declared_window(
     research_bridge, factual_metadata, tmp_path, audio
 ):
     data = {**factual_metadata, "sample_size": 2}
@@ -110,10 +110,16 @@ def test_factual_windows_come_from_the_bridges_declared_window(
         tmp_path / "out", limit="",
     )  # fmt: skip
     assert run["rows"] and run["results"]["config"]["api_bridge_cuts"] == 0
-    windows = [r["doc"]["audio_window"] for r in run["rows"]]
+    docs = [r["doc"] for r in run["rows"]]
     if audio == "noise":  # noise is not cut into windows
-        assert windows == [None] * len(run["rows"])
+        assert [d["audio_window"] for d in docs] == [None] * len(docs)
         return
-    # without the declaration: windows of 60 s, so each fixture recording (<= 9 s) whole
-    assert len(windows) > len({r["doc"]["id"] for r in run["rows"]})
-    assert all(end - start <= RESEARCH_WINDOW_SECONDS + 1e-9 for start, end in windows)
+    # the declared window (no max_audio_seconds given): one document per recording, a
+    # longer one cut there as the model would cut it, and recorded as cut
+    assert len(docs) == len({d["id"] for d in docs})
+    for doc in docs:
+        window = doc["audio_window"]
+        assert window is None or window[1] - window[0] <= RESEARCH_WINDOW_SECONDS + 1e-9
+        assert doc["cut"] == (doc["recording_seconds"] > RESEARCH_WINDOW_SECONDS + 1e-6)
+        assert doc["heard_seconds"] == min(doc["recording_seconds"], RESEARCH_WINDOW_SECONDS)
+    assert any(doc["cut"] for doc in docs)

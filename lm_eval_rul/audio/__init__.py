@@ -18,6 +18,15 @@ Public names:
   document that asks about one stretch of its clip);
 * :func:`clip_identity` (:mod:`.sources`: what identifies a clip's content, for stored
   results);
+* :func:`~.arrays.register_array`, :func:`~.arrays.array_clip`, :func:`~.arrays.is_array_ref`,
+  :func:`~.arrays.array_ref_name` (:mod:`.arrays`: the harness's own waveforms, from a
+  task's ``doc_to_audio``, as clip references);
+* :func:`~.requests.request_audio`, :class:`~.requests.RequestAudio`,
+  :class:`~.requests.HarnessAudioError`, :func:`~.requests.harness_audio`,
+  :func:`~.requests.describe_heard`, :func:`~.requests.record_heard`,
+  :func:`~.requests.heard_fields`, :data:`~.requests.HARNESS_AUDIO_PLACEHOLDER`,
+  :data:`~.requests.PLUGIN_AUDIO_FIELDS` (:mod:`.requests`: where a harness request's
+  audio comes from, the one decision both audio models share);
 * :func:`preflight_clips`, :func:`refs_to_check`, :func:`clip_header_problem`,
   :data:`AUDIO_CHECKS`, :class:`UnreadableAudioError` (:mod:`.preflight`: every clip
   looked at before the model loads);

@@ -42,6 +42,9 @@ def hf_ref(source: str, split: str, column: str, row: int) -> str:
 
 def ref_name(ref: str) -> str:
     spec = json.loads(ref)
+    if spec["kind"] == "array":
+        seconds, rate = spec["frames"] / spec["sampling_rate"], spec["sampling_rate"]
+        return f"harness audio sha1:{spec['sha1'][:12]} ({seconds:.2f} s at {rate} Hz)"
     if spec["kind"] == "file":
         return spec["path"]
     return f"{spec['source']}[{spec['split']}] row {spec['row']} column {spec['column']!r}"
@@ -104,6 +107,8 @@ def clip_identity(ref: str) -> dict[str, Any]:
     reads a stale entry.
     """
     spec = json.loads(ref)
+    if spec["kind"] == "array":  # the harness's audio argument: its content hash says it all
+        return spec
     if spec["kind"] == "file":
         try:
             stat = os.stat(spec["path"])

@@ -12,7 +12,9 @@ only after minutes of model loading. :func:`check_before_model` runs, in order:
    (:func:`check_model_kind`: an audio LM is not run with ``hf``, nor a text-only
    checkpoint with ``lalm``);
 3. the tasks: loaded once with the run's ``--metadata`` (question files and metadata are
-   validated here) and handed to the harness, so they are not read twice;
+   validated here) and handed to the harness, so they are not read twice; a task that
+   declares audio (``doc_to_audio``) given to a text model is refused in one line
+   (:class:`AudioTaskForTextModelError`);
 4. option letters that are several tokens for the model's tokenizer (a warning);
 5. for audio models: every item has a clip (:class:`~lm_eval_rul.audio.MissingAudioError`)
    and every clip is readable (:func:`~lm_eval_rul.audio.preflight_clips`, ``--audio_check``).
@@ -39,6 +41,7 @@ __all__ = [
     "load_tasks_once",
     "plugin_docs",
     "check_clips_before_model",
+    "AudioTaskForTextModelError",
 ]
 
 logger = logging.getLogger(__name__)
@@ -213,6 +216,35 @@ def check_clips_before_model(
     preflight_clips(refs_to_check(docs, condition), level=audio_check)
 
 
+class AudioTaskForTextModelError(UserInputError):
+    """A task that declares audio (``doc_to_audio``) given to a text-only model."""
+
+
+def _refuse_audio_tasks_for_text_models(model: str | None, loaded: Mapping[str, Any]) -> None:
+    """The harness refuses them only after the model loads, with a traceback: say it now."""
+    audio_tasks = sorted(
+        name
+        for name, task in (loaded.get("tasks") or {}).items()
+        if getattr(task, "MULTIMODAL", False)
+    )
+    if not audio_tasks or not model or model in AUDIO_MODELS:
+        return
+    from lm_eval.api.registry import get_model
+
+    try:
+        if getattr(get_model(model), "MULTIMODAL", False):
+            return
+    except Exception:  # noqa: BLE001 - an unknown model is the harness's to report
+        return
+    shown = ", ".join(audio_tasks[:4]) + (" ..." if len(audio_tasks) > 4 else "")
+    raise AudioTaskForTextModelError(
+        f"--model {model} is a text model, and task(s) {shown} declare their audio "
+        "(doc_to_audio), which the harness runs only with audio models. Use --model lalm "
+        "(or lalm-api), or run the plain tasks without `_native` in their name "
+        "(e.g. rul_muchomusic_gen) with a text model."
+    )
+
+
 def check_before_model(
     *,
     model: str | None,
@@ -235,6 +267,7 @@ def check_before_model(
     if task_manager is None:
         return
     loaded = load_tasks_once(task_manager, tasks)
+    _refuse_audio_tasks_for_text_models(model, loaded)
     docs, letter_scored = [], False
     for name, task_docs in plugin_docs(loaded, limit=limit, samples=samples):
         docs.extend(task_docs)

@@ -24,7 +24,9 @@ Public names:
 * :func:`majority_vote`, :func:`majority_vote_accuracy`, :func:`majority_from_answers`,
   :func:`plurality_vote_release`, :func:`plurality_answer_release`,
   :func:`plurality_from_answers` (:mod:`.voting`);
-* the task functions in :mod:`.tasks` (``load_rul_muchomusic``, ``doc_to_text`` ...),
+* the task functions in :mod:`.tasks` (``load_rul_muchomusic``, ``doc_to_text`` ...)
+  and :mod:`.native_tasks` (the ``_native_gen`` tasks' ``doc_to_audio``,
+  ``load_rul_muchomusic_native``, ``load_muchomusic_native``, ``NATIVE_SAMPLING_RATE``),
   imported by the task folders' ``utils.py`` (not re-exported here: they load audio
   helpers).
 """

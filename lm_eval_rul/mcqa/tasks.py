@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..audio import AUDIO_METADATA_KEYS, attach_audio
+from ..audio.requests import heard_fields
 from ..errors import UserInputError
 from ..questions import (
     DEFAULT_SEED,
@@ -280,6 +281,7 @@ def doc_to_choice(doc: dict[str, Any]) -> list[str]:
 
 def process_results(doc: dict[str, Any], results: list[tuple[float, bool]]) -> dict[str, float]:
     """``acc`` and ``perceptual_index`` from the letters' log-likelihoods."""
+    doc.update(heard_fields(doc))
     logliks = [float(ll) for ll, *_ in results]
     gold = int(doc["gold"])
     return {
@@ -307,6 +309,7 @@ def process_results_gen(doc: dict[str, Any], results: list[str]) -> dict[str, fl
     parsed letter and the rule that read it are added to the document as
     ``parsed_letter`` and ``parse_rule``, so ``--log_samples`` shows them.
     """
+    doc.update(heard_fields(doc))
     parsed, index = parse_with(
         doc.get("parser") or DEFAULT_PARSER, results[0], doc["options"], doc["letters"]
     )
@@ -330,6 +333,7 @@ def process_results_official(doc: dict[str, Any], results: list[str]) -> dict[st
     unanswered question is wrong.) ``parsed_letter`` / ``parse_rule`` are logged as for
     the other generation tasks.
     """
+    doc.update(heard_fields(doc))
     parsed = muchomusic_official_answer(results[0], doc["options"])
     doc["parsed_letter"] = parsed.letter
     doc["parse_rule"] = parsed.rule
@@ -337,3 +341,4 @@ def process_results_official(doc: dict[str, Any], results: list[str]) -> dict[st
         "acc": float(parsed.letter == doc["gold_letter"]),
         "unanswered_rate": float(parsed.letter is None),
     }
+

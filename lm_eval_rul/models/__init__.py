@@ -10,7 +10,9 @@ Modules: :mod:`.lalm` (the model class and :func:`~.lalm.check_model_args`),
 :mod:`.prefix_scoring` (letter scoring with a per-clip prefix cache),
 :mod:`.generation` (``generate_until`` with audio), :mod:`.processors`, :mod:`.limits`
 (the longest audio a checkpoint hears, read before its weights load),
-:mod:`.common` (the chat layout and audio settings both models share); :mod:`.api`
+:mod:`.common` (the chat layout and audio settings both models share),
+:mod:`.audio_requests` (each request's audio source, the per-task condition in the run
+log and results config, what each document heard); :mod:`.api`
 (``lalm-api`` and its :func:`~.api.check_model_args`), :mod:`.api_client` (sending,
 retries), :mod:`.api_replies` (its errors, what counts as a reply), :mod:`.api_payload`
 (WAV parts, request bodies), :mod:`.api_letters` (letter scoring), :mod:`.api_logprobs`

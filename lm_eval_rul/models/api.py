@@ -23,7 +23,7 @@ from typing import Any
 from lm_eval.models.openai_completions import LocalChatCompletion
 from lm_eval.models.utils import postprocess_generated_text
 
-from ..audio import AudioSpec, check_audio_available, condition_key
+from ..audio import AudioSpec
 from ..cache import ResultCache, digest
 from .api_args import API_PROTOCOLS, LOGPROB_MODES, check_api_model_args
 from .api_bridge import NO_LOGLIKELIHOOD, read_declaration, watch_cuts, window_seconds
@@ -32,6 +32,7 @@ from .api_counts import RequestCounts
 from .api_letters import APILetterScoringMixin
 from .api_payload import AudioEncoder
 from .args import LALMArgumentError
+from .audio_requests import AudioRequestsMixin
 from .common import audio_settings
 from .stored_results import results_path
 
@@ -44,7 +45,7 @@ _CACHE_VERSION = 1
 API_RESULTS_FILE = "lalm_api.sqlite"
 
 
-class LALMAPI(APILetterScoringMixin, LocalChatCompletion):
+class LALMAPI(AudioRequestsMixin, APILetterScoringMixin, LocalChatCompletion):
     """An audio LM served behind an OpenAI-compatible chat-completions endpoint.
 
     Args:
@@ -235,15 +236,16 @@ class LALMAPI(APILetterScoringMixin, LocalChatCompletion):
         """One chat completion per request, the audio first in the user turn."""
         if not requests:
             return []
-        check_audio_available([r.doc for r in requests if r.doc], self.condition)
+        sources = self.audio_sources(requests)
         results: list[str | None] = [None] * len(requests)
         counts = RequestCounts("generate_until")
         occurrences: Counter[str] = Counter()
         jobs = []
         for index, request in enumerate(requests):
             context, gen_kwargs = request.args[:2]
-            doc = request.doc or {}
-            key = condition_key(doc, self.spec)
+            source = sources[index]
+            context = self.question_text(context, source)
+            key = source.key(self.spec)
             body = self._create_payload(
                 [], generate=True, gen_kwargs=copy.deepcopy(gen_kwargs), seed=self._seed
             )
@@ -252,7 +254,7 @@ class LALMAPI(APILetterScoringMixin, LocalChatCompletion):
             stop = [s for s in body.pop("stop", None) or [] if s]
             if stop:
                 body["stop"] = stop
-            parts = ["gen", context, self._audio.digest(key, doc), {**body, "messages": None}]
+            parts = ["gen", context, self._audio.digest(key, source), {**body, "messages": None}]
             if float(body.get("temperature", 1) or 0) > 0:  # sampled (a default too): repeats vary
                 occurrences[digest(parts)] += 1
                 parts.append(occurrences[digest(parts)])
@@ -263,8 +265,8 @@ class LALMAPI(APILetterScoringMixin, LocalChatCompletion):
                 results[index] = self._finish(cached["content"], stop)
                 continue
 
-            def build(doc=doc, key=key, context=context, body=body) -> dict[str, Any]:
-                messages = self._audio.messages(key, doc, context, self.system_prompt)
+            def build(source=source, key=key, context=context, body=body) -> dict[str, Any]:
+                messages = self._audio.messages(key, source, context, self.system_prompt)
                 return {**body, "messages": messages}
 
             jobs.append(Job((index, parts, stop), build))
@@ -331,6 +333,7 @@ class LALMAPI(APILetterScoringMixin, LocalChatCompletion):
             "api_model": self.model,
             "api_host": self._client.host,
             **audio_settings(self.spec),
+            **self.audio_info(),
             "audio_wav_subtype": self.wav_subtype,
             "api_protocol": self.protocol,
             "api_generation": API_PROTOCOLS[self.protocol],

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import logging
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..audio import check_audio_available, condition_key
+from ..audio.requests import RequestAudio
 from .api_client import APIRequestError, Job
 from .api_counts import RequestCounts
 from .api_logprobs import (
@@ -44,8 +44,9 @@ _MAX_EXAMPLES = 10
 class _Letter:
     index: int
     task: str | None
-    doc: dict[str, Any]
-    key: Hashable  # condition key of the audio the document hears
+    doc: Any  # the harness document
+    source: RequestAudio  # where its audio comes from
+    key: Hashable  # key of the audio the document hears
     context: str
     continuation: str
 
@@ -66,17 +67,18 @@ class APILetterScoringMixin:
             raise NoLogprobsError(
                 no_logprobs_message(self._client.host, self.model, self.logprobs_why)
             )
-        docs = {id(r.doc): r.doc for r in requests if r.doc}
-        check_audio_available(docs.values(), self.condition)
+        sources = self.audio_sources(requests)
         keys: dict[int, Hashable] = {}
         letters = []
-        for index, request in enumerate(requests):
-            doc = request.doc or {}
-            if id(doc) not in keys:
-                keys[id(doc)] = condition_key(doc, self.spec)
+        for index, (request, source) in enumerate(zip(requests, sources, strict=True)):
+            if id(source.parts) not in keys:
+                keys[id(source.parts)] = source.key(self.spec)
             context, continuation = request.args[:2]
+            context = self.question_text(context, source)
+            key = keys[id(source.parts)]
+            doc = request.doc or {}
             letters.append(
-                _Letter(index, request.task_name, doc, keys[id(doc)], context, continuation)
+                _Letter(index, request.task_name, doc, source, key, context, continuation)
             )
         path = self._resolve_letter_path(letters[0])
         if path == "prompt":
@@ -149,13 +151,13 @@ class APILetterScoringMixin:
 
     # ------------------------------------------------------------------ prompt path
     def _prompt_parts(self, letter: _Letter) -> list[Any]:
-        digest = self._audio.digest(letter.key, letter.doc)
+        digest = self._audio.digest(letter.key, letter.source)
         return ["prompt", letter.context, letter.continuation, digest]
 
     def _prompt_job(self, letter: _Letter) -> Job:
         def build() -> dict[str, Any]:
             messages = self._audio.messages(
-                letter.key, letter.doc, letter.context, self.system_prompt
+                letter.key, letter.source, letter.context, self.system_prompt
             )
             return prompt_logprobs_body(self.model, messages, letter.continuation)
 
@@ -191,7 +193,7 @@ class APILetterScoringMixin:
 
     # ------------------------------------------------------------------ top path
     def _top_parts(self, letter: _Letter) -> list[Any]:
-        digest = self._audio.digest(letter.key, letter.doc)
+        digest = self._audio.digest(letter.key, letter.source)
         return ["top", letter.context, digest, int(self.top_logprobs)]
 
     def _score_top_path(self, letters: list[_Letter], disable_tqdm: bool) -> list:
@@ -220,7 +222,7 @@ class APILetterScoringMixin:
 
             def build(letter: _Letter = first) -> dict[str, Any]:
                 messages = self._audio.messages(
-                    letter.key, letter.doc, letter.context, self.system_prompt
+                    letter.key, letter.source, letter.context, self.system_prompt
                 )
                 return top_logprobs_body(self.model, messages, self.top_logprobs)
 
@@ -268,7 +270,7 @@ class APILetterScoringMixin:
         if len(missing) == len(group):
             self.stats["questions_without_letters"] += 1
         if len(self.missing_examples) < _MAX_EXAMPLES:
-            doc = group[0].doc
+            doc = group[0].doc if isinstance(group[0].doc, Mapping) else {}
             name = f"{doc.get('benchmark', group[0].task)}:{doc.get('id')}"
             if isinstance(doc.get("fold"), int) and doc["fold"] >= 0:  # which fold's prompt
                 name += f" fold {doc['fold']}"

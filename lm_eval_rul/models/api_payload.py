@@ -14,12 +14,13 @@ import hashlib
 import io
 import struct
 from collections import OrderedDict
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable
 from typing import Any
 
 import numpy as np
 
-from ..audio import AudioSpec, condition_audio
+from ..audio import AudioSpec
+from ..audio.requests import RequestAudio
 from .common import chat_messages
 
 __all__ = [
@@ -80,9 +81,12 @@ def input_audio_part(wav: bytes) -> dict[str, Any]:
 class EncodedAudio:
     """One waveform as sent: its WAV digest, and its content part (``None``: no audio)."""
 
-    def __init__(self, wav: bytes | None) -> None:
-        self.digest = None if wav is None else hashlib.sha256(wav).hexdigest()
-        self.part = None if wav is None else input_audio_part(wav)
+    def __init__(self, wavs: list[bytes] | None) -> None:
+        digests = [hashlib.sha256(wav).hexdigest() for wav in wavs or []]
+        if len(digests) > 1:  # several clips: one digest of the ordered digests
+            digests = [hashlib.sha256(" ".join(digests).encode()).hexdigest()]
+        self.digest = digests[0] if digests else None
+        self.parts = [input_audio_part(wav) for wav in wavs or []]
 
 
 class AudioEncoder:
@@ -106,33 +110,35 @@ class AudioEncoder:
         self._digests: dict[Hashable, str | None] = {}
         self._parts: OrderedDict[Hashable, EncodedAudio] = OrderedDict()
 
-    def get(self, key: Hashable, doc: Mapping[str, Any]) -> EncodedAudio:
-        """The encoded audio ``doc`` hears (``key`` is its condition key)."""
+    def get(self, key: Hashable, source: RequestAudio) -> EncodedAudio:
+        """The encoded audio of a request's ``source`` (``key`` is its key)."""
         if key in self._parts:
             self._parts.move_to_end(key)
             return self._parts[key]
-        _, wave = condition_audio(doc, self.spec)
+        _, waves = source.waves(self.spec)
         self.encodes += 1
-        wav = None if wave is None else wav_bytes(wave, self.spec.sampling_rate, self.subtype)
-        encoded = EncodedAudio(wav)
+        rate = self.spec.sampling_rate
+        encoded = EncodedAudio(
+            None if waves is None else [wav_bytes(w, rate, self.subtype) for w in waves]
+        )
         self._digests[key] = encoded.digest
         self._parts[key] = encoded
         while len(self._parts) > self.max_parts:
             self._parts.popitem(last=False)
         return encoded
 
-    def digest(self, key: Hashable, doc: Mapping[str, Any]) -> str | None:
-        """The sha256 of the WAV bytes ``doc`` hears (``None`` for ``audio=none``)."""
+    def digest(self, key: Hashable, source: RequestAudio) -> str | None:
+        """The sha256 of the WAV bytes heard (``None`` without audio)."""
         if key not in self._digests:
-            self.get(key, doc)
+            self.get(key, source)
         return self._digests[key]
 
     def messages(
-        self, key: Hashable, doc: Mapping[str, Any], text: str, system_prompt: str | None
+        self, key: Hashable, source: RequestAudio, text: str, system_prompt: str | None
     ) -> list[dict[str, Any]]:
-        """The chat of one request: its audio part first, then ``text``."""
-        part = self.get(key, doc).part
-        return chat_messages(text, audio_part=part, system_prompt=system_prompt)
+        """The chat of one request: its audio parts first, then ``text``."""
+        parts = self.get(key, source).parts
+        return chat_messages(text, audio_parts=parts, system_prompt=system_prompt)
 
 
 def prompt_logprobs_body(

@@ -16,7 +16,11 @@ __all__ = ["chat_messages", "audio_settings"]
 
 
 def chat_messages(
-    text: str, *, audio_part: dict[str, Any] | None = None, system_prompt: str | None = None
+    text: str,
+    *,
+    audio_part: dict[str, Any] | None = None,
+    system_prompt: str | None = None,
+    audio_parts: list[dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
     """The chat of one question: an optional system turn, then the user turn.
 
@@ -26,11 +30,13 @@ def chat_messages(
             ``{"type": "input_audio", ...}`` for an OpenAI-compatible endpoint), placed
             before the text; ``None`` for a prompt without audio.
         system_prompt: A system message; ``None`` keeps the chat template's own.
+        audio_parts: Several audio parts, in order, before the text (instead of
+            ``audio_part``; empty: no audio).
     """
     messages: list[dict[str, Any]] = []
     if system_prompt:
         messages.append({"role": "system", "content": system_prompt})
-    content = [audio_part] if audio_part is not None else []
+    content = list(audio_parts or ([audio_part] if audio_part is not None else []))
     content.append({"type": "text", "text": text})
     messages.append({"role": "user", "content": content})
     return messages

@@ -18,7 +18,7 @@ from lm_eval.models.utils import (
 )
 from lm_eval.models.utils_hf import stop_sequences_criteria
 
-from ..audio import WINDOW_FIELD, check_audio_available, condition_audio
+from ..audio import WINDOW_FIELD
 from ..progress import progress_bar
 from .stored_results import request_parts
 
@@ -28,8 +28,8 @@ __all__ = ["AudioGenerationMixin"]
 class AudioGenerationMixin:
     """``generate_until`` for :class:`~lm_eval_rul.models.lalm.LALM`.
 
-    Uses the model's ``prompt_text``, ``_model_inputs``, ``_stored``, ``spec`` and
-    ``condition``.
+    Uses the model's ``audio_sources``, ``question_text``, ``prompt_text``,
+    ``_model_inputs``, ``_stored`` and ``spec``.
     """
 
     @torch.no_grad()
@@ -41,19 +41,20 @@ class AudioGenerationMixin:
         """
         if not requests:
             return []
-        check_audio_available([r.doc for r in requests if r.doc is not None], self.condition)
+        sources = self.audio_sources(requests)
         keys = [
             request_parts(
                 "generate_until",
                 [r.args[0], r.args[1], self.max_gen_toks],
-                self._stored.heard(r.doc or {}, self.spec),
+                self._stored.heard_key(source.key(self.spec)),
             )
-            for r in requests
+            for r, source in zip(requests, sources, strict=True)
         ]
         results: list[str | None] = list(self._stored.lookup(keys))
         todo = [i for i, value in enumerate(results) if value is None]
         self._stored.report("generate_until", len(requests), len(requests) - len(todo))
         if todo:
+            self._sources = {i: sources[index] for i, index in enumerate(todo)}
             generated = self._generate([requests[i] for i in todo], disable_tqdm, keys, todo)
             for local, text in generated.items():
                 results[todo[local]] = text
@@ -63,7 +64,7 @@ class AudioGenerationMixin:
         self, requests: list[Any], disable_tqdm: bool, keys: list[Any], todo: list[int]
     ) -> dict[int, str]:
         """Generate ``requests`` in batches; each batch's answers are stored when done."""
-        indexed = [(i, r.args[0], r.args[1], r.doc) for i, r in enumerate(requests)]
+        indexed = [(i, r.args[0], r.args[1], self._sources[i]) for i, r in enumerate(requests)]
         collator = Collator(
             indexed,
             sort_fn=lambda x: (-len(x[1]), x[0]),
@@ -76,8 +77,8 @@ class AudioGenerationMixin:
         eos = self.tok_decode(self.eot_token_id, skip_special_tokens=False)
         try:
             for chunk in collator.get_batched(n=self.batch_size, batch_fn=None):
-                indices, contexts, all_kwargs, chunk_docs = zip(*chunk, strict=True)
-                texts = self._generate_batch(contexts, all_kwargs[0], chunk_docs, eos)
+                indices, contexts, all_kwargs, chunk_sources = zip(*chunk, strict=True)
+                texts = self._generate_batch(contexts, all_kwargs[0], chunk_sources, eos)
                 for index, context, text in zip(indices, contexts, texts, strict=True):
                     results[index] = text
                     self.cache_hook.add_partial("generate_until", (context, all_kwargs[0]), text)
@@ -90,17 +91,19 @@ class AudioGenerationMixin:
         return results
 
     def _generate_batch(
-        self, contexts: tuple[str, ...], gen_kwargs: dict, docs: tuple[Any, ...], eos: str
+        self, contexts: tuple[str, ...], gen_kwargs: dict, sources: tuple[Any, ...], eos: str
     ) -> list[str]:
         """One ``generate`` call over a batch of prompts sharing ``gen_kwargs``."""
         kwargs = normalize_gen_kwargs(dict(gen_kwargs), self.max_gen_toks)
         until = handle_stop_sequences(kwargs.pop("until", None), eos=eos)
         max_new = int(kwargs.pop("max_gen_toks"))
         kwargs.pop("max_length", None)
-        texts = [self.prompt_text(c) for c in contexts]
-        waves = None
-        if self.condition != "none":
-            waves = [condition_audio(doc, self.spec)[1] for doc in docs]
+        texts = [
+            self.prompt_text(self.question_text(c, s), s.clips(self.spec))
+            for c, s in zip(contexts, sources, strict=True)
+        ]
+        heard = [wave for s in sources for wave in (s.waves(self.spec)[1] or [])]
+        waves = heard or None
         padding_side = self.tokenizer.padding_side
         self.tokenizer.padding_side = "left"
         try:

@@ -27,8 +27,10 @@ import torch
 import transformers
 from lm_eval.models.huggingface import HFLM
 
-from ..audio import AudioSpec, condition_audio
+from ..audio import AudioSpec
+from ..audio.requests import RequestAudio
 from .args import USE_CACHE_REFUSAL, LALMArgumentError, audio_condition, validate_model_args
+from .audio_requests import AudioRequestsMixin
 from .common import audio_settings, chat_messages
 from .families import Family, family_for, family_max_seconds, resolve_attr
 from .generation import AudioGenerationMixin
@@ -44,7 +46,7 @@ logger = logging.getLogger(__name__)
 _SENTINEL = "\ue000LALM-TEXT\ue000"
 
 
-class LALM(PrefixScoringMixin, AudioGenerationMixin, HFLM):
+class LALM(AudioRequestsMixin, PrefixScoringMixin, AudioGenerationMixin, HFLM):
     """Any transformers-native audio LM (see :mod:`lm_eval_rul.models.families`).
 
     Args:
@@ -152,7 +154,8 @@ class LALM(PrefixScoringMixin, AudioGenerationMixin, HFLM):
             noise_std=args["noise_std"],
         )
         self._audio_ids = self._audio_token_ids()
-        self._parts = self._template_parts(with_audio=condition != "none")
+        self._parts = self._template_parts(clips=0 if condition == "none" else 1)
+        self._parts_by_clips = {0 if condition == "none" else 1: self._parts}
         self._prefix_lru: OrderedDict[Hashable, ClipPrefix] = OrderedDict()
         self._stored = StoredResults(results_path(results_cache), results_scope(self))
         self._forward_names = set(inspect.signature(self.model.forward).parameters)
@@ -233,7 +236,7 @@ class LALM(PrefixScoringMixin, AudioGenerationMixin, HFLM):
     def get_model_info(self) -> dict:
         """HFLM's model info plus the audio condition, so runs are told apart."""
         info = super().get_model_info()
-        info.update(audio_settings(self.spec), audio_family=self.family.name)
+        info.update(audio_settings(self.spec), audio_family=self.family.name, **self.audio_info())
         return info
 
     def set_cache_hook(self, cache_hook: Any) -> None:
@@ -249,14 +252,18 @@ class LALM(PrefixScoringMixin, AudioGenerationMixin, HFLM):
         )
 
     # ------------------------------------------------------------------ prompts
-    def _template_parts(self, *, with_audio: bool) -> tuple[str, str]:
-        """(text before the question, text after it) of the rendered prompt."""
+    def _template_parts(self, *, clips: int) -> tuple[str, str]:
+        """(text before the question, text after it) of the rendered prompt with ``clips``
+        audio slots (0: a text-only prompt)."""
+        with_audio = clips > 0
         if not self.use_chat_template:
-            return (f"{self.placeholder}\n" if with_audio else ""), ""
-        audio_part = {"type": "audio", "audio": "clip"} if with_audio else None
-        messages = chat_messages(_SENTINEL, audio_part=audio_part, system_prompt=self.system_prompt)
+            return (f"{self.placeholder}\n" * clips), ""
+        audio_parts = [{"type": "audio", "audio": f"clip{i}"} for i in range(clips)]
+        messages = chat_messages(
+            _SENTINEL, audio_parts=audio_parts, system_prompt=self.system_prompt
+        )
         if self.family.content == "inline":
-            messages[-1]["content"] = (self.placeholder if with_audio else "") + _SENTINEL
+            messages[-1]["content"] = self.placeholder * clips + _SENTINEL
         try:
             rendered = self.processor.apply_chat_template(
                 messages, tokenize=False, add_generation_prompt=True
@@ -278,15 +285,26 @@ class LALM(PrefixScoringMixin, AudioGenerationMixin, HFLM):
             )
         return before, after
 
-    def prompt_text(self, context: str) -> str:
+    def parts_for(self, clips: int | None) -> tuple[str, str]:
+        """The template parts around the question for ``clips`` audio slots (``None``: the
+        condition's own, one clip or none)."""
+        if clips is None:
+            return self._parts
+        if clips not in self._parts_by_clips:
+            self._parts_by_clips[clips] = self._template_parts(clips=clips)
+        return self._parts_by_clips[clips]
+
+    def prompt_text(self, context: str, clips: int | None = None) -> str:
         """The full prompt (audio placeholder unexpanded) the model reads for ``context``."""
-        before, after = self._parts
+        before, after = self.parts_for(clips)
         return before + context + after
 
     def _encode(self, text: str) -> list[int]:
         return self.tokenizer(text, add_special_tokens=False)["input_ids"]
 
-    def _encode_request(self, context: str, continuation: str) -> tuple[str, list[int], list[int]]:
+    def _encode_request(
+        self, context: str, continuation: str, clips: int | None = None
+    ) -> tuple[str, list[int], list[int]]:
         """(full text, prompt ids, continuation ids) of a request, split as HFLM splits.
 
         The continuation's ids are those of the whole text after the prompt's ids, so
@@ -294,10 +312,10 @@ class LALM(PrefixScoringMixin, AudioGenerationMixin, HFLM):
         model scores it.
         """
         n_spaces = len(context) - len(context.rstrip())
-        if n_spaces and not self._parts[1]:
+        if n_spaces and not self.parts_for(clips)[1]:
             continuation = context[-n_spaces:] + continuation
             context = context[:-n_spaces]
-        prompt = self.prompt_text(context)
+        prompt = self.prompt_text(context, clips)
         context_ids = self._encode(prompt)
         whole = self._encode(prompt + continuation)
         return prompt + continuation, context_ids, whole[len(context_ids) :]
@@ -319,9 +337,8 @@ class LALM(PrefixScoringMixin, AudioGenerationMixin, HFLM):
             inputs[name] = value.to(self.device)
         return inputs
 
-    def _waves(self, doc: dict[str, Any]) -> tuple[Hashable, list[Any] | None]:
-        key, wave = condition_audio(doc, self.spec)
-        return key, (None if wave is None else [wave])
+    def _waves(self, source: RequestAudio) -> tuple[Hashable, list[Any] | None]:
+        return source.waves(self.spec)
 
 
 def check_model_args(model_args: Mapping[str, Any]) -> dict[str, Any]:

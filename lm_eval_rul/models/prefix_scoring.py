@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 import transformers
 
-from ..audio import check_audio_available, condition_key
+from ..audio.requests import RequestAudio
 from ..mcqa.letters import announce_multi_token
 from ..progress import progress_bar
 from .args import LALMArgumentError
@@ -46,8 +46,9 @@ class ClipPrefix:
 class PrefixScoringMixin:
     """``loglikelihood`` for :class:`~lm_eval_rul.models.lalm.LALM` (see the module doc).
 
-    Uses the model's ``_encode_request``, ``_encode``, ``_model_inputs``, ``_waves``,
-    ``_parts``, ``_audio_ids``, ``_stored``, ``spec``, ``condition`` and ``prefix_cache``.
+    Uses the model's ``audio_sources``, ``question_text``, ``_encode_request``, ``_encode``,
+    ``_model_inputs``, ``_waves``, ``parts_for``, ``_audio_ids``, ``_stored``, ``spec`` and
+    ``prefix_cache`` (:class:`~lm_eval_rul.models.audio_requests.AudioRequestsMixin`).
     """
 
     def loglikelihood(self, requests: list[Any], disable_tqdm: bool = False) -> list:
@@ -60,12 +61,10 @@ class PrefixScoringMixin:
         """
         if not requests:
             return []
-        if any(r.doc is None for r in requests):
-            raise ValueError("lalm: a loglikelihood request has no document to take audio from.")
-        check_audio_available({id(r.doc): r.doc for r in requests}.values(), self.condition)
+        sources = self.audio_sources(requests)
         keys = [
-            request_parts("loglikelihood", r.args[:2], self._stored.heard(r.doc, self.spec))
-            for r in requests
+            request_parts("loglikelihood", r.args[:2], self._stored.heard_key(s.key(self.spec)))
+            for r, s in zip(requests, sources, strict=True)
         ]
         results: list[tuple[float, bool] | None] = [
             None if v is None else (float(v[0]), bool(v[1])) for v in self._stored.lookup(keys)
@@ -79,7 +78,7 @@ class PrefixScoringMixin:
                 self.cache_hook.add_partial("loglikelihood", requests[todo[local]].args, value)
             self._stored.store([(keys[todo[local]], list(value)) for local, value in pairs])
 
-        remaining = [requests[i] for i in todo]
+        remaining = [(requests[i], sources[i]) for i in todo]
         if remaining and not self.prefix_cache:
             self._loglikelihood_naive(remaining, disable_tqdm, finished)
         elif remaining:
@@ -88,24 +87,27 @@ class PrefixScoringMixin:
 
     def _loglikelihood_prefix(
         self,
-        requests: list[Any],
+        requests: list[tuple[Any, RequestAudio]],
         disable_tqdm: bool,
         finished: Callable[[list[tuple[int, tuple[float, bool]]]], None],
     ) -> None:
         """Score ``requests`` clip by clip; ``finished`` gets each forward's results."""
         # (clip key) -> (prompt context) -> [(request index, continuation ids)]
         by_clip: OrderedDict[Hashable, OrderedDict[str, list]] = OrderedDict()
-        first_doc: dict[Hashable, dict] = {}
+        first_source: dict[Hashable, RequestAudio] = {}
         context_ids: dict[str, list[int]] = {}
-        keys: dict[int, Hashable] = {}  # the letters of one document share its dict
+        keys: dict[int, Hashable] = {}  # the letters of one document share its source
         multi_token: dict[str, list[int]] = {}  # said in one line, once per process
-        for index, request in enumerate(requests):
+        for index, (request, source) in enumerate(requests):
             context, continuation = request.args[:2]
-            if id(request.doc) not in keys:
-                keys[id(request.doc)] = condition_key(request.doc, self.spec)
-            key = keys[id(request.doc)]
-            first_doc.setdefault(key, request.doc)
-            _, ctx_ids, cont_ids = self._encode_request(context, continuation)
+            context = self.question_text(context, source)
+            if id(source.parts) not in keys:
+                keys[id(source.parts)] = source.key(self.spec)
+            key = keys[id(source.parts)]
+            first_source.setdefault(key, source)
+            _, ctx_ids, cont_ids = self._encode_request(
+                context, continuation, source.clips(self.spec)
+            )
             if not cont_ids:
                 raise LALMArgumentError(
                     f"lalm: continuation {continuation!r} of document {request.doc.get('id')!r} "
@@ -124,7 +126,7 @@ class PrefixScoringMixin:
         )
         try:
             for key, contexts in by_clip.items():
-                prefix = self._prefix(key, first_doc[key])
+                prefix = self._prefix(key, first_source[key])
                 items = list(contexts.items())
                 for start in range(0, len(items), self.batch_size):
                     chunk = items[start : start + self.batch_size]
@@ -141,12 +143,12 @@ class PrefixScoringMixin:
             announce_multi_token("lalm", pieces, what="continuation", log=logger)
 
     @torch.no_grad()
-    def _prefix(self, key: Hashable, doc: dict[str, Any]) -> ClipPrefix:
+    def _prefix(self, key: Hashable, source: RequestAudio) -> ClipPrefix:
         """Encode (once) the system + audio prefix of ``key``'s clip into a KV cache."""
         if key in self._prefix_lru:
             self._prefix_lru.move_to_end(key)
             return self._prefix_lru[key]
-        before = self._parts[0]
+        before = self.parts_for(source.clips(self.spec))[0]
         plain = self._encode(before)
         if not plain:
             # no system turn and no audio (audio=none, chat_template=false): the prompt
@@ -154,7 +156,7 @@ class PrefixScoringMixin:
             prefix = ClipPrefix(key, [], 0, 0, [], None)
             self._prefix_lru[key] = prefix
             return prefix
-        _, waves = self._waves(doc)
+        _, waves = self._waves(source)
         inputs = self._model_inputs([before], waves)
         expanded = inputs["input_ids"][0].tolist()
         audio_end_plain = _after_last(plain, self._audio_ids)
@@ -251,7 +253,7 @@ class PrefixScoringMixin:
     @torch.no_grad()
     def _loglikelihood_naive(
         self,
-        requests: list[Any],
+        requests: list[tuple[Any, RequestAudio]],
         disable_tqdm: bool,
         finished: Callable[[list[tuple[int, tuple[float, bool]]]], None],
     ) -> None:
@@ -259,10 +261,13 @@ class PrefixScoringMixin:
         bar = progress_bar(
             len(requests), "lalm: naive", enabled=not disable_tqdm and self.rank == 0
         )
-        for index, request in enumerate(requests):
+        for index, (request, source) in enumerate(requests):
             context, continuation = request.args[:2]
-            whole, _, cont_ids = self._encode_request(context, continuation)
-            _, waves = self._waves(request.doc)
+            context = self.question_text(context, source)
+            whole, _, cont_ids = self._encode_request(
+                context, continuation, source.clips(self.spec)
+            )
+            _, waves = self._waves(source)
             inputs = self._model_inputs([whole], waves)
             logits = self.model(**inputs).logits[0]
             finished([(index, continuation_score(logits[-len(cont_ids) - 1 : -1], cont_ids))])

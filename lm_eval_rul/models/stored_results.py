@@ -152,10 +152,16 @@ class StoredResults:
 
     def heard(self, doc: Mapping[str, Any], spec: Any) -> Any:
         """What the model hears for ``doc``, as key parts (files by their identity)."""
-        key = condition_key(doc, spec)
+        return self.heard_key(condition_key(doc, spec))
+
+    def heard_key(self, key: Hashable) -> Any:
+        """A condition key as key parts: files by their identity, harness arrays by their
+        content hash, several clips in order, ``["text"]`` for a text task."""
         if key not in self._heard:
             if key[0] == "clip":
                 self._heard[key] = ["clip", clip_identity(key[1]), *key[2:]]
+            elif key[0] == "clips":
+                self._heard[key] = ["clips", *(self.heard_key(part) for part in key[1:])]
             else:
                 self._heard[key] = _jsonable(list(key))
         return self._heard[key]

@@ -1,0 +1,8 @@
+"""Thin bridge from the YAMLs to lm_eval_rul (the logic lives in the package)."""
+
+from lm_eval_rul.mcqa.native_tasks import (  # noqa: F401
+    doc_to_audio,
+    load_muchomusic_native,
+    load_rul_muchomusic_native,
+)
+from lm_eval_rul.mcqa.tasks import doc_to_text_gen, process_results_gen  # noqa: F401
