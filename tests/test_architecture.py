@@ -11,7 +11,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "lm_eval_rul"
 
 #: Each stage and the stages it may import (besides itself and the top-level modules
-#: ``errors``, ``registration``, ``cache``, ``progress``, ``hub`` and ``retries``).
+#: ``errors``, ``registration``, ``cache``, ``progress``, ``hub``, ``retries`` and ``files``).
 ALLOWED: dict[str, set[str]] = {
     "questions": set(),
     "audio": {"questions"},
@@ -24,7 +24,7 @@ ALLOWED: dict[str, set[str]] = {
     "cli": {"questions", "audio", "mcqa", "models", "build", "report", "factual", "diagnose"},
     "testing": {"questions", "audio", "mcqa", "models", "factual", "cli"},
 }
-TOP_LEVEL = {"errors", "registration", "cache", "progress", "hub", "retries"}
+TOP_LEVEL = {"errors", "registration", "cache", "progress", "hub", "retries", "files"}
 MAX_LINES = 400
 
 
