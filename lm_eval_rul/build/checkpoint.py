@@ -21,6 +21,7 @@ from ..files import (
     write_json_atomic,
     write_text_atomic,
 )
+from ..questions.reading import file_digest as read_file_digest
 from ..retries import error_text, permanent_error, with_retries
 
 __all__ = [
@@ -43,13 +44,8 @@ CHECKPOINT_FORMAT = "lm-eval-rul build checkpoint v1"
 
 
 def file_digest(path: Path | None) -> str | None:
-    if path is None:
-        return None
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()[:16]
+    """The file's digest (from the reading of it this command already did, if any)."""
+    return None if path is None else read_file_digest(path)
 
 
 #: ``model_args`` names whose values are credentials, compared whole (lower case).

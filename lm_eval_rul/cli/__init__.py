@@ -109,6 +109,7 @@ def main(argv: list[str] | None = None) -> None:
     if argv is not None:
         sys.argv = [sys.argv[0], *argv]
     from ..errors import UserInputError
+    from ..questions.reading import read_once
 
     setup_logging()
     _share_harness_logging()
@@ -117,7 +118,8 @@ def main(argv: list[str] | None = None) -> None:
     args = argparse.Namespace(command="run")  # what a failed parse of the run line names
     try:
         args = cli.parse_args()
-        cli.execute(args)
+        with read_once():  # each data file is read and parsed once per command
+            cli.execute(args)
     except (UserInputError, FileNotFoundError) as error:
         # Bad input, not a bug: the message names what is wrong and the fix.
         command = getattr(args, "command", None) or ""
