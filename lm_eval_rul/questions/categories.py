@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .readers import _ID_COLUMNS
-from .reading import csv_table
+from .reading import csv_table, reads_once
 from .schema import DataValidationError
 
 __all__ = ["CATEGORY_DIMENSIONS", "QuestionCategories", "read_muchomusic_categories"]
@@ -71,6 +71,7 @@ def _category_list(text: str, where: str, problems: list[str]) -> tuple[str, ...
     return tuple(str(v).strip() for v in value if str(v).strip())
 
 
+@reads_once
 def read_muchomusic_categories(path: str | os.PathLike[str]) -> dict[str, QuestionCategories]:
     """Question id -> :class:`QuestionCategories` from MuChoMusic's CSV.
 

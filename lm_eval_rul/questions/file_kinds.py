@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .reading import csv_table, json_value, jsonl_values, read_text
+from .reading import csv_table, json_value, jsonl_values, read_text, reads_once
 from .schema import DataValidationError
 
 __all__ = [
@@ -72,6 +72,7 @@ class DataFileKind:
     description: str
 
 
+@reads_once
 def question_format(path: str | os.PathLike[str]) -> str:
     """How a question or pools file is written, from its content: ``"json"`` (one JSON
     value), ``"jsonl"`` (a ``.jsonl`` file, or JSON lines in another name),
@@ -137,6 +138,7 @@ def _csv_kind(path: Path) -> DataFileKind:
     return DataFileKind(CSV, f"a CSV table (columns {', '.join(header[:6])})")
 
 
+@reads_once
 def sniff_data_file(path: str | os.PathLike[str]) -> DataFileKind:
     """What ``path`` holds, from its rows (see :class:`DataFileKind`); never raises for
     unreadable or unexpected content (``"unknown"``)."""

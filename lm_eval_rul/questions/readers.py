@@ -28,7 +28,7 @@ from typing import Any
 
 from .file_kinds import MUCHOMUSIC_COLUMNS, question_format
 from .pools import clean_pools
-from .reading import csv_table, json_value, jsonl_values
+from .reading import csv_table, json_value, jsonl_values, reads_once
 from .schema import (
     DataValidationError,
     PoolCleaningReport,
@@ -117,6 +117,7 @@ def _parse_list_cell(value: Any) -> Any:
 
 
 
+@reads_once
 def read_rul_json(path: str | os.PathLike[str], *, n_distractors: int | None = 4) -> list[Question]:
     """Read the released RUL-MuChoMusic JSON (or any file of the same schema).
 
@@ -132,6 +133,7 @@ def read_rul_json(path: str | os.PathLike[str], *, n_distractors: int | None = 4
     return rows_to_questions(path, _read_json_rows(path), n_distractors=n_distractors)
 
 
+@reads_once
 def read_pools(
     path: str | os.PathLike[str], *, allow_empty: bool = False, limit: int | None = None
 ) -> tuple[list[Question], PoolCleaningReport]:
@@ -174,6 +176,7 @@ def _muchomusic_track(dataset_identifier: str) -> str:
     return re.sub(r"\.json$", "", dataset_identifier.strip())
 
 
+@reads_once
 def read_muchomusic_csv(path: str | os.PathLike[str]) -> list[Question]:
     """Read MuChoMusic's ``muchomusic.csv`` (the three original distractors, in order).
 
@@ -214,6 +217,7 @@ def read_muchomusic_csv(path: str | os.PathLike[str]) -> list[Question]:
     return rows_to_questions(path, rows, n_distractors=3)
 
 
+@reads_once
 def read_questions_table(
     path: str | os.PathLike[str], *, n_distractors: int | None = None
 ) -> list[Question]:
@@ -246,6 +250,7 @@ def read_questions_table(
     return rows_to_questions(path, rows, n_distractors=n_distractors)
 
 
+@reads_once
 def load_questions(
     path: str | os.PathLike[str], *, n_distractors: int | None = None
 ) -> list[Question]:
@@ -295,6 +300,7 @@ def attach_tracks(questions: Sequence[Question], reference: Sequence[Question]) 
 
 
 
+@reads_once
 def load_questions_without_distractors(path: str | os.PathLike[str]) -> list[Question]:
     """Questions to generate distractors for: like :func:`load_questions`, but in JSON and
     JSONL files ``distractors`` may be absent (or empty) on any row.
@@ -323,6 +329,7 @@ def load_questions_without_distractors(path: str | os.PathLike[str]) -> list[Que
     return rows_to_questions(path, prepared, n_distractors=None, min_distractors=0)
 
 
+@reads_once
 def read_as_released(path: str | os.PathLike[str]) -> list[Question]:
     """A JSON / JSONL question or pools file exactly as released: ids, fields and
     duplicates are validated like every reader's, but options are neither checked nor

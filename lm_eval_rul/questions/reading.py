@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import functools
 import hashlib
 import io
 import json
@@ -28,7 +29,7 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from .schema import DataValidationError
 
@@ -36,6 +37,7 @@ __all__ = [
     "FileEncodingError",
     "KeyedObject",
     "read_once",
+    "reads_once",
     "read_text",
     "json_value",
     "jsonl_values",
@@ -51,6 +53,8 @@ _ANNOUNCE_BYTES = 20 * 2**20
 _SLOW_SECONDS = 3.0
 
 T = TypeVar("T")
+R = TypeVar("R")
+P = ParamSpec("P")
 _cache: dict[tuple[Any, ...], Any] | None = None
 
 
@@ -68,6 +72,18 @@ def read_once() -> Iterator[None]:
         yield
     finally:
         _cache = previous
+
+
+def reads_once(func: Callable[P, R]) -> Callable[P, R]:
+    """Decorator: the whole call runs in :func:`read_once` (a public reader reads its file
+    once even when called outside a command)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        with read_once():
+            return func(*args, **kwargs)
+
+    return wrapper
 
 
 def _stamp(path: Path) -> tuple[Any, ...]:
