@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..questions import item_rng
-from .decoding import CLIP_CACHE, load_clip
+from .decoding import CLIP_CACHE, load_clip, load_window
 from .errors import (
     AMBIGUOUS,
     AMBIGUOUS_HINT,
@@ -33,7 +33,7 @@ from .errors import (
     MissingAudioError,
     UnknownConditionError,
 )
-from .windows import check_window_fits, cut_window, doc_window
+from .windows import check_window_fits, doc_window
 
 __all__ = [
     "AUDIO_CONDITIONS",
@@ -258,9 +258,8 @@ def condition_audio(doc: Mapping[str, Any], spec: AudioSpec) -> tuple[Hashable, 
     _, ref, sr, max_seconds, *window = key
     if not window:
         return key, load_clip(ref, sampling_rate=sr, max_seconds=max_seconds)
-    # the whole clip is decoded once (and cached); each window is a view of it
-    whole = load_clip(ref, sampling_rate=sr, max_seconds=None)
-    return key, cut_window(whole, sr, (window[0], window[1]))
+    # only the window's frames are decoded (cached per window)
+    return key, load_window(ref, sampling_rate=sr, window=(window[0], window[1]))
 
 
 def check_audio_available(docs: Iterable[Mapping[str, Any]], condition: str = "original") -> None:
