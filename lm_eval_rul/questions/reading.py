@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import functools
+import gc
 import hashlib
 import io
 import json
@@ -76,12 +77,20 @@ def read_once() -> Iterator[None]:
 
 def reads_once(func: Callable[P, R]) -> Callable[P, R]:
     """Decorator: the whole call runs in :func:`read_once` (a public reader reads its file
-    once even when called outside a command)."""
+    once even when called outside a command), with Python's cycle collector paused: a
+    large file makes millions of objects and no cycles, and collections triggered by
+    their count made reading grow faster than the file (1.3x per question at 80k)."""
 
     @functools.wraps(func)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        with read_once():
-            return func(*args, **kwargs)
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            with read_once():
+                return func(*args, **kwargs)
+        finally:
+            if collecting:
+                gc.enable()
 
     return wrapper
 
