@@ -11,8 +11,8 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "lm_eval_rul"
 
 #: Each stage and the stages it may import (besides itself and the top-level modules
-#: ``errors``, ``registration``, ``cache``, ``progress``, ``hub``, ``retries``, ``paths``
-#: and ``masking``).
+#: ``errors``, ``registration``, ``cache``, ``progress``, ``hub``, ``retries``, ``paths``,
+#: ``masking`` and ``files``).
 ALLOWED: dict[str, set[str]] = {
     "questions": set(),
     "audio": {"questions"},
@@ -25,7 +25,9 @@ ALLOWED: dict[str, set[str]] = {
     "cli": {"questions", "audio", "mcqa", "models", "build", "report", "factual", "diagnose"},
     "testing": {"questions", "audio", "mcqa", "models", "factual", "cli"},
 }
-TOP_LEVEL = {"errors", "registration", "cache", "progress", "hub", "retries", "paths", "masking"}
+TOP_LEVEL = {
+    "errors", "registration", "cache", "progress", "hub", "retries", "paths", "masking", "files"
+}
 MAX_LINES = 400
 
 

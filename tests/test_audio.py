@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +20,7 @@ from lm_eval_rul.audio import (
     decode_audio,
     register_clip_pool,
 )
+from lm_eval_rul.audio.decoding import report_trims
 
 SR = 16_000
 
@@ -46,11 +49,29 @@ def test_decode_stereo_44k_to_mono_16k(tmp_path, ext):
     assert abs(np.argmax(spectrum) * SR / (SR // 2) - 440) < 10
 
 
-def test_over_long_audio_is_trimmed_with_a_warning_naming_the_file(tmp_path):
-    path = write_stereo(tmp_path / "long.wav", seconds=3.0, rate=SR)
-    with pytest.warns(UserWarning, match=r"long\.wav: 3\.0 s is longer than the model's limit"):
-        wave = decode_audio(path, sampling_rate=SR, max_seconds=1.5)
-    assert wave.shape[0] == int(1.5 * SR)
+def test_over_long_audio_is_trimmed_with_one_warning_naming_the_file(tmp_path):
+    """Old code: a UserWarning and a log warning for every trimmed clip."""
+    report_trims()  # start from zero (earlier tests trimmed too)
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler(logging.WARNING)
+    handler.emit = records.append  # type: ignore[method-assign]
+    logger = logging.getLogger("lm_eval_rul.audio.decoding")
+    logger.addHandler(handler)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no UserWarning any more
+            for i in range(3):
+                path = write_stereo(tmp_path / f"long{i}.wav", seconds=3.0, rate=SR)
+                wave = decode_audio(path, sampling_rate=SR, max_seconds=1.5)
+                assert wave.shape[0] == int(1.5 * SR)
+        assert records == []  # nothing yet: the run's one warning comes at its end
+        assert report_trims() == 3
+    finally:
+        logger.removeHandler(handler)
+    assert len(records) == 1
+    message = records[0].getMessage()
+    assert message.startswith("3 clip(s) longer than the model's limit of 1.5 s were trimmed")
+    assert "long0.wav (3.0 s) and 2 other clip(s)" in message
 
 
 def test_empty_and_corrupt_files_raise_naming_the_file(tmp_path):

@@ -42,11 +42,13 @@ def test_original_plays_exactly_the_window(clips):
     assert key == condition_key(doc(clips, [3.6, 5.4]), spec)
     assert key[1] == clips["long"] and key[-2:] == (3.6, 5.4)
     np.testing.assert_array_equal(wave, whole[int(3.6 * SR) : int(5.4 * SR)])
-    # two windows of one clip are two keys, decoded once
+    # two windows of one clip are two keys, each decoding only its own frames, once
     other = condition_key(doc(clips, [5.4, 7.2]), spec)
     assert other != key
     condition_audio(doc(clips, [5.4, 7.2]), spec)
-    assert audio.decode_count() == 1
+    assert audio.decode_count() == 3  # the whole clip above, then one per window
+    condition_audio(doc(clips, [3.6, 5.4]), spec)
+    assert audio.decode_count() == 3
 
 
 def test_random_plays_the_window_of_the_named_clip_clipped_to_its_length(clips):

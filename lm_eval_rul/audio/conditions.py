@@ -25,7 +25,7 @@ import numpy as np
 
 from ..questions import item_rng
 from .arrays import array_clip, is_array_ref
-from .decoding import CLIP_CACHE, load_clip
+from .decoding import CLIP_CACHE, load_clip, load_window
 from .errors import (
     AMBIGUOUS,
     AMBIGUOUS_HINT,
@@ -34,7 +34,7 @@ from .errors import (
     MissingAudioError,
     UnknownConditionError,
 )
-from .windows import check_window_fits, cut_window, doc_window
+from .windows import check_window_fits, doc_window
 
 __all__ = [
     "AUDIO_CONDITIONS",
@@ -261,9 +261,8 @@ def condition_audio(doc: Mapping[str, Any], spec: AudioSpec) -> tuple[Hashable, 
         return key, array_clip(ref, sampling_rate=sr, max_seconds=max_seconds)
     if not window:
         return key, load_clip(ref, sampling_rate=sr, max_seconds=max_seconds)
-    # the whole clip is decoded once (and cached); each window is a view of it
-    whole = load_clip(ref, sampling_rate=sr, max_seconds=None)
-    return key, cut_window(whole, sr, (window[0], window[1]))
+    # only the window's frames are decoded (cached per window)
+    return key, load_window(ref, sampling_rate=sr, window=(window[0], window[1]))
 
 
 def check_audio_available(docs: Iterable[Mapping[str, Any]], condition: str = "original") -> None:

@@ -22,7 +22,6 @@ of :func:`~lm_eval_rul.audio.layouts.attach_audio` is covered.
 from __future__ import annotations
 
 import io
-import json
 import logging
 import os
 import re
@@ -32,6 +31,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..files import write_json_atomic
 from .conditions import FILE_CONDITIONS, pool_refs
 from .errors import AudioDecodeError
 from .sources import clip_source, ref_name
@@ -223,7 +223,7 @@ def preflight_clips(
         path = None
         if len(problems) > _SHOWN:
             path = Path(listing or Path(tempfile.gettempdir()) / "lm_eval_rul_bad_audio.json")
-            path.write_text(json.dumps(problems, indent=1), encoding="utf-8")
+            write_json_atomic(path, problems)
         raise UnreadableAudioError(problems, total=len(unique), listing=path)
     logger.info("audio check (%s): all %d clips readable", level, len(unique))
     return len(unique)

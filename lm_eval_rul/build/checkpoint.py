@@ -15,7 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserInputError
+from ..files import (
+    open_jsonl_for_append,
+    repair_torn_tail,
+    write_json_atomic,
+    write_text_atomic,
+)
 from ..masking import is_secret_arg, redact_args
+from ..questions.reading import file_digest as read_file_digest
 from ..retries import error_text, permanent_error, with_retries
 
 __all__ = [
@@ -38,13 +45,8 @@ CHECKPOINT_FORMAT = "lm-eval-rul build checkpoint v1"
 
 
 def file_digest(path: Path | None) -> str | None:
-    if path is None:
-        return None
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()[:16]
+    """The file's digest (from the reading of it this command already did, if any)."""
+    return None if path is None else read_file_digest(path)
 
 
 def fingerprint_digest(fingerprint: dict[str, Any]) -> str:
@@ -68,12 +70,14 @@ class Checkpoint:
         self.path = Path(path)
         self.fingerprint = fingerprint
         self.records: dict[str, dict[str, Any]] = {}
+        if self.path.is_file():  # a line cut by an interruption: gone before we append
+            repair_torn_tail(self.path)
         if self.path.is_file() and self.path.stat().st_size > 0:
             self._load()
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             header = {"format": CHECKPOINT_FORMAT, "fingerprint": fingerprint}
-            self.path.write_text(json.dumps(header) + "\n", encoding="utf-8")
+            write_text_atomic(self.path, json.dumps(header) + "\n")
 
     def _load(self) -> None:
         lines = self.path.read_text(encoding="utf-8").splitlines()
@@ -105,16 +109,17 @@ class Checkpoint:
             try:
                 record = json.loads(line)
             except json.JSONDecodeError:
-                # A line cut by an interruption: only the last line can be partial.
-                if lineno == len(lines):
-                    logger.warning("%s: ignoring a partial last line (interrupted run)", self.path)
-                    continue
-                raise CheckpointMismatch(f"{self.path}: line {lineno} is not valid JSON") from None
+                raise CheckpointMismatch(
+                    f"{self.path}: line {lineno} is not valid JSON (damaged, e.g. by an older "
+                    f"version appending after a cut line). Delete line {lineno} (its question "
+                    "is recomputed) or the file (every question is recomputed), then rerun."
+                ) from None
             if not isinstance(record, dict) or "id" not in record:
                 raise CheckpointMismatch(
                     f'{self.path}: line {lineno} is not a question record (no "id"); the '
-                    "file was edited or is not a build checkpoint. Remove that line, or delete "
-                    "the checkpoint (or choose another --output) to start over."
+                    f"file was edited or is not a build checkpoint. Delete line {lineno} (its "
+                    "question is recomputed) or the file (every question is recomputed), or "
+                    "choose another --output."
                 )
             self.records[str(record["id"])] = record
 
@@ -126,14 +131,12 @@ class Checkpoint:
     def add(self, record: dict[str, Any]) -> None:
         """Append one question's record and flush it to disk."""
         self.records[str(record["id"])] = record
-        with self.path.open("a", encoding="utf-8") as handle:
+        with open_jsonl_for_append(self.path) as handle:
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
             handle.flush()
             os.fsync(handle.fileno())
 
 
 def write_json(path: Path, payload: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".part")
-    partial.write_text(json.dumps(payload, indent=1, ensure_ascii=False), encoding="utf-8")
-    partial.replace(path)
+    """``payload`` as JSON, written atomically under a unique temporary name."""
+    write_json_atomic(path, payload)

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..files import atomic_write, write_text_atomic
+
 if TYPE_CHECKING:
     from .pi import PIResult
 
@@ -80,8 +82,7 @@ def write_pi(
     goes into the summary as it is, so nothing is dropped without a trace.
     """
     output = Path(output)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    with output.open("w", encoding="utf-8") as handle:
+    with atomic_write(output) as handle:  # a kill mid-write leaves no partial file
         for result in results:
             handle.write(json.dumps(result.to_row(), ensure_ascii=False) + "\n")
     summary = summarize_pi([r.pi for r in results], [r.chance for r in results])
@@ -92,5 +93,5 @@ def write_pi(
     if skipped:
         summary["skipped"] = skipped
     path = output.with_name(output.stem + ".summary.json")
-    path.write_text(json.dumps(summary, indent=2))
+    write_text_atomic(path, json.dumps(summary, indent=2))
     return path, summary

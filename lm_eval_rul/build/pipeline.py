@@ -10,6 +10,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from ..files import OutputLock
 from ..questions import clean_pools, load_questions_without_distractors
 from ..questions.file_kinds import CSV, PI, POOLS, QUESTIONS, RESULTS, sniff_data_file
 from ..registration import create_lm
@@ -42,7 +43,22 @@ def run_build(
         lm: A ready scorer LM (default: created from ``config.model``/``model_args``).
         generator_lm: A ready generator LM (default: created from ``config.generator``).
         sleep: Called between retries (tests pass a no-op).
+
+    Raises:
+        OutputBusyError: Another process is building the same ``--output`` (it holds
+            ``<output>.lock``).
     """
+    with OutputLock(config.output, command="lm-eval-rul build"):
+        return _run_build(config, lm=lm, generator_lm=generator_lm, sleep=sleep)
+
+
+def _run_build(
+    config: BuildConfig,
+    *,
+    lm: Any | None,
+    generator_lm: Any | None,
+    sleep: Callable[[float], None],
+) -> dict[str, Any]:
     stage = config.stage
     if stage == "write":
         return _write_from_checkpoint(config)

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from ..questions import PoolCleaningReport, Question, read_pools
+from ..questions.file_kinds import question_format
+from ..questions.reading import json_value, jsonl_values
 from .checkpoint import file_digest, write_json
 from .config import BuildConfig
 
@@ -91,12 +93,11 @@ def read_stage_pools(
     still describes this very file). With ``limit`` (``build --limit``) only the first
     ``limit`` pools are read, and every count is of those pools alone."""
     pools, cleaning = read_pools(path, allow_empty=True, limit=limit)
-    text = path.read_text(encoding="utf-8")
-    if path.suffix == ".jsonl":
-        rows = [json.loads(line) for line in text.splitlines() if line.strip()]
-    else:
-        raw = json.loads(text)
+    if question_format(path) == "json":  # the file as read_pools read it (read once)
+        raw = json_value(path)
         rows = [{"id": k, **v} for k, v in raw.items()] if isinstance(raw, dict) else raw
+    else:
+        rows = [value for _, value in jsonl_values(path)]
     marks = {str(r["id"]).strip(): r.get("build_failure") for r in rows}
     failures = {}
     for q in pools:

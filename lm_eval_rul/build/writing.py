@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ..files import write_text_atomic
 from .checkpoint import redact_args, write_json
 from .config import BuildConfig
 from .pi_summary import summarize_pi
@@ -98,7 +99,7 @@ def write_stage(
     ]
     json_path = config.output.with_name(config.output.stem + ".report.json")
     write_json(json_path, report)
-    json_path.with_suffix(".md").write_text(_report_markdown(report), encoding="utf-8")
+    write_text_atomic(json_path.with_suffix(".md"), _report_markdown(report))
     return report
 
 

@@ -138,6 +138,8 @@ def main(argv: list[str] | None = None) -> None:
 
     if argv is not None:
         sys.argv = [sys.argv[0], *argv]
+    from ..questions.reading import read_once
+
     setup_logging()
     _share_harness_logging()
     registration.register_models()
@@ -151,7 +153,8 @@ def main(argv: list[str] | None = None) -> None:
             HELD_LOGS.release()
         given = [vars(args).get(name) for name in _ARGS_OPTIONS]
         _warn_url_credentials(given)
-        with mask_logs(*given) as secrets:  # the harness's log lines too
+        # the harness's log lines masked too; each data file read and parsed once
+        with mask_logs(*given) as secrets, read_once():
             cli.execute(args)
     except (UserInputError, FileNotFoundError) as error:
         # Bad input, not a bug: the message names what is wrong and the fix, on the first

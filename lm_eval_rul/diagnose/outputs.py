@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..files import atomic_write, write_json_atomic, write_text_atomic
 from . import figures
 from .audit import RULES
 from .encoders import SPACES
@@ -276,11 +277,11 @@ def write_outputs(diagnosis: Diagnosis, out_dir: str | Path, *, n_examples: int 
     out.mkdir(parents=True, exist_ok=True)
     paths: dict[str, Path] = {}
     paths["findings"] = out / "findings.jsonl"
-    with paths["findings"].open("w", encoding="utf-8") as handle:
+    with atomic_write(paths["findings"]) as handle:
         for finding in diagnosis.findings:
             handle.write(json.dumps(finding, ensure_ascii=False) + "\n")
     paths["json"] = out / "diagnose.json"
-    paths["json"].write_text(json.dumps(diagnosis.summary, indent=1, ensure_ascii=False))
+    write_json_atomic(paths["json"], diagnosis.summary)
 
     names = [d["name"] for d in diagnosis.summary["datasets"]]
     spaces = diagnosis.summary["embedding"].get("spaces", {})
@@ -315,5 +316,5 @@ def write_outputs(diagnosis: Diagnosis, out_dir: str | Path, *, n_examples: int 
     figure_names.append("audit")
     markdown = render_markdown(diagnosis, figure_names=figure_names, n_examples=n_examples)
     paths["markdown"] = out / "diagnose.md"
-    paths["markdown"].write_text(markdown, encoding="utf-8")
+    write_text_atomic(paths["markdown"], markdown)
     return paths

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..files import write_text_atomic
 from ..paths import contained_path
 from .errors import FactualInputError
 from .genres import GenreTree, read_genre_tree
@@ -255,11 +256,12 @@ def reparse_runs(
             ):
                 total[task.name] = total.get(task.name, 0) + value
             target = folder / task.samples_file.name
-            target.write_text(
-                "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows),
-                encoding="utf-8",
+            write_text_atomic(
+                target, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
             )
         path = folder / results_file.name
-        path.write_text(json.dumps(new_results, indent=2, ensure_ascii=False, default=str))
+        write_text_atomic(
+            path, json.dumps(new_results, indent=2, ensure_ascii=False, default=str)
+        )
         summary.written.append(path)
     return summary

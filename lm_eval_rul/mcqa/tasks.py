@@ -3,9 +3,11 @@
 Data location comes from the harness's ``--metadata`` JSON, which lm-eval passes to
 ``custom_dataset`` as keyword arguments:
 
-* ``data_path``: the task's question file (RUL JSON for ``rul_muchomusic*``, the
-  MuChoMusic CSV for ``muchomusic*``); ``rul_data_path`` / ``muchomusic_data_path``
-  override it per benchmark when one run mixes both;
+* ``data_path``: the task's question file (for ``rul_muchomusic*`` the RUL JSON, or any
+  question file with four distractors: JSON lines, a CSV of ``id, question,
+  correct_answer, distractors``, parquet; the MuChoMusic CSV for ``muchomusic*``);
+  ``rul_data_path`` / ``muchomusic_data_path`` override it per benchmark when one run
+  mixes both;
 * ``muchomusic_csv``: MuChoMusic's CSV, joined on question id to give RUL rows their
   audio track (needed only by audio runs that look clips up by track);
 * ``shuffle_seed``: base seed of the option order (default 1234);
@@ -39,9 +41,10 @@ from ..questions import (
     attach_tracks,
     default_muchomusic_csv,
     default_rul_path,
+    load_questions,
     read_muchomusic_csv,
-    read_rul_json,
 )
+from ..questions.file_kinds import question_format, sniff_data_file
 from .folds import make_docs
 from .prompts import gen_prompt, muchomusic_official_prompt, pi_prompt
 from .reference_parsing import DEFAULT_PARSER, check_parser, muchomusic_official_answer, parse_with
@@ -88,7 +91,7 @@ def _stamp(path: Path) -> tuple[str, float, int]:
 
 @functools.lru_cache(maxsize=8)
 def _read_rul_cached(stamp: tuple[str, float, int]) -> tuple[Question, ...]:
-    return tuple(read_rul_json(stamp[0], n_distractors=4))
+    return tuple(load_questions(stamp[0], n_distractors=4))
 
 
 @functools.lru_cache(maxsize=8)
@@ -115,16 +118,19 @@ _BOTH = '{"rul_data_path": "RUL-MuchoMusic.json", "muchomusic_data_path": "mucho
 
 
 def _check_kind(path: Path, key: str, *, want_csv: bool, benchmark: str) -> None:
-    """A question file of the other benchmark (a CSV for RUL, a JSON for MuChoMusic)."""
-    if (path.suffix.lower() == ".csv") == want_csv:
+    """A question file of the other benchmark (MuChoMusic's CSV for RUL, anything else for
+    MuChoMusic), decided from the file's content like every command does
+    (:func:`~lm_eval_rul.questions.file_kinds.question_format`), not from its suffix."""
+    is_muchomusic_csv = question_format(path) == "muchomusic_csv"
+    if is_muchomusic_csv == want_csv:
         return
     other = "muchomusic" if benchmark == "rul_muchomusic" else "rul_muchomusic"
+    found = _WANTS[other]
+    if not is_muchomusic_csv and question_format(path) not in ("json", "jsonl"):
+        found = sniff_data_file(path).description
     raise DataValidationError(
         path,
-        [
-            f"--metadata {key} is {_WANTS[other]}, but {benchmark}* tasks read "
-            f"{_WANTS[benchmark]}"
-        ],
+        [f"--metadata {key} is {found}, but {benchmark}* tasks read {_WANTS[benchmark]}"],
         hint=f"Give that file instead; a run of both benchmarks gives each its own: '{_BOTH}'.",
     )
 

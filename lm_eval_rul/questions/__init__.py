@@ -1,7 +1,8 @@
 """What a benchmark is: question records, readers and validation, pools, seeding.
 
 The lowest stage of the package: it imports nothing else of ``lm_eval_rul`` but
-:mod:`lm_eval_rul.errors`. Every other stage reads questions through it.
+:mod:`lm_eval_rul.errors` and :mod:`lm_eval_rul.files`. Every other stage reads questions
+through it.
 
 Public names:
 

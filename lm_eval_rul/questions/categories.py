@@ -10,12 +10,12 @@ does the same for every MuChoMusic and RUL-MuChoMusic run (RUL ids are MuChoMusi
 from __future__ import annotations
 
 import ast
-import csv
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from .readers import _ID_COLUMNS
+from .reading import csv_table, reads_once
 from .schema import DataValidationError
 
 __all__ = ["CATEGORY_DIMENSIONS", "QuestionCategories", "read_muchomusic_categories"]
@@ -71,6 +71,7 @@ def _category_list(text: str, where: str, problems: list[str]) -> tuple[str, ...
     return tuple(str(v).strip() for v in value if str(v).strip())
 
 
+@reads_once
 def read_muchomusic_categories(path: str | os.PathLike[str]) -> dict[str, QuestionCategories]:
     """Question id -> :class:`QuestionCategories` from MuChoMusic's CSV.
 
@@ -78,34 +79,32 @@ def read_muchomusic_categories(path: str | os.PathLike[str]) -> dict[str, Questi
         DataValidationError: A missing column, or category cells that are not lists.
     """
     path = Path(path)
-    with path.open(newline="", encoding="utf-8") as handle:
-        reader = csv.DictReader(handle)
-        header = reader.fieldnames or []
-        wanted = list(CATEGORY_DIMENSIONS.values())
-        missing = [c for c in wanted if c not in header]
-        id_column = next((c for c in _ID_COLUMNS if c in header), None)
-        if missing or id_column is None:
-            problems = [f"missing column(s) {', '.join(missing)}"] if missing else []
-            if id_column is None:
-                problems.append("no question id column (one of id, question_id, qid)")
-            raise DataValidationError(
-                path,
-                problems,
-                hint="The report's breakdowns read MuChoMusic's muchomusic.csv "
-                "(huggingface.co/datasets/mulab-mir/muchomusic).",
-            )
-        problems: list[str] = []
-        out: dict[str, QuestionCategories] = {}
-        for line, row in enumerate(reader, start=2):
-            qid = str(row[id_column]).strip()
-            where = f"row {line} (id {qid})"
-            source = str(row["dataset"] or "").strip()
-            out[qid] = QuestionCategories(
-                music_knowledge=_category_list(row["music_knowledge"] or "", where, problems),
-                music_reasoning=_category_list(row["music_reasoning"] or "", where, problems),
-                genre=str(row["genre"] or "").strip(),
-                source=_SOURCE_NAMES.get(source.lower(), source),
-            )
+    header, table = csv_table(path)  # read once per command (reading.read_once)
+    wanted = list(CATEGORY_DIMENSIONS.values())
+    missing = [c for c in wanted if c not in header]
+    id_column = next((c for c in _ID_COLUMNS if c in header), None)
+    if missing or id_column is None:
+        problems = [f"missing column(s) {', '.join(missing)}"] if missing else []
+        if id_column is None:
+            problems.append("no question id column (one of id, question_id, qid)")
+        raise DataValidationError(
+            path,
+            problems,
+            hint="The report's breakdowns read MuChoMusic's muchomusic.csv "
+            "(huggingface.co/datasets/mulab-mir/muchomusic).",
+        )
+    problems: list[str] = []
+    out: dict[str, QuestionCategories] = {}
+    for line, row in enumerate(table, start=2):
+        qid = str(row[id_column]).strip()
+        where = f"row {line} (id {qid})"
+        source = str(row["dataset"] or "").strip()
+        out[qid] = QuestionCategories(
+            music_knowledge=_category_list(row["music_knowledge"] or "", where, problems),
+            music_reasoning=_category_list(row["music_reasoning"] or "", where, problems),
+            genre=str(row["genre"] or "").strip(),
+            source=_SOURCE_NAMES.get(source.lower(), source),
+        )
     if problems:
         raise DataValidationError(path, problems)
     return out

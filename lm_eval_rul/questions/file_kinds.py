@@ -10,7 +10,6 @@ a question file (4 distractors per question), but --pools expects distractor poo
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import json
 import os
@@ -18,7 +17,35 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DataFileKind", "sniff_data_file", "POOLS", "QUESTIONS", "CSV", "PI", "RESULTS"]
+from .reading import csv_table, json_value, jsonl_values, read_text, reads_once
+from .schema import DataValidationError
+
+__all__ = [
+    "DataFileKind",
+    "sniff_data_file",
+    "question_format",
+    "MUCHOMUSIC_COLUMNS",
+    "POOLS",
+    "QUESTIONS",
+    "CSV",
+    "PI",
+    "RESULTS",
+]
+
+#: The columns that make a CSV MuChoMusic's own (``muchomusic.csv``).
+MUCHOMUSIC_COLUMNS = (
+    "question",
+    "dataset",
+    "dataset_identifier",
+    "correct_answer",
+    "distractor_1_answer",
+    "distractor_2_answer",
+    "distractor_3_answer",
+)
+#: What :func:`question_format` returns.
+JSON_FORMAT, JSONL_FORMAT, MUCHOMUSIC_CSV_FORMAT, CSV_FORMAT, PARQUET_FORMAT = (
+    "json", "jsonl", "muchomusic_csv", "csv", "parquet"
+)  # fmt: skip
 
 POOLS = "pools"
 QUESTIONS = "questions"
@@ -45,15 +72,47 @@ class DataFileKind:
     description: str
 
 
+@reads_once
+def question_format(path: str | os.PathLike[str]) -> str:
+    """How a question or pools file is written, from its content: ``"json"`` (one JSON
+    value), ``"jsonl"`` (a ``.jsonl`` file, or JSON lines in another name),
+    ``"muchomusic_csv"`` (a CSV with MuChoMusic's columns), ``"csv"`` (any other table,
+    e.g. ``id, question, correct_answer, distractors``) or ``"parquet"`` (by suffix).
+    Every command decides with this one function, whatever the file is called.
+
+    Raises:
+        FileEncodingError: the file is not UTF-8.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix == ".parquet":
+        return PARQUET_FORMAT
+    if suffix == ".jsonl":
+        return JSONL_FORMAT
+    head = read_text(path).lstrip()[:1]
+    if head in ("{", "["):
+        try:
+            json_value(path)
+        except json.JSONDecodeError:
+            values = jsonl_values(path)
+            several = len(values) > 1 and not any(isinstance(v, Exception) for _, v in values)
+            return JSONL_FORMAT if several else JSON_FORMAT  # JSON: its reader names the error
+        return JSON_FORMAT
+    header = csv_table(path)[0]
+    if all(c in header for c in MUCHOMUSIC_COLUMNS):
+        return MUCHOMUSIC_CSV_FORMAT
+    return CSV_FORMAT
+
+
 def _rows(path: Path) -> list[Any] | dict[str, Any] | None:
-    text = path.read_text(encoding="utf-8")
-    if path.suffix.lower() != ".jsonl":
-        with contextlib.suppress(json.JSONDecodeError):  # maybe JSON lines after all
-            return json.loads(text)
-    try:
-        return [json.loads(line) for line in text.splitlines() if line.strip()]
-    except json.JSONDecodeError:
-        return None
+    fmt = question_format(path)
+    if fmt == JSON_FORMAT:
+        try:
+            return json_value(path)
+        except json.JSONDecodeError:
+            return None
+    values = [v for _, v in jsonl_values(path)]
+    return None if any(isinstance(v, Exception) for v in values) else values
 
 
 def _n(count: int, noun: str) -> str:
@@ -66,23 +125,31 @@ def _span(counts: list[int]) -> str:
 
 
 def _csv_kind(path: Path) -> DataFileKind:
-    with path.open(newline="", encoding="utf-8") as handle:
-        header = next(csv.reader(handle), [])
+    header, rows = csv_table(path)
     columns = {c.strip().lower() for c in header}
-    if {"question", "answers"} <= columns or "dataset_identifier" in columns:
+    if all(c in header for c in MUCHOMUSIC_COLUMNS):
         return DataFileKind(CSV, "MuChoMusic's CSV (questions with their three distractors)")
+    numbered = [c for c in columns if c.startswith("distractor")]
+    if {"question", "correct_answer"} <= columns and ("distractors" in columns or numbered):
+        return DataFileKind(
+            QUESTIONS, f"a question file (CSV, {_n(len(rows), 'question')}; columns "
+            f"{', '.join(header[:6])})"
+        )  # fmt: skip
     return DataFileKind(CSV, f"a CSV table (columns {', '.join(header[:6])})")
 
 
+@reads_once
 def sniff_data_file(path: str | os.PathLike[str]) -> DataFileKind:
     """What ``path`` holds, from its rows (see :class:`DataFileKind`); never raises for
     unreadable or unexpected content (``"unknown"``)."""
     path = Path(path)
     try:
-        if path.suffix.lower() == ".csv":
+        if question_format(path) in (CSV_FORMAT, MUCHOMUSIC_CSV_FORMAT):
             return _csv_kind(path)
+        if question_format(path) == PARQUET_FORMAT:
+            return DataFileKind(UNKNOWN, "a parquet table")
         raw = _rows(path)
-    except (OSError, UnicodeDecodeError, csv.Error):
+    except (OSError, DataValidationError, csv.Error):
         return DataFileKind(UNKNOWN, "a file that cannot be read as text")
     if isinstance(raw, dict) and "results" in raw and "config" in raw:
         return DataFileKind(RESULTS, "an lm-eval results file (results_*.json)")

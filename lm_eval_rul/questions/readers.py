@@ -17,7 +17,6 @@ names the file, the ids and the fix.
 from __future__ import annotations
 
 import ast
-import csv
 import json
 import logging
 import os
@@ -27,7 +26,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from .file_kinds import MUCHOMUSIC_COLUMNS, question_format
 from .pools import clean_pools
+from .reading import csv_table, json_value, jsonl_values, reads_once
 from .schema import (
     DataValidationError,
     PoolCleaningReport,
@@ -50,39 +51,16 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-MUCHOMUSIC_COLUMNS = (
-    "question",
-    "dataset",
-    "dataset_identifier",
-    "correct_answer",
-    "distractor_1_answer",
-    "distractor_2_answer",
-    "distractor_3_answer",
-)
 _ID_COLUMNS = ("id", "question_id", "qid", "")
 
 
 # ----------------------------------------------------------------------------- readers
 
 
-class _KeyedObject(dict):
-    """A JSON object that remembers the keys it held more than once."""
-
-    duplicate_keys: tuple[str, ...] = ()
-
-
-def _keep_duplicate_keys(pairs: list[tuple[str, Any]]) -> _KeyedObject:
-    obj = _KeyedObject()
-    duplicates = [key for key, _ in pairs if sum(1 for k, _ in pairs if k == key) > 1]
-    obj.update(pairs)
-    obj.duplicate_keys = tuple(dict.fromkeys(duplicates))
-    return obj
-
-
 def _read_json_rows(path: Path) -> list[dict[str, Any]]:
     """Rows of a dict-of-dicts or list-of-dicts JSON file, each with an ``id``."""
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=_keep_duplicate_keys)
+        raw = json_value(path)
     except json.JSONDecodeError as err:
         raise DataValidationError(path, [f"not valid JSON: {err}"]) from None
     problems = [f"id {k!r}: appears more than once" for k in getattr(raw, "duplicate_keys", ())]
@@ -98,7 +76,8 @@ def _read_json_rows(path: Path) -> list[dict[str, Any]]:
         if not isinstance(value, dict):
             problems.append(f"{where}: expected an object with question fields, got {value!r:.80}")
             continue
-        problems += [f"{where}: field {k!r} appears more than once" for k in value.duplicate_keys]
+        duplicates = getattr(value, "duplicate_keys", ())
+        problems += [f"{where}: field {k!r} appears more than once" for k in duplicates]
         rows.append({"id": key, **value} if isinstance(raw, dict) else dict(value))
     if problems:
         raise DataValidationError(path, problems)
@@ -108,16 +87,19 @@ def _read_json_rows(path: Path) -> list[dict[str, Any]]:
 def _read_jsonl_rows(path: Path) -> list[dict[str, Any]]:
     rows = []
     problems = []
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError as err:
-            problems.append(f"line {lineno}: not valid JSON ({err.msg})")
+    for lineno, value in jsonl_values(path):
+        if isinstance(value, json.JSONDecodeError):
+            problems.append(f"line {lineno}: not valid JSON ({value.msg})")
+        else:
+            rows.append(dict(value) if isinstance(value, dict) else value)
     if problems:
         raise DataValidationError(path, problems)
     return rows
+
+
+def _read_rows(path: Path) -> list[dict[str, Any]]:
+    """Rows of a JSON or JSONL file (decided by :func:`question_format`)."""
+    return _read_json_rows(path) if question_format(path) == "json" else _read_jsonl_rows(path)
 
 
 def _parse_list_cell(value: Any) -> Any:
@@ -135,6 +117,7 @@ def _parse_list_cell(value: Any) -> Any:
 
 
 
+@reads_once
 def read_rul_json(path: str | os.PathLike[str], *, n_distractors: int | None = 4) -> list[Question]:
     """Read the released RUL-MuChoMusic JSON (or any file of the same schema).
 
@@ -150,6 +133,7 @@ def read_rul_json(path: str | os.PathLike[str], *, n_distractors: int | None = 4
     return rows_to_questions(path, _read_json_rows(path), n_distractors=n_distractors)
 
 
+@reads_once
 def read_pools(
     path: str | os.PathLike[str], *, allow_empty: bool = False, limit: int | None = None
 ) -> tuple[list[Question], PoolCleaningReport]:
@@ -172,7 +156,7 @@ def read_pools(
             with no candidate.
     """
     path = Path(path)
-    rows = _read_json_rows(path) if path.suffix != ".jsonl" else _read_jsonl_rows(path)
+    rows = _read_rows(path)
     rows = rows[:limit] if limit is not None else rows
     questions = rows_to_questions(
         path, rows, n_distractors=None, min_distractors=0 if allow_empty else 1, check_options=False
@@ -192,6 +176,7 @@ def _muchomusic_track(dataset_identifier: str) -> str:
     return re.sub(r"\.json$", "", dataset_identifier.strip())
 
 
+@reads_once
 def read_muchomusic_csv(path: str | os.PathLike[str]) -> list[Question]:
     """Read MuChoMusic's ``muchomusic.csv`` (the three original distractors, in order).
 
@@ -199,41 +184,40 @@ def read_muchomusic_csv(path: str | os.PathLike[str]) -> list[Question]:
     unnamed index column pandas writes). ``track`` is the ``dataset_identifier`` stem.
     """
     path = Path(path)
-    with path.open(newline="", encoding="utf-8") as handle:
-        reader = csv.DictReader(handle)
-        header = reader.fieldnames or []
-        missing = [c for c in MUCHOMUSIC_COLUMNS if c not in header]
-        if missing:
-            raise DataValidationError(
-                path,
-                [f"missing column(s) {', '.join(missing)}; found {', '.join(header)}"],
-                hint="Expected MuChoMusic's muchomusic.csv (huggingface.co/datasets/"
-                f"{MUCHOMUSIC_HF_REPO}).",
-            )
-        id_column = next((c for c in _ID_COLUMNS if c in header), None)
-        if id_column is None:
-            raise DataValidationError(
-                path,
-                [f"no question id column (one of id, question_id, qid); found {', '.join(header)}"],
-            )
-        rows = []
-        for row in reader:
-            rows.append(
-                {
-                    "id": row[id_column],
-                    "question": row["question"],
-                    "correct_answer": row["correct_answer"],
-                    "distractors": [row[f"distractor_{i}_answer"] or "" for i in (1, 2, 3)],
-                    "track": _muchomusic_track(row["dataset_identifier"] or ""),
-                    "source": row["dataset"],
-                }
-            )
+    header, table = csv_table(path)
+    missing = [c for c in MUCHOMUSIC_COLUMNS if c not in header]
+    if missing:
+        raise DataValidationError(
+            path,
+            [f"missing column(s) {', '.join(missing)}; found {', '.join(header)}"],
+            hint="Expected MuChoMusic's muchomusic.csv (huggingface.co/datasets/"
+            f"{MUCHOMUSIC_HF_REPO}).",
+        )
+    id_column = next((c for c in _ID_COLUMNS if c in header), None)
+    if id_column is None:
+        raise DataValidationError(
+            path,
+            [f"no question id column (one of id, question_id, qid); found {', '.join(header)}"],
+        )
+    rows = []
+    for row in table:
+        rows.append(
+            {
+                "id": row[id_column],
+                "question": row["question"],
+                "correct_answer": row["correct_answer"],
+                "distractors": [row[f"distractor_{i}_answer"] or "" for i in (1, 2, 3)],
+                "track": _muchomusic_track(row["dataset_identifier"] or ""),
+                "source": row["dataset"],
+            }
+        )
     for row in rows:
         if any(d == "" for d in row["distractors"]):
             row["distractors"] = [d for d in row["distractors"] if d]  # reported as too few
     return rows_to_questions(path, rows, n_distractors=3)
 
 
+@reads_once
 def read_questions_table(
     path: str | os.PathLike[str], *, n_distractors: int | None = None
 ) -> list[Question]:
@@ -243,20 +227,17 @@ def read_questions_table(
     ``a|b|c``; columns ``distractor_1`` ... are accepted instead.
     """
     path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix == ".jsonl":
-        rows = _read_jsonl_rows(path)
-    elif suffix == ".csv":
-        with path.open(newline="", encoding="utf-8") as handle:
-            rows = list(csv.DictReader(handle))
-    elif suffix == ".parquet":
+    fmt = question_format(path)
+    if fmt in ("jsonl", "json"):
+        rows = _read_rows(path)
+    elif fmt in ("csv", "muchomusic_csv"):
+        rows = [dict(row) for row in csv_table(path)[1]]
+    else:
         import pyarrow.parquet as pq
 
         rows = pq.read_table(path).to_pylist()
-    else:
-        raise DataValidationError(path, [f"unsupported file type {suffix!r}"])
     for row in rows:
-        if isinstance(row.get("distractors"), str) and suffix != ".jsonl":
+        if isinstance(row.get("distractors"), str) and fmt not in ("jsonl", "json"):
             row["distractors"] = _parse_list_cell(row["distractors"])
         if "distractors" not in row:
             numbered = {
@@ -269,27 +250,40 @@ def read_questions_table(
     return rows_to_questions(path, rows, n_distractors=n_distractors)
 
 
+@reads_once
 def load_questions(
     path: str | os.PathLike[str], *, n_distractors: int | None = None
 ) -> list[Question]:
-    """Read any supported question file, choosing the reader from its content.
+    """Read any supported question file, choosing the reader from its content
+    (:func:`~lm_eval_rul.questions.file_kinds.question_format`), not its name.
 
-    ``.json``: the released RUL / pools layout; ``.csv`` with MuChoMusic's columns:
-    :func:`read_muchomusic_csv`; other ``.csv``, ``.jsonl``, ``.parquet``:
+    One JSON value: the released RUL / pools layout; a CSV with MuChoMusic's columns:
+    :func:`read_muchomusic_csv`; any other CSV, JSON lines, parquet:
     :func:`read_questions_table`.
     """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"question file not found: {path}")
-    suffix = path.suffix.lower()
-    if suffix == ".json":
+    fmt = question_format(path)
+    if fmt == "json":
         return read_rul_json(path, n_distractors=n_distractors)
-    if suffix == ".csv":
-        with path.open(newline="", encoding="utf-8") as handle:
-            header = next(csv.reader(handle), [])
-        if all(c in header for c in MUCHOMUSIC_COLUMNS):
-            return read_muchomusic_csv(path)
+    if fmt == "muchomusic_csv":
+        questions = read_muchomusic_csv(path)
+        if n_distractors not in (None, 3):
+            rows_to_questions(  # the usual "expected N distractors" for each question
+                path, [_as_row(q) for q in questions], n_distractors=n_distractors
+            )
+        return questions
     return read_questions_table(path, n_distractors=n_distractors)
+
+
+def _as_row(question: Question) -> dict[str, Any]:
+    return {
+        "id": question.id,
+        "question": question.question,
+        "correct_answer": question.correct_answer,
+        "distractors": list(question.distractors),
+    }
 
 
 def attach_tracks(questions: Sequence[Question], reference: Sequence[Question]) -> list[Question]:
@@ -306,6 +300,7 @@ def attach_tracks(questions: Sequence[Question], reference: Sequence[Question]) 
 
 
 
+@reads_once
 def load_questions_without_distractors(path: str | os.PathLike[str]) -> list[Question]:
     """Questions to generate distractors for: like :func:`load_questions`, but in JSON and
     JSONL files ``distractors`` may be absent (or empty) on any row.
@@ -320,10 +315,9 @@ def load_questions_without_distractors(path: str | os.PathLike[str]) -> list[Que
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"question file not found: {path}")
-    suffix = path.suffix.lower()
-    if suffix not in (".json", ".jsonl"):
+    if question_format(path) not in ("json", "jsonl"):
         return load_questions(path)
-    rows = _read_json_rows(path) if suffix == ".json" else _read_jsonl_rows(path)
+    rows = _read_rows(path)
     prepared = []
     for row in rows:
         if not isinstance(row, dict):
@@ -335,6 +329,7 @@ def load_questions_without_distractors(path: str | os.PathLike[str]) -> list[Que
     return rows_to_questions(path, prepared, n_distractors=None, min_distractors=0)
 
 
+@reads_once
 def read_as_released(path: str | os.PathLike[str]) -> list[Question]:
     """A JSON / JSONL question or pools file exactly as released: ids, fields and
     duplicates are validated like every reader's, but options are neither checked nor
@@ -347,7 +342,7 @@ def read_as_released(path: str | os.PathLike[str]) -> list[Question]:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"question file not found: {path}")
-    rows = _read_jsonl_rows(path) if path.suffix.lower() == ".jsonl" else _read_json_rows(path)
+    rows = _read_rows(path)
     return rows_to_questions(
         path, rows, n_distractors=None, min_distractors=0, check_options=False
     )

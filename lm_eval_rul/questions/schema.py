@@ -88,11 +88,14 @@ class DataSourceError(UserInputError, RuntimeError):
     """A default public dataset could not be fetched (offline, moved, or private)."""
 
 
+_SPACES = re.compile(r"\s+")
+
+
 def normalize_answer(text: str) -> str:
     """Case-, space- and trailing-punctuation-insensitive form of an answer.
 
     >>> normalize_answer("  Electric  Guitar. ")
     'electric guitar'
     """
-    text = re.sub(r"\s+", " ", str(text)).strip().lower()
+    text = _SPACES.sub(" ", str(text)).strip().lower()
     return text.rstrip(".!;:,").strip()

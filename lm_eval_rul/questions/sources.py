@@ -12,6 +12,7 @@ import os
 import urllib.request
 from pathlib import Path
 
+from ..files import atomic_write
 from .schema import DataSourceError
 
 __all__ = [
@@ -42,10 +43,10 @@ def cache_dir() -> Path:
 
 
 def _download(url: str, target: Path) -> Path:
-    partial = target.with_suffix(target.suffix + ".part")
     with urllib.request.urlopen(url, timeout=60) as response:  # noqa: S310 - fixed https URL
-        partial.write_bytes(response.read())
-    partial.replace(target)
+        data = response.read()
+    with atomic_write(target, "wb") as handle:  # unique temporary name, then a rename
+        handle.write(data)
     return target
 
 

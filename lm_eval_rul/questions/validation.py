@@ -8,6 +8,7 @@ either loaded whole or not at all: no question is silently lost.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,30 @@ from .schema import MAX_LISTED, DataValidationError, Question, normalize_answer
 __all__ = ["rows_to_questions"]
 
 logger = logging.getLogger(__name__)
+
+#: A UTF-16 surrogate on its own: JSON's ``"\ud800"`` escape parses into one, but it is not
+#: text (no UTF-8 encoding), and fails later inside ``datasets`` or a tokenizer.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_TEXT_FIELDS = ("id", "question", "correct_answer", "caption", "track", "source")
+
+
+def _surrogate_field(row: dict[str, Any]) -> str | None:
+    """The first field of ``row`` holding a lone surrogate escape, or None."""
+    texts = [v for v in (row.get(n) for n in _TEXT_FIELDS) if isinstance(v, str)]
+    distractors = row.get("distractors")
+    if isinstance(distractors, list | tuple):
+        texts += [v for v in distractors if isinstance(v, str)]
+    if not _SURROGATE.search("\x00".join(texts)):  # one search per row: the usual case
+        return None
+    for name in _TEXT_FIELDS:
+        value = row.get(name)
+        if isinstance(value, str) and _SURROGATE.search(value):
+            return repr(name)
+    if isinstance(distractors, list | tuple):
+        for i, value in enumerate(distractors):
+            if isinstance(value, str) and _SURROGATE.search(value):
+                return f"'distractors' (distractor {i + 1})"
+    return None
 
 
 def rows_to_questions(
@@ -46,6 +71,13 @@ def rows_to_questions(
             continue
         qid = str(qid).strip()
         where = f"id {qid!r}"
+        field = _surrogate_field(row)
+        if field is not None:
+            problems.append(
+                f"{where}: field {field} holds a lone surrogate escape (such as \"\\ud800\"), "
+                "which is not text; fix or remove that escape"
+            )
+            continue
         if qid in seen:
             problems.append(f"{where}: appears more than once")
             continue
@@ -77,14 +109,16 @@ def rows_to_questions(
             if empty:
                 problems.append(f"{where}: distractor {empty[0] + 1} is empty")
                 continue
-            equal = [d for d in distractors if normalize_answer(d) == normalize_answer(correct)]
+            norm_correct = normalize_answer(correct)  # once per question, not per pair
+            norms = [normalize_answer(d) for d in distractors]
+            equal = [d for d, norm in zip(distractors, norms, strict=True) if norm == norm_correct]
             if equal:
                 problems.append(f"{where}: distractor {equal[0]!r} equals the correct answer")
                 continue
             if len(set(distractors)) != len(distractors):
                 problems.append(f"{where}: two distractors are the same text")
                 continue
-            if len({normalize_answer(d) for d in distractors}) != len(distractors):
+            if len(set(norms)) != len(distractors):
                 near_duplicates.append(qid)
         pi = row.get("PI", row.get("pi"))
         try:

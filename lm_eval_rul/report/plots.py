@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from ..files import atomic_write
+
 __all__ = [
     "pyplot",
     "save_figure",
@@ -57,7 +59,8 @@ def save_figure(fig, path: str | Path) -> Path:
             chars = max(20, int(max(map(len, lines)) * room / width))
             text.set_text("\n".join(textwrap.fill(line, chars) for line in lines))
     fig.tight_layout()
-    fig.savefig(path, dpi=_DPI)
+    with atomic_write(path, "wb") as handle:  # a reader never sees half a figure
+        fig.savefig(handle, dpi=_DPI, format=path.suffix.lstrip(".") or "png")
     pyplot().close(fig)
     return path
 

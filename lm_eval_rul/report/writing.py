@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ..files import write_text_atomic
 from ..paths import safe_name
 from . import plots
 from .factual_plots import factual_f1_bars
@@ -134,11 +135,12 @@ def write_report(report: dict[str, Any], out: str | Path) -> dict[str, Path]:
     for data in report["benchmarks"].values():
         data.pop("_scatter", None)
     json_path = out / "report.json"
-    json_path.write_text(
-        json.dumps(_finite(report), indent=1, allow_nan=False, default=_json_default) + "\n"
+    write_text_atomic(
+        json_path,
+        json.dumps(_finite(report), indent=1, allow_nan=False, default=_json_default) + "\n",
     )
     md_path = out / "report.md"
-    md_path.write_text(render_markdown(report))
+    write_text_atomic(md_path, render_markdown(report))
     return {"json": json_path, "markdown": md_path}
 
 

@@ -1,0 +1,216 @@
+"""Output files written whole or not at all, locks on outputs, and append-only JSONL logs.
+
+* :func:`atomic_write` (and :func:`write_text_atomic`, :func:`write_json_atomic`): every
+  output file of the project is written to a temporary file with a unique name in the
+  same folder, flushed to disk, then renamed over the target (``os.replace``). A reader
+  sees the old file or the new one, never half of one; two writers never share a
+  temporary file; an exception (or a kill) mid-write leaves the target untouched.
+* :class:`OutputLock`: ``<output>.lock`` held with ``fcntl.flock`` (holding the writer's
+  pid) while a command writes ``<output>``; a second command on the same output is refused
+  with :class:`OutputBusyError` instead of redoing the same work.
+* :func:`open_jsonl_for_append`: a JSONL log (one record per line, appended as work
+  finishes) whose last line was cut by a kill, a power loss or a full disk is truncated
+  back to its last complete line before anything is appended, so a torn record is never
+  glued to the next one.
+
+>>> import tempfile, pathlib
+>>> target = pathlib.Path(tempfile.mkdtemp()) / "out.json"
+>>> write_json_atomic(target, {"a": 1})
+>>> target.read_text()
+'{\\n "a": 1\\n}'
+>>> sorted(p.name for p in target.parent.iterdir())
+['out.json']
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from .errors import UserInputError
+
+__all__ = [
+    "atomic_write",
+    "write_text_atomic",
+    "write_json_atomic",
+    "OutputLock",
+    "OutputBusyError",
+    "repair_torn_tail",
+    "open_jsonl_for_append",
+]
+
+logger = logging.getLogger(__name__)
+
+
+@contextlib.contextmanager
+def atomic_write(
+    path: str | os.PathLike[str], mode: str = "w", *, encoding: str | None = "utf-8"
+) -> Iterator[IO[Any]]:
+    """A handle on a unique temporary file beside ``path``, renamed over ``path`` on success.
+
+    On an exception the temporary file is removed and ``path`` is left as it was.
+
+    Args:
+        path: The file to (re)write; its folder is created when missing.
+        mode: ``"w"`` (text) or ``"wb"`` (bytes).
+        encoding: Text encoding (ignored for ``"wb"``).
+    """
+    if mode not in ("w", "wb"):
+        raise ValueError(f"atomic_write writes whole files: mode 'w' or 'wb', not {mode!r}")
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed below, before the rename
+        mode,
+        dir=target.parent,
+        prefix=f".{target.name}.",
+        suffix=".tmp",
+        delete=False,
+        **({} if "b" in mode else {"encoding": encoding, "newline": ""}),
+    )
+    try:
+        with handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(handle.name, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(handle.name)
+        raise
+
+
+def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` to ``path`` atomically (:func:`atomic_write`)."""
+    with atomic_write(path) as handle:
+        handle.write(text)
+
+
+def write_json_atomic(path: str | os.PathLike[str], payload: Any, *, indent: int = 1) -> None:
+    """Write ``payload`` as JSON (UTF-8, non-ASCII kept) to ``path`` atomically."""
+    write_text_atomic(path, json.dumps(payload, indent=indent, ensure_ascii=False))
+
+
+class OutputBusyError(UserInputError, RuntimeError):
+    """Another process is writing the same output."""
+
+
+class OutputLock:
+    """``<output>.lock``, held (``fcntl.flock``, exclusive, non-blocking) while writing ``output``.
+
+    The lock file holds the pid of its holder; the lock is released when the holder exits,
+    even by a kill, so a stale lock file never blocks a later run.
+
+    Args:
+        output: The output the lock protects.
+        command: The command's name, for the message (``"lm-eval-rul build"``).
+        flag: The option naming the output, for the message (``"--output"``).
+
+    Raises:
+        OutputBusyError: on entering, when another process holds the lock.
+    """
+
+    def __init__(
+        self,
+        output: str | os.PathLike[str],
+        *,
+        command: str = "lm-eval-rul",
+        flag: str = "--output",
+    ) -> None:
+        self.output = Path(output)
+        self.path = self.output.with_name(self.output.name + ".lock")
+        self.command = command
+        self.flag = flag
+        self._handle: IO[str] | None = None
+
+    def __enter__(self) -> OutputLock:
+        try:
+            import fcntl
+        except ImportError:  # Windows: no advisory locks here; run one writer at a time
+            return self
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        handle = self.path.open("a+", encoding="utf-8")
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.seek(0)
+            holder = handle.read().strip() or "unknown"
+            handle.close()
+            raise OutputBusyError(
+                f"{self.output} is busy: another {self.command} (pid {holder}) is writing it "
+                f"(lock {self.path}). Wait for that run to finish (a rerun then resumes from "
+                f"its checkpoints), or choose another {self.flag}."
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"{os.getpid()}\n")
+        handle.flush()
+        self._handle = handle
+        return self
+
+    def __exit__(self, *_exc: Any) -> None:
+        if self._handle is None:
+            return
+        import fcntl
+
+        with contextlib.suppress(OSError):
+            self._handle.seek(0)
+            self._handle.truncate()
+        fcntl.flock(self._handle.fileno(), fcntl.LOCK_UN)
+        self._handle.close()
+        self._handle = None
+
+
+def repair_torn_tail(path: str | os.PathLike[str]) -> int:
+    """Cut a JSONL file back to its last complete line; returns the bytes removed.
+
+    A last line without its newline was cut mid-write (a kill, a power loss, a full disk).
+    When it still parses as JSON only its newline was lost, and it is completed instead
+    (0 bytes removed). Warns, naming the file, when something is removed.
+    """
+    path = Path(path)
+    with path.open("rb+") as handle:
+        size = handle.seek(0, os.SEEK_END)
+        if size == 0:
+            return 0
+        handle.seek(size - 1)
+        if handle.read(1) == b"\n":
+            return 0
+        # find the start of the last line, reading backwards in blocks
+        position, tail = size, b""
+        while position > 0 and b"\n" not in tail:
+            step = min(1 << 16, position)
+            position -= step
+            handle.seek(position)
+            tail = handle.read(step) + tail
+        cut = tail.rfind(b"\n")
+        start = position + cut + 1 if cut >= 0 else 0
+        handle.seek(start)
+        last = handle.read()
+        try:
+            json.loads(last.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            handle.truncate(start)
+            logger.warning(
+                "%s: removed a partial last line (%d bytes, cut by an interrupted run); that "
+                "record is recomputed",
+                path,
+                size - start,
+            )
+            return size - start
+        handle.seek(size)
+        handle.write(b"\n")
+        return 0
+
+
+def open_jsonl_for_append(path: str | os.PathLike[str]) -> IO[str]:
+    """``path`` opened for appending text lines, after :func:`repair_torn_tail`."""
+    path = Path(path)
+    if path.is_file():
+        repair_torn_tail(path)
+    return path.open("a", encoding="utf-8")
