@@ -87,7 +87,7 @@ def _old_package(ref: str, old_root: Path | None) -> str:
     folder.mkdir()
     (folder / "__init__.py").write_text("", encoding="utf-8")
     (folder / "genres.py").write_text(
-        "from lm_eval_rul.factual.genres import GenreTree  # noqa: F401\n", encoding="utf-8"
+        "from lm_eval_rul.factual.reading.genres import GenreTree  # noqa: F401\n", encoding="utf-8"
     )
     for name in _MODULES:
         rel = f"lm_eval_rul/factual/{name}.py"
@@ -131,8 +131,8 @@ def main() -> None:
     name = _old_package(args.ref, args.old_root)
     old_lex = importlib.import_module(f"{name}.lexicon")
     old_parser = importlib.import_module(f"{name}.parser")
-    new_lex = importlib.import_module("lm_eval_rul.factual.lexicon")
-    new_parser = importlib.import_module("lm_eval_rul.factual.parser")
+    new_lex = importlib.import_module("lm_eval_rul.factual.reading.lexicon")
+    new_parser = importlib.import_module("lm_eval_rul.factual.reading.parser")
     figures = {}
     for label, parser, lexicon in (("before", old_parser, old_lex), ("after", new_parser, new_lex)):
         lexicon._fixed_lexicon.cache_clear()

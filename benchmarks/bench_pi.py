@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lm_eval_rul.build import compute_pi, release_prompts
+from lm_eval_rul.distractors import compute_pi, release_prompts
 from lm_eval_rul.mcqa import letter_instances, mean_perceptual_index, perceptual_index
 from lm_eval_rul.questions import DEFAULT_SEED, load_questions
 from lm_eval_rul.registration import create_lm

@@ -30,17 +30,17 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from lm_eval_rul.factual.baselines import frequency_baseline, label_frequencies, majority_baseline
-from lm_eval_rul.factual.fma import read_fma
-from lm_eval_rul.factual.genres import read_genre_tree
-from lm_eval_rul.factual.items import Item, assign_random_clips
-from lm_eval_rul.factual.labels import MUSICNET_PROGRAMS
-from lm_eval_rul.factual.lexicon import lexicon_for
-from lm_eval_rul.factual.musicnet import (
+from lm_eval_rul.factual.datasets.fma import read_fma
+from lm_eval_rul.factual.datasets.musicnet import (
     MUSICNET_STUDY_RECORDINGS,
     read_musicnet,
     read_musicnet_metadata,
 )
-from lm_eval_rul.factual.ocremix import read_ocremix
+from lm_eval_rul.factual.datasets.ocremix import read_ocremix
+from lm_eval_rul.factual.items import Item, assign_random_clips
+from lm_eval_rul.factual.reading.genres import read_genre_tree
+from lm_eval_rul.factual.reading.labels import MUSICNET_PROGRAMS
+from lm_eval_rul.factual.reading.lexicon import lexicon_for
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "factuality"
 

@@ -20,9 +20,9 @@ ALLOWED: dict[str, set[str]] = {
     "models": {"questions", "audio", "mcqa"},
     "factual": {"questions", "audio"},
     "diagnose": {"questions", "report"},
-    "build": {"questions", "mcqa"},
+    "distractors": {"questions", "mcqa"},
     "report": {"questions", "mcqa", "factual"},
-    "cli": {"questions", "audio", "mcqa", "models", "build", "report", "factual", "diagnose"},
+    "cli": {"questions", "audio", "mcqa", "models", "distractors", "report", "factual", "diagnose"},
     "testing": {"questions", "audio", "mcqa", "models", "factual", "cli"},
 }
 TOP_LEVEL = {

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from test_distractors import chat_lm, scripted_server
 
-from lm_eval_rul.build import BuildConfig, CheckpointMismatch, run_build, with_retries
+from lm_eval_rul.distractors import BuildConfig, CheckpointMismatch, run_build, with_retries
 from lm_eval_rul.questions import DataValidationError, normalize_answer, read_pools
 from lm_eval_rul.questions import load_questions_without_distractors as load_generation_questions
 from lm_eval_rul.registration import create_lm
@@ -353,7 +353,7 @@ def test_release_filter_shows_the_correct_answer_last_and_refuses_older_checkpoi
 def test_errors_no_retry_can_fix_are_raised_at_once():
     import requests
 
-    from lm_eval_rul.build import permanent_error
+    from lm_eval_rul.distractors import permanent_error
 
     response = requests.Response()
     response.status_code = 401
@@ -403,7 +403,7 @@ def test_build_against_a_server_answering_401_stops_within_seconds(tmp_path):
 
 
 def test_the_same_error_on_the_first_questions_stops_the_run(tmp_path):
-    from lm_eval_rul.build import FAIL_FAST_QUESTIONS, GeneratorFailure
+    from lm_eval_rul.distractors import FAIL_FAST_QUESTIONS, GeneratorFailure
 
     data = tmp_path / "questions.json"
     data.write_text(json.dumps(fixture_rows(6)))
@@ -433,7 +433,7 @@ def test_the_same_error_on_the_first_questions_stops_the_run(tmp_path):
      "openai_api_key", "my_key", "client_secret", "header", "API_KEY"],
 )  # fmt: skip
 def test_credentials_are_masked(name):
-    from lm_eval_rul.build import redact_args
+    from lm_eval_rul.distractors import redact_args
 
     assert redact_args(f"model=m,{name}=s3cr3t") == f"model=m,{name}=***"
 
@@ -444,13 +444,13 @@ def test_credentials_are_masked(name):
      "tokenizer_mode", "tokenized_requests", "pretrained", "base_url", "max_length"],
 )  # fmt: skip
 def test_settings_that_merely_mention_tokens_are_kept(name):
-    from lm_eval_rul.build import redact_args
+    from lm_eval_rul.distractors import redact_args
 
     assert redact_args(f"model=m,{name}=v1") == f"model=m,{name}=v1"
 
 
 def test_a_checkpoint_made_with_another_tokenizer_is_refused(tmp_path):
-    from lm_eval_rul.build import Checkpoint, redact_args
+    from lm_eval_rul.distractors import Checkpoint, redact_args
 
     path = tmp_path / "x.filter.ckpt.jsonl"
     Checkpoint(path, {"model_args": redact_args("pretrained=m,tokenizer=a,api_key=k1")})

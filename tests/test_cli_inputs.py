@@ -119,8 +119,8 @@ def test_text_checkpoint_with_lalm_says_no_audio_encoder_before_missing_audio(
 def test_missing_factual_audio_suggests_the_skip_metadata_and_it_works(tmp_path):
     import re
 
+    from lm_eval_rul.factual.datasets.sources import prepare_task
     from lm_eval_rul.factual.errors import AudioFilesError
-    from lm_eval_rul.factual.sources import prepare_task
     from lm_eval_rul.testing.factual import write_factual_datasets
 
     metadata = write_factual_datasets(tmp_path / "data")

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from lm_eval_rul.build import DistractorGenerator, parse_candidates, with_retries
-from lm_eval_rul.build.prompts import DISTRACTOR_EXAMPLES, distractor_messages
+from lm_eval_rul.distractors import DistractorGenerator, parse_candidates, with_retries
+from lm_eval_rul.distractors.prompts import DISTRACTOR_EXAMPLES, distractor_messages
 from lm_eval_rul.questions import Question, clean_pool
 from lm_eval_rul.registration import create_lm
 from lm_eval_rul.testing.chat import ChatServer

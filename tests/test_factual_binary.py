@@ -9,18 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from lm_eval_rul.factual.binary import (
+from lm_eval_rul.factual.errors import FactualInputError
+from lm_eval_rul.factual.items import Item, sample_items
+from lm_eval_rul.factual.prompts import BINARY_TASKS, binary_prompt, candidate_labels
+from lm_eval_rul.factual.reading.binary import (
     BINARY_FIGURES,
     binary_figures,
     binary_items,
     binary_pairs,
     read_binary_answer,
 )
-from lm_eval_rul.factual.errors import FactualInputError
-from lm_eval_rul.factual.items import Item, sample_items
-from lm_eval_rul.factual.lexicon import lexicon_for
-from lm_eval_rul.factual.parser import parse_labels
-from lm_eval_rul.factual.prompts import BINARY_TASKS, binary_prompt, candidate_labels
+from lm_eval_rul.factual.reading.lexicon import lexicon_for
+from lm_eval_rul.factual.reading.parser import parse_labels
 from lm_eval_rul.factual.study_tasks import (
     BINARY_AGGREGATIONS,
     load_factual_binary,

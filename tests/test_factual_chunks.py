@@ -14,8 +14,8 @@ from lm_eval_rul.factual.chunks import (
 )
 from lm_eval_rul.factual.documents import run_options
 from lm_eval_rul.factual.errors import FactualInputError
-from lm_eval_rul.factual.lexicon import lexicon_for
-from lm_eval_rul.factual.parser import parse_labels
+from lm_eval_rul.factual.reading.lexicon import lexicon_for
+from lm_eval_rul.factual.reading.parser import parse_labels
 from lm_eval_rul.testing.factual import FIXTURE_SR, LONG_SECONDS
 
 

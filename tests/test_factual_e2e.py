@@ -17,8 +17,8 @@ from matplotlib.image import imread
 
 from lm_eval_rul.factual.baselines import frequency_baseline, majority_baseline
 from lm_eval_rul.factual.chunks import chunk_windows
-from lm_eval_rul.factual.lexicon import lexicon_for
-from lm_eval_rul.factual.parser import parse_labels
+from lm_eval_rul.factual.reading.lexicon import lexicon_for
+from lm_eval_rul.factual.reading.parser import parse_labels
 from lm_eval_rul.factual.records import figure_names
 from lm_eval_rul.factual.tasks import load_factual
 from lm_eval_rul.models.limits import audio_limit_seconds

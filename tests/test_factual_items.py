@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from lm_eval_rul.factual.datasets.sources import prepare_task
 from lm_eval_rul.factual.errors import AudioFilesError, FactualInputError
 from lm_eval_rul.factual.items import Item, assign_random_clips, id_order, sample_items
-from lm_eval_rul.factual.sources import prepare_task
 from lm_eval_rul.testing.factual import LONG_SECONDS, write_fma, write_musicnet, write_ocremix
 
 

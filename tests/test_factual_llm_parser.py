@@ -7,15 +7,15 @@ from __future__ import annotations
 import pytest
 
 from lm_eval_rul.cache import ResultCache
-from lm_eval_rul.factual.lexicon import lexicon_for
-from lm_eval_rul.factual.llm_parser import (
+from lm_eval_rul.factual.prompts import PARSER_PROMPT_VERSION, parser_prompt, parser_reply_terms
+from lm_eval_rul.factual.reading.lexicon import lexicon_for
+from lm_eval_rul.factual.reading.llm_parser import (
     LLMParser,
     ParserCallError,
     ParserQuery,
     parser_scope,
     reply_problem,
 )
-from lm_eval_rul.factual.prompts import PARSER_PROMPT_VERSION, parser_prompt, parser_reply_terms
 from lm_eval_rul.registration import create_lm
 from lm_eval_rul.testing.chat import ChatServer
 
@@ -158,7 +158,7 @@ def test_reply_terms_and_the_prompt():
 def test_reparse_names_what_it_cannot_read(tmp_path):
     import json
 
-    from lm_eval_rul.factual.reparse import ReparseError, reparse_runs
+    from lm_eval_rul.factual.reading.reparse import ReparseError, reparse_runs
 
     parser = LLMParser(lm=None, name="unused")
     with pytest.raises(ReparseError, match="no results_"):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from lm_eval_rul.factual.genres import GenreTree
 from lm_eval_rul.factual.metrics import (
     empty_share,
     genre_metrics,
@@ -16,7 +15,8 @@ from lm_eval_rul.factual.metrics import (
     precision_recall_f1,
     set_metrics,
 )
-from lm_eval_rul.report.paired_scores import compare_conditions, pair_by_id
+from lm_eval_rul.factual.reading.genres import GenreTree
+from lm_eval_rul.report.factual.paired_scores import compare_conditions, pair_by_id
 
 # Three items, computed by hand:
 #   1: pred {piano, violin, drums}, gold {piano, violin, viola, cello}: hit 2 -> P 2/3, R 1/2,

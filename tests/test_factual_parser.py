@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from lm_eval_rul.factual.genres import GenreTree
-from lm_eval_rul.factual.lexicon import lexicon_for, normalize_text
-from lm_eval_rul.factual.parser import DROP_REASONS, PARSER_VERSION, parse_labels
+from lm_eval_rul.factual.reading.genres import GenreTree
+from lm_eval_rul.factual.reading.lexicon import lexicon_for, normalize_text
+from lm_eval_rul.factual.reading.parser import DROP_REASONS, PARSER_VERSION, parse_labels
 from lm_eval_rul.testing.factual import FMA_GENRE_ROWS
 
 
@@ -227,7 +227,7 @@ def test_every_alias_reads_as_its_label(task, tree):
 
 
 def test_an_alias_mapping_to_two_labels_is_refused():
-    from lm_eval_rul.factual.lexicon import Alias, Lexicon
+    from lm_eval_rul.factual.reading.lexicon import Alias, Lexicon
 
     with pytest.raises(ValueError, match="maps to both"):
         Lexicon("mood", (Alias("blue", "sad"), Alias("blue", "mellow")), ("sad", "mellow"))

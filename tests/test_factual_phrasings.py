@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from lm_eval.tasks import TaskManager, get_task_dict
 
-from lm_eval_rul.factual.labels import TASKS
 from lm_eval_rul.factual.prompts import BINARY_TASKS, PHRASINGS, TEMPLATES, prompt
+from lm_eval_rul.factual.reading.labels import TASKS
 from lm_eval_rul.registration import tasks_dir
 
 

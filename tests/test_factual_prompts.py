@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from lm_eval_rul.factual.genres import GenreTree
-from lm_eval_rul.factual.labels import TASKS, display_name
-from lm_eval_rul.factual.lexicon import lexicon_for
 from lm_eval_rul.factual.prompts import (
     PROMPT_VARIANTS,
     TEMPLATES,
@@ -15,6 +12,9 @@ from lm_eval_rul.factual.prompts import (
     prompt,
     read_parser_reply,
 )
+from lm_eval_rul.factual.reading.genres import GenreTree
+from lm_eval_rul.factual.reading.labels import TASKS, display_name
+from lm_eval_rul.factual.reading.lexicon import lexicon_for
 from lm_eval_rul.testing.factual import FMA_GENRE_ROWS
 
 TREE = GenreTree({r[0]: r[3] for r in FMA_GENRE_ROWS}, {r[0]: r[2] for r in FMA_GENRE_ROWS}, {})

@@ -9,12 +9,17 @@ from pathlib import Path
 import pytest
 
 from lm_eval_rul.errors import UserInputError
-from lm_eval_rul.factual.audio_files import check_audio_files
+from lm_eval_rul.factual.datasets.audio_files import check_audio_files
+from lm_eval_rul.factual.datasets.fma import (
+    fma_audio_path,
+    read_checksums,
+    read_fma,
+    read_fma_tracks,
+)
+from lm_eval_rul.factual.datasets.musicnet import read_musicnet
+from lm_eval_rul.factual.datasets.ocremix import read_ocremix
 from lm_eval_rul.factual.errors import AudioFilesError, FactualInputError
-from lm_eval_rul.factual.fma import fma_audio_path, read_checksums, read_fma, read_fma_tracks
-from lm_eval_rul.factual.genres import GenreTableError, read_genre_tree
-from lm_eval_rul.factual.musicnet import read_musicnet
-from lm_eval_rul.factual.ocremix import read_ocremix
+from lm_eval_rul.factual.reading.genres import GenreTableError, read_genre_tree
 from lm_eval_rul.testing.factual import LONG_SECONDS, write_fma, write_musicnet, write_ocremix
 
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import pytest
 
-from lm_eval_rul.factual.answers import read_choice, read_truefalse
-from lm_eval_rul.factual.genres import GenreTree
-from lm_eval_rul.factual.labels import out_of_vocabulary
-from lm_eval_rul.factual.lexicon import lexicon_for
-from lm_eval_rul.factual.parser import parse_labels
+from lm_eval_rul.factual.reading.answers import read_choice, read_truefalse
+from lm_eval_rul.factual.reading.genres import GenreTree
+from lm_eval_rul.factual.reading.labels import out_of_vocabulary
+from lm_eval_rul.factual.reading.lexicon import lexicon_for
+from lm_eval_rul.factual.reading.parser import parse_labels
 from lm_eval_rul.testing.factual import FMA_GENRE_ROWS
 
 #: The fixture's FMA rows plus three real FMA titles these answers name (made-up ids).

@@ -14,9 +14,13 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from matplotlib.image import imread
 
-from lm_eval_rul.factual.binary import binary_figures, binary_items
 from lm_eval_rul.factual.prompts import BINARY_TASKS, PHRASINGS
-from lm_eval_rul.factual.truefalse import TRUEFALSE_FIGURES, label_answers, truefalse_figures
+from lm_eval_rul.factual.reading.binary import binary_figures, binary_items
+from lm_eval_rul.factual.reading.truefalse import (
+    TRUEFALSE_FIGURES,
+    label_answers,
+    truefalse_figures,
+)
 from lm_eval_rul.testing.audio import make_tiny_audio_lm
 from lm_eval_rul.testing.chat import ChatServer
 from lm_eval_rul.testing.harness import read_output, run_cli

@@ -7,20 +7,20 @@ import math
 
 import pytest
 
-from lm_eval_rul.factual.genres import GenreTree
 from lm_eval_rul.factual.prompts import TRUEFALSE_TAILS, candidate_labels, truefalse_prompt
-from lm_eval_rul.factual.study_tasks import (
-    TRUEFALSE_AGGREGATIONS,
-    load_factual_truefalse,
-    process_results_truefalse,
-)
-from lm_eval_rul.factual.truefalse import (
+from lm_eval_rul.factual.reading.genres import GenreTree
+from lm_eval_rul.factual.reading.truefalse import (
     TRUEFALSE_FIGURES,
     aggregate_answers,
     gold_true_labels,
     label_answers,
     read_truefalse_answer,
     truefalse_figures,
+)
+from lm_eval_rul.factual.study_tasks import (
+    TRUEFALSE_AGGREGATIONS,
+    load_factual_truefalse,
+    process_results_truefalse,
 )
 from lm_eval_rul.testing.factual import FMA_GENRE_ROWS
 

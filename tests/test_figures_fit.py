@@ -17,9 +17,16 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 
 from lm_eval_rul.diagnose import figures as diagnose_figures
-from lm_eval_rul.report import factual_plots, factual_studies_plots, plots
+from lm_eval_rul.report import plots
+from lm_eval_rul.report.factual import plots as factual_plots
+from lm_eval_rul.report.factual import studies_plots as factual_studies_plots
 
-MODULES = (plots, factual_plots, factual_studies_plots, diagnose_figures)
+MODULES = {
+    "plots": plots,
+    "factual_plots": factual_plots,
+    "factual_studies_plots": factual_studies_plots,
+    "figures": diagnose_figures,
+}
 
 
 def _undrawn_tick_labels(fig: Figure) -> set[int]:
@@ -71,8 +78,8 @@ def checked(monkeypatch):
 
 def _saving_functions() -> set[str]:
     return {
-        f"{module.__name__}.{name}"
-        for module in MODULES
+        f"{alias}.{name}"
+        for alias, module in MODULES.items()
         for name, function in inspect.getmembers(module, inspect.isfunction)
         if function.__module__ == module.__name__
         and "return save_figure(fig" in inspect.getsource(function)
@@ -180,7 +187,7 @@ def test_no_text_leaves_any_figure(tmp_path, checked):
             rules=["near_identical_distractor", "answer_longest", "answer_in_question"],
         ),
     }
-    every = {".".join(name.rsplit(".", 2)[-2:]) for name in _saving_functions()}
+    every = _saving_functions()
     assert every == set(drawn), "draw every figure function here"
     assert len(checked) == len(drawn)
     outside = {name: texts for name, texts in checked.items() if texts}

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from lm_eval_rul.build import BuildConfig, Checkpoint, CheckpointMismatch, run_build, write_pi
+from lm_eval_rul.distractors import BuildConfig, Checkpoint, CheckpointMismatch, run_build, write_pi
 from lm_eval_rul.files import (
     OutputBusyError,
     OutputLock,

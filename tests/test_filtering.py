@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lm_eval_rul.build.filtering import (
+from lm_eval_rul.distractors.filtering import (
     TooFewCandidates,
     chunk_filter,
     filter_pool,

@@ -311,12 +311,12 @@ def test_study_windows_without_a_probable_word_are_no_answer(
     missing from the top tokens answers nothing (a parse failure), never "true"."""
     from lm_eval.api.instance import Instance
 
+    from lm_eval_rul.factual.reading.truefalse import label_answers, truefalse_figures
     from lm_eval_rul.factual.study_tasks import (
         load_factual_truefalse,
         process_results_truefalse,
         truefalse_choices,
     )
-    from lm_eval_rul.factual.truefalse import label_answers, truefalse_figures
 
     options = {**factual_metadata, "sample_size": 2, "chunk_seconds": 2}
     docs = list(load_factual_truefalse("timesig", "loglikelihood", **options)["test"])

@@ -149,7 +149,7 @@ def test_a_dataset_row_naming_a_file_outside_its_folder_is_named_in_the_audio_ch
 
 
 def test_an_ocremix_url_cannot_name_a_file_outside_the_audio_folder(tmp_path):
-    from lm_eval_rul.factual.ocremix import ocremix_audio_path
+    from lm_eval_rul.factual.datasets.ocremix import ocremix_audio_path
 
     assert ocremix_audio_path(tmp_path, "https://x/files/A%20B.mp3").parent == tmp_path
     with pytest.raises(PathEscapeError, match="ocr_id 7"):

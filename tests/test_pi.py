@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lm_eval_rul.build import (
+from lm_eval_rul.distractors import (
     PIPrompt,
     aggregate_pi,
     check_pi_questions,

@@ -10,7 +10,7 @@ from matplotlib.image import imread
 
 from lm_eval_rul.factual.baselines import frequency_baseline, majority_baseline
 from lm_eval_rul.report import ReportSettings, build_report, write_report
-from lm_eval_rul.report.factual_runs import FactualWindow
+from lm_eval_rul.report.factual.runs import FactualWindow
 from lm_eval_rul.report.runs import Run, TaskResult
 
 TIMESIGS = ["4/4"] * 24 + ["3/4"] * 4 + ["6/8"] * 4  # the prior: 4/4

@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 
 from lm_eval_rul.factual.records import ItemPrediction
-from lm_eval_rul.report.parser_agreement import compare_items, jaccard, kendall_tau
+from lm_eval_rul.report.factual.parser_agreement import compare_items, jaccard, kendall_tau
 
 
 def item(item_id: str, labels, gold) -> ItemPrediction:

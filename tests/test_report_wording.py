@@ -12,14 +12,14 @@ from lm_eval_rul.diagnose import figures as diagnose_figures
 from lm_eval_rul.report import (
     ReportSettings,
     build_report,
-    factual_plots,
-    factual_studies_plots,
     load_runs,
     plots,
     read_pi_file,
     write_report,
 )
-from lm_eval_rul.report.factual_studies import PHRASING_TITLES
+from lm_eval_rul.report.factual import plots as factual_plots
+from lm_eval_rul.report.factual import studies_plots as factual_studies_plots
+from lm_eval_rul.report.factual.studies import PHRASING_TITLES
 from lm_eval_rul.testing.harness import run_cli, text_run_args
 
 

@@ -98,7 +98,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _execute(args: argparse.Namespace) -> None:
-    from ..build import BuildConfig, run_build
+    from ..distractors import BuildConfig, run_build
     from .preflight import check_text_scorer
     from .run_inputs import check_model_name
 

@@ -68,7 +68,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _check(task: Any, kind: Any, options: Any, where: str) -> tuple[str, str, list[str] | None]:
-    from ..factual.labels import TASKS
+    from ..factual.reading.labels import TASKS
 
     if task not in TASKS:
         raise ParseInputError(f"{where}unknown task {task!r}: use one of {', '.join(TASKS)}")
@@ -121,9 +121,9 @@ def reading(
 ) -> tuple[Any, list[str]]:
     """``(value, why)``: labels (open), True/False/None, or option 0/1/None, and the lines
     that explain it."""
-    from ..factual.answers import read_choice, read_truefalse
-    from ..factual.lexicon import lexicon_for
-    from ..factual.parser import explain, parse_labels
+    from ..factual.reading.answers import read_choice, read_truefalse
+    from ..factual.reading.lexicon import lexicon_for
+    from ..factual.reading.parser import explain, parse_labels
 
     if kind == "truefalse":
         found = read_truefalse(text)
@@ -138,7 +138,7 @@ def reading(
 
 @functools.lru_cache(maxsize=2)
 def _tree(genres_csv: str | None) -> Any:
-    from ..factual.genres import read_genre_tree
+    from ..factual.reading.genres import read_genre_tree
 
     if not genres_csv:
         raise ParseInputError(

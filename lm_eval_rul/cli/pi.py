@@ -71,7 +71,7 @@ def _load(path: str) -> list:
     """The questions of ``path``; a pools file is refused as such (``UndefinedPI``, naming
     the ids and pointing to ``build``), even when its pools also hold repeats or the
     correct answer that the question readers reject first."""
-    from ..build import check_pi_questions
+    from ..distractors import check_pi_questions
     from ..questions import DataValidationError, load_questions, read_pools
 
     try:
@@ -86,7 +86,7 @@ def _load(path: str) -> list:
 
 
 def _execute(args: argparse.Namespace) -> None:
-    from ..build import (
+    from ..distractors import (
         check_pi_questions,
         compute_pi,
         format_summary,

@@ -81,9 +81,9 @@ def _execute(args: argparse.Namespace) -> None:
     from pathlib import Path
 
     from ..cache import ResultCache
-    from ..factual.llm_parser import LLMParser, parser_scope
     from ..factual.prompts import PARSER_PROMPT_VERSION
-    from ..factual.reparse import reparse_runs
+    from ..factual.reading.llm_parser import LLMParser, parser_scope
+    from ..factual.reading.reparse import reparse_runs
     from ..questions import cache_dir
     from ..registration import create_lm
 

@@ -2,7 +2,7 @@
 
 Any harness model with ``generate_until`` can judge (``local-chat-completions`` for an
 OpenAI-compatible server, ``hf``, ``vllm``...), exactly as ``build``'s generator is
-driven (:class:`~lm_eval_rul.build.distractors.DistractorGenerator`). The judge sees the
+driven (:class:`~lm_eval_rul.distractors.generation.DistractorGenerator`). The judge sees the
 question and its options (the correct one marked) and must answer with one line
 ``VERDICT: answerable`` or ``VERDICT: unanswerable`` and a ``REASON:`` line. A reply
 without a readable verdict is a *parse failure*, and a call that still fails after its

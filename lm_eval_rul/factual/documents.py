@@ -21,7 +21,7 @@ Every document also carries what the pre-flight audio check and the report read:
 ``audio_track``, ``audio_tried``, ``audio_pool``, and for every condition the random
 partner (``random_partner``, ``random_disjoint``; ``audio_random_ref`` under ``random``),
 and ``items_dropped``: the task's items left out and why
-(:attr:`~lm_eval_rul.factual.sources.PreparedTask.dropped`), so that the sample log, and
+(:attr:`~lm_eval_rul.factual.datasets.sources.PreparedTask.dropped`), so that the sample log, and
 the report read from it, say what the run did not evaluate.
 """
 
@@ -35,11 +35,11 @@ from typing import Any
 from ..audio import AUDIO_CONDITIONS, UnknownConditionError, register_clip_pool
 from ..audio.sources import file_ref
 from .chunks import AGGREGATIONS, HeardPlan, effective_chunk_seconds, plan_windows
+from .datasets.sources import PreparedTask
 from .errors import FactualInputError
 from .items import Item
 from .prompts import prompt
 from .protocol import is_chunked, protocol_of
-from .sources import PreparedTask
 
 __all__ = ["PLAYS_RECORDING", "run_options", "RunOptions", "make_documents", "describe_windows"]
 
@@ -182,7 +182,7 @@ def make_documents(
     """The documents of ``prepared`` for one prompt variant, in item then window order.
 
     Args:
-        prepared: From :func:`~lm_eval_rul.factual.sources.prepare_task` (called with the
+        prepared: From :func:`~lm_eval_rul.factual.datasets.sources.prepare_task` (called with the
             same condition, so the played files were checked and their durations read).
         task_name: The harness task name, written as ``benchmark``.
         variant: Prompt variant (``open``, ``list``, ...).

@@ -12,7 +12,7 @@ __all__ = ["FactualInputError", "AudioFilesError", "PROBLEM_KINDS", "SKIP_PROBLE
 PROBLEM_KINDS: tuple[str, ...] = ("missing", "unreadable", "checksum mismatch")
 _LISTED = 10
 #: The ``--metadata`` that leaves items with unusable audio out instead of stopping the run
-#: (read by :func:`lm_eval_rul.factual.sources.prepare_task`).
+#: (read by :func:`lm_eval_rul.factual.datasets.sources.prepare_task`).
 SKIP_PROBLEMS_HINT = """--metadata '{..., "on_audio_problem": "skip"}'."""
 
 

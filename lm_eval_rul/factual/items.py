@@ -43,7 +43,7 @@ class Item:
 
     Attributes:
         id: Dataset id (MusicNet ``"1727"``, FMA ``"000002"``, OCReMix ``"OCR00001"``).
-        task: Task key (:data:`~lm_eval_rul.factual.labels.TASKS`).
+        task: Task key (:data:`~lm_eval_rul.factual.reading.labels.TASKS`).
         dataset: ``musicnet``, ``fma`` or ``ocremix``.
         audio: Path of the recording.
         gold: Canonical gold labels (never empty), in a fixed order.

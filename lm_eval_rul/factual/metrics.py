@@ -38,7 +38,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from .genres import GenreTree
+from .reading.genres import GenreTree
 
 __all__ = [
     "precision_recall_f1",

@@ -23,9 +23,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from .genres import GenreTree
-from .labels import display_name, task_info
-from .lexicon import Lexicon, normalize_text
+from .reading.genres import GenreTree
+from .reading.labels import display_name, task_info
+from .reading.lexicon import Lexicon, normalize_text
 
 __all__ = [
     "PROMPT_VARIANTS",

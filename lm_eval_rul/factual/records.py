@@ -11,7 +11,7 @@ plain dict kept as the document's metric value (so the sample log holds it):
 same-tree figures, :func:`~lm_eval_rul.factual.metrics.tree_metrics`, need no
 ``genres.csv``). A window whose answer could not be read
 (``labels`` None, or ``parse_status`` ``malformed``: an LLM parser's reply that stayed
-malformed, :mod:`~lm_eval_rul.factual.reparse`) is **unread**: it is left out of its item's
+malformed, :mod:`~lm_eval_rul.factual.reading.reparse`) is **unread**: it is left out of its item's
 aggregation, and an item with no read window is left out of the figures (ours: a parser
 failure is not a model that named nothing, so it is never scored as an empty prediction);
 :func:`unread_counts` counts both. :func:`item_predictions` groups records by

@@ -5,12 +5,12 @@ one per window of each item's recording, under the run's audio condition) and ad
 the study asks:
 
 * **binary** (:func:`make_binary_documents`): the offered pair
-  (:func:`~lm_eval_rul.factual.binary.binary_pairs`) in ``options``, ``gold_index`` and
+  (:func:`~lm_eval_rul.factual.reading.binary.binary_pairs`) in ``options``, ``gold_index`` and
   the question; documents are listed in the balanced order (``position``, then window), so
   a ``--limit`` prefix is balanced too;
 * **true/false** (:func:`make_truefalse_documents`): one document per (item, window,
   label) of the task's vocabulary, item then window then vocabulary order, with the
-  label's gold (:func:`~lm_eval_rul.factual.truefalse.gold_true_labels`) and the
+  label's gold (:func:`~lm_eval_rul.factual.reading.truefalse.gold_true_labels`) and the
   statement. All the documents of one window share the audio, so a model that caches
   the audio prefix (``lalm``) encodes it once per window and scores each label with one
   short row.
@@ -23,11 +23,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .binary import binary_pairs
+from .datasets.sources import PreparedTask
 from .documents import RunOptions, make_documents
 from .prompts import binary_prompt, candidate_labels, truefalse_prompt
-from .sources import PreparedTask
-from .truefalse import gold_true_labels
+from .reading.binary import binary_pairs
+from .reading.truefalse import gold_true_labels
 
 __all__ = ["STUDIES", "make_binary_documents", "make_truefalse_documents"]
 
@@ -41,7 +41,7 @@ def make_binary_documents(
     """The binary-choice documents of ``prepared``, in the balanced order.
 
     Args:
-        prepared: The checked sample (:func:`~lm_eval_rul.factual.sources.prepare_task`).
+        prepared: The checked sample (:func:`~lm_eval_rul.factual.datasets.sources.prepare_task`).
         task_name: The harness task name.
         scoring: ``generate`` or ``loglikelihood`` (the prompt's tail differs).
         options: The run's options (condition, windows).

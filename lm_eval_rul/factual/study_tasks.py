@@ -14,8 +14,8 @@
 
 * the aggregation functions (:data:`BINARY_AGGREGATIONS`, :data:`TRUEFALSE_AGGREGATIONS`,
   exported by name in ``utils.py``) group the records by item (or (item, label)),
-  combine the windows and compute the figures of :mod:`~lm_eval_rul.factual.binary` and
-  :mod:`~lm_eval_rul.factual.truefalse`.
+  combine the windows and compute the figures of :mod:`~lm_eval_rul.factual.reading.binary` and
+  :mod:`~lm_eval_rul.factual.reading.truefalse`.
 """
 
 from __future__ import annotations
@@ -25,21 +25,26 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .binary import (
+from .documents import RunOptions, describe_windows, run_options
+from .errors import FactualInputError
+from .prompts import BINARY_LETTERS, SCORINGS, TRUEFALSE_WORDS
+from .reading.binary import (
     BINARY_FIGURES,
     BINARY_SET_FIGURES,
     binary_figures,
     binary_items,
     read_binary_answer,
 )
-from .documents import RunOptions, describe_windows, run_options
-from .errors import FactualInputError
-from .lexicon import lexicon_for
-from .parser import parse_labels
-from .prompts import BINARY_LETTERS, SCORINGS, TRUEFALSE_WORDS
+from .reading.lexicon import lexicon_for
+from .reading.parser import parse_labels
+from .reading.truefalse import (
+    TRUEFALSE_FIGURES,
+    label_answers,
+    read_truefalse_answer,
+    truefalse_figures,
+)
 from .studies import make_binary_documents, make_truefalse_documents
 from .tasks import attach_genres_csv, genre_tree_of, prepared_task
-from .truefalse import TRUEFALSE_FIGURES, label_answers, read_truefalse_answer, truefalse_figures
 
 __all__ = [
     "is_study_doc",
@@ -163,7 +168,7 @@ def process_results_binary(doc: dict[str, Any], results: Sequence[Any]) -> dict[
     A log-likelihood window in which neither letter has a probability (:func:`_two_way`)
     has no choice (None), as an unreadable generated answer. ``labels``: the chosen
     option, or for a generated answer without a choice every label the parser reads in
-    it (the paper's F1, :data:`~lm_eval_rul.factual.binary.BINARY_SET_FIGURES`, which
+    it (the paper's F1, :data:`~lm_eval_rul.factual.reading.binary.BINARY_SET_FIGURES`, which
     the generated tasks report).
 
     The reading is added to the document as ``parsed`` (``{"choice": label or None,
@@ -221,8 +226,8 @@ class StudyAggregation:
 
     Args:
         study: ``binary`` or ``truefalse``.
-        name: A metric of :data:`~lm_eval_rul.factual.binary.BINARY_FIGURES` or
-            :data:`~lm_eval_rul.factual.truefalse.TRUEFALSE_FIGURES`.
+        name: A metric of :data:`~lm_eval_rul.factual.reading.binary.BINARY_FIGURES` or
+            :data:`~lm_eval_rul.factual.reading.truefalse.TRUEFALSE_FIGURES`.
     """
 
     def __init__(self, study: str, name: str) -> None:

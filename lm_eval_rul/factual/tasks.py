@@ -1,7 +1,7 @@
 """The factual task functions the YAMLs point to (via ``tasks/factual/utils.py``).
 
 * :func:`load_factual` (``custom_dataset``): reads the dataset from ``--metadata``
-  (:func:`~lm_eval_rul.factual.sources.prepare_task`: sample, random clips, audio
+  (:func:`~lm_eval_rul.factual.datasets.sources.prepare_task`: sample, random clips, audio
   checked before any model loads) and makes one document per window
   (:func:`~lm_eval_rul.factual.documents.make_documents`);
 * :func:`process_results`: parses one window's answer with the lexicon parser into a
@@ -13,7 +13,7 @@
   and scores into its logged samples (``lm-eval-rul run`` calls it).
 
 ``--metadata`` keys (:data:`FACTUAL_METADATA_KEYS`): those of
-:func:`~lm_eval_rul.factual.sources.prepare_task` plus ``chunk_seconds``,
+:func:`~lm_eval_rul.factual.datasets.sources.prepare_task` plus ``chunk_seconds``,
 ``chunk_rule``, ``protocol``, ``max_audio_seconds`` and ``chunked``
 (:func:`~lm_eval_rul.factual.documents.run_options`).
 """
@@ -27,12 +27,13 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .datasets.sources import METADATA_KEYS, PreparedTask, describe_dropped, prepare_task
 from .documents import describe_windows, make_documents, run_options
 from .errors import AudioFilesError, FactualInputError
-from .genres import GenreTree, read_genre_tree
-from .labels import out_of_vocabulary, task_info
-from .lexicon import lexicon_for
-from .parser import parse_labels
+from .reading.genres import GenreTree, read_genre_tree
+from .reading.labels import out_of_vocabulary, task_info
+from .reading.lexicon import lexicon_for
+from .reading.parser import parse_labels
 from .records import (
     EXTRA_FIGURES,
     SET_FIGURES,
@@ -41,7 +42,6 @@ from .records import (
     item_figures,
     item_predictions,
 )
-from .sources import METADATA_KEYS, PreparedTask, describe_dropped, prepare_task
 
 __all__ = [
     "FACTUAL_METADATA_KEYS",
@@ -80,7 +80,8 @@ def is_factual_doc(doc: Mapping[str, Any]) -> bool:
 
 
 def prepared_task(task: str, condition: str, metadata: Mapping[str, Any]) -> PreparedTask:
-    """:func:`~lm_eval_rul.factual.sources.prepare_task`, read once per process and options."""
+    """:func:`~lm_eval_rul.factual.datasets.sources.prepare_task`, read once per process and
+    options."""
     keys = (*METADATA_KEYS[task_info(task).dataset], *_PREPARE_KEYS)
     relevant = {k: metadata[k] for k in keys if k in metadata}
     return _prepared_cached(task, condition, json.dumps(relevant, sort_keys=True, default=str))

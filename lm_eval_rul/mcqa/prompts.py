@@ -11,7 +11,8 @@ released code; where they differ, both forms are kept and named:
 * :data:`MUCHOMUSIC_EXAMPLE` and :func:`muchomusic_official_prompt`: MuChoMusic's official
   in-context example and prompt (Weck et al., ISMIR 2024).
 
-The distractor generator's prompt lives with the build stage (:mod:`lm_eval_rul.build.prompts`).
+The distractor generator's prompt lives with the distractor pipeline
+(:mod:`lm_eval_rul.distractors.prompts`).
 """
 
 from __future__ import annotations

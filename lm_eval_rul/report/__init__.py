@@ -29,12 +29,13 @@ Modules: :mod:`.samples` and :mod:`.runs` (reading harness output folders),
 :mod:`.pi_files` (``--pi`` files), :mod:`.stats` (intervals and tests on scipy),
 :mod:`.correlation` (Pearson's r),
 :mod:`.settings`, :mod:`.summary`, :mod:`.comparisons` (the numbers), :mod:`.plots`,
-:mod:`.markdown` and :mod:`.writing` (the files); the factual section: :mod:`.factual_runs`
-(logged windows), :mod:`.factual` (per task: figures, baselines, correct vs random with
-:mod:`.paired_scores`), :mod:`.factual_markdown`, :mod:`.factual_plots`; its robustness
-studies :mod:`.factual_studies` (phrasings, binary choice, true/false),
-:mod:`.parser_agreement` (two parsers of the same answers), :mod:`.factual_studies_markdown`,
-:mod:`.factual_studies_plots`.
+:mod:`.markdown` and :mod:`.writing` (the files); the factual section is its own
+subpackage, :mod:`.factual`: :mod:`.factual.runs` (logged windows), :mod:`.factual.sections`
+(per task: figures, baselines, correct vs random with :mod:`.factual.paired_scores`),
+:mod:`.factual.markdown`, :mod:`.factual.plots`; its robustness studies
+:mod:`.factual.studies` (phrasings, binary choice, true/false), :mod:`.factual.parser_agreement`
+(two parsers of the same answers), :mod:`.factual.studies_markdown`,
+:mod:`.factual.studies_plots`.
 
 Public names: :func:`load_runs`, :func:`read_results_file`, :class:`Run`,
 :class:`TaskResult`, :class:`Sample`, :class:`RunReadError`, :data:`TEXT_CONDITION`,

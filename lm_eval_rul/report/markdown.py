@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .factual_markdown import render_factual
+from .factual.markdown import render_factual
 from .settings import BENCHMARK_NAMES
 
 __all__ = ["render_markdown", "plural"]

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..paths import contained_path
-from .factual_runs import (
+from .factual.runs import (
     FactualWindow,
     StudyWindow,
     factual_window,
@@ -66,7 +66,7 @@ _FOLD_SUFFIX = re.compile(r"_fold(\d+)$")
 class TaskResult:
     """One task of one run: what the harness printed and what it logged.
 
-    A factual task (:mod:`.factual_runs`) logs windows, not questions: its ``samples``
+    A factual task (:mod:`.factual.runs`) logs windows, not questions: its ``samples``
     are empty and ``windows`` (label-set tasks) or ``study_windows`` (binary-choice and
     true/false tasks) hold them.
     """

@@ -13,7 +13,7 @@ from ..mcqa.voting import majority_from_answers, plurality_from_answers
 from ..questions import derive_seed
 from .breakdowns import category_breakdowns, load_categories
 from .comparisons import find_backbone, paired_comparisons, pi_correlations
-from .factual import factual_report
+from .factual.sections import factual_report
 from .run_keys import question_files_note
 from .runs import Run, RunReadError
 from .samples import Sample

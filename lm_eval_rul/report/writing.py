@@ -12,8 +12,8 @@ import numpy as np
 from ..files import write_text_atomic
 from ..paths import safe_name
 from . import plots
-from .factual_plots import factual_f1_bars
-from .factual_studies_plots import draw_study_figures
+from .factual.plots import factual_f1_bars
+from .factual.studies_plots import draw_study_figures
 from .markdown import render_markdown
 from .runs import TEXT_CONDITION
 from .settings import BENCHMARK_NAMES, condition_rank

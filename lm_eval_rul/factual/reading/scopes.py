@@ -1,0 +1,220 @@
+"""Scopes of the lexicon parser: which mentions negation, rejection, hedges and comparisons reach.
+
+:func:`drop_reasons` gives every lexicon hit of an answer its reason to be dropped (empty
+when it counts) and the cue that decided it; :mod:`~lm_eval_rul.factual.reading.parser` documents
+the rules. Cues are precompiled; everything works on the normalised text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .aliases import GENRE_CONTEXT_NOUNS
+from .lexicon import Lexicon, Match
+
+__all__ = ["DROP_REASONS", "drop_reasons"]
+
+#: Why a mention is not a predicted label.
+DROP_REASONS: tuple[str, ...] = (
+    "no-context",
+    "hedged",
+    "negated",
+    "comparative",
+    "rejected",
+    "other-sense",
+)
+
+_CLAUSE_END = re.compile(
+    r"[.!?](?=\s|$)|[;:\n]| - |\b(?:but|however|although|though|whereas|while|yet)\b"
+)
+_NEGATION = re.compile(
+    r"(?:\b(?:no|not|without|never|nor|neither|lacks?|lacking|lack of|absence of|absent|"
+    r"free of|devoid of|minus|except|excluding|cannot|nothing|unlike|far from|hardly)|n't)\b"
+    r"(?!-)"  # "no-nonsense", "not-so-subtle": a compound, not a negation
+    r"(?!\s*[,.!?;:])"
+    r"(?!\s+(?:only|just|merely|simply|sure|certain|doubt|question|matter|mistaking|denying|"
+    r"wonder|least|surprisingly|tell|know|say|decide|other than|short of|more than|"
+    r"think so|believe so)\b)"
+    r"(?!\s+a\s+doubt\b)"
+)
+_NEGATION_AFTER = re.compile(
+    r"^\s*(?:(?:is|are|was|were|seems?|appears?)\s+)?(?:to be\s+)?"
+    r"(?:(?:not|n't|never)\s+(?:present|heard|audible|used|featured|included|there|played|"
+    r"playing)|absent|missing)\b"
+)
+#: A cue before a mention that takes it back ("could be mistaken for a viola").
+_REJECT_BEFORE = re.compile(
+    r"\b(?:mistaken for|mistake it for|confused with|confuse it with|could pass for|"
+    r"(?:at first|initially|originally|first)\s+(?:i\s+)?(?:thought|assumed|guessed|believed|"
+    r"heard)(?:\s+(?:it|this|that)\s+(?:was|to be))?)\b"
+)
+#: After a mention in a question: a "no" answer ("Is that a clarinet? No, an oboe.").
+_QUESTION_REJECT = re.compile(
+    r"[^.!?;\n]{0,80}?\?\s*[\"']?(?:no\b(?!\s+(?:doubt|question|idea)\b)|nope|nah|"
+    r"not\b(?!\s+(?:sure|certain|entirely|only)\b)|hardly|far from it|wrong|never|"
+    r"i (?:don't|do not) think so|i (?:wouldn't|would not) say|"
+    r"actually\b(?!,?\s+(?:yes|yeah|it is|correct|right)\b))"
+)
+#: Right after a mention: a correction ("a clarinet - no, an oboe", "or rather").
+_CORRECTION_AFTER = re.compile(
+    r"\s*[,;:.\-]*\s*(?:(?:no|nope|sorry|wait|correction|scratch that)\s*[,!.:\-]|no wait\b|"
+    r"or rather\b|i mean\b|i meant\b)"
+)
+_COMPARATIVE = re.compile(
+    r"\b(?:rather than|instead of|as opposed to|than)\b"
+    r"(?!\s+(?:one|two|three|four|five|a few|a couple|a single|a handful|\d+)\b)"
+)
+_LESS = re.compile(r"\b(?:less|fewer)\b")
+_SUFFIXES = {
+    "all": re.compile(
+        r"^-?(?:like|ish|esque|inspired|influenced|tinged|flavou?red|infused|leaning|sounding)\b"
+    ),
+    "associations": re.compile(
+        r"^-?(?:like|esque|inspired|influenced|flavou?red|infused|leaning)\b"
+    ),
+}
+_HEDGE_NOUN = re.compile(
+    r"^\s+(?:feel|feels|feeling|vibes?|influences?|rhythms?|grooves?|elements?|flavou?rs?|"
+    r"undertones?|overtones|touch(?:es)?|tinges?|inflections?|leanings?|sensibility|"
+    r"sensibilities|traits?|accents?)\b"
+)
+_HEDGE_BEFORE = re.compile(
+    r"\b(?:hints? of|touch(?:es)? of|tinges? of|elements? of|influenced by|inspired by|"
+    r"influences? (?:of|from)|reminiscent of|evocative of|evoking|evokes?|nods? to|"
+    r"in the (?:style|manner|vein|spirit|tradition) of|a la|echoes of)\b"
+)
+_CONNECTOR = re.compile(r"^(?:[\s,/&]|\b(?:and|or|nor|the|a|an|any|either|even|also)\b)*$")
+_OR = re.compile(r"\b(?:or|nor)\b")
+_WORD = re.compile(r"[a-z0-9']+")
+_GAP_NEGATION = 3
+_GAP_COMPARATIVE = 3
+_GAP_HEDGE = 2
+
+
+class _Clauses:
+    """Clause spans of a normalised text (boundaries: :data:`_CLAUSE_END`)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.bounds = [(m.start(), m.end()) for m in _CLAUSE_END.finditer(text)]
+
+    def start(self, pos: int) -> int:
+        """Where the clause holding ``pos`` begins."""
+        begin = 0
+        for _, b_end in self.bounds:
+            if b_end > pos:
+                break
+            begin = b_end
+        return begin
+
+    def after(self, pos: int) -> str:
+        """The text from ``pos`` to the end of its clause."""
+        for b_start, _ in self.bounds:
+            if b_start >= pos:
+                return self.text[pos:b_start]
+        return self.text[pos:]
+
+
+def _last_cue(pattern: re.Pattern[str], prefix: str, gap: int) -> re.Match[str] | None:
+    """The last cue of ``pattern`` in ``prefix`` if at most ``gap`` words and no comma follow it."""
+    cues = list(pattern.finditer(prefix))
+    if not cues:
+        return None
+    rest = prefix[cues[-1].end() :]
+    return cues[-1] if "," not in rest and len(_WORD.findall(rest)) <= gap else None
+
+
+def _chains(text: str, matches: Sequence[Match]) -> list[list[int]]:
+    """Runs of consecutive matches joined only by list connectors (commas, and, or...)."""
+    chains: list[list[int]] = []
+    for i, m in enumerate(matches):
+        if chains and _CONNECTOR.match(text[matches[i - 1].end : m.start]):
+            chains[-1].append(i)
+        else:
+            chains.append([i])
+    return chains
+
+
+def drop_reasons(text: str, matches: Sequence[Match], lexicon: Lexicon) -> list[tuple[str, str]]:
+    """``(reason, cue)`` of every match: reason "" when it counts, else one of
+    :data:`DROP_REASONS`; the cue is the words that decided it."""
+    clauses = _Clauses(text)
+    reasons = [_reason(text, matches, i, clauses, lexicon) for i in range(len(matches))]
+    for chain in _chains(text, matches):
+        _spread(text, matches, chain, reasons, clauses, lexicon)
+    return reasons
+
+
+def _reason(
+    text: str, matches: Sequence[Match], i: int, clauses: _Clauses, lexicon: Lexicon
+) -> tuple[str, str]:
+    """Why mention ``i`` does not count on its own (("", "") when it counts)."""
+    m = matches[i]
+    if m.sense:
+        return "other-sense", m.sense
+    clause = clauses.start(m.start)
+    # cues before a mention only reach it when no other mention stands between them
+    prefix = text[max(clause, matches[i - 1].end if i else 0) : m.start]
+    after = clauses.after(m.end)
+    if m.needs_context:
+        words = _WORD.findall(after)
+        if not words or words[0] not in GENRE_CONTEXT_NOUNS:
+            return "no-context", "no genre noun follows"
+    suffix = _SUFFIXES.get(lexicon.suffixes)
+    hedge = suffix.match(after) if suffix is not None else None
+    if hedge is None and lexicon.hedge_nouns:
+        hedge = _HEDGE_NOUN.match(after)
+    if hedge is None and lexicon.hedge_before:
+        hedge = _last_cue(_HEDGE_BEFORE, prefix, _GAP_HEDGE)
+    if hedge is not None:
+        return "hedged", hedge.group().strip()
+    cue = _last_cue(_REJECT_BEFORE, prefix, _GAP_NEGATION)
+    if cue is not None:
+        return "rejected", cue.group()
+    cue = _last_cue(_NEGATION, prefix, _GAP_NEGATION)
+    if cue is not None:
+        return "negated", cue.group()
+    than = _last_cue(_COMPARATIVE, prefix, _GAP_COMPARATIVE)
+    if than is not None:
+        # "more X than Y": Y loses; "less X than Y": Y wins
+        before = text[clause : m.start - len(prefix) + than.start()]
+        return ("", "") if _LESS.search(before) else ("comparative", than.group())
+    if _last_cue(_LESS, prefix, _GAP_COMPARATIVE) and _COMPARATIVE.search(after):
+        return "comparative", "less ... than"  # "less X than Y": X loses
+    return "", ""
+
+
+def _spread(
+    text: str,
+    matches: Sequence[Match],
+    chain: list[int],
+    reasons: list[tuple[str, str]],
+    clauses: _Clauses,
+    lexicon: Lexicon,
+) -> None:
+    """Carry a drop along a list ("no drums or bass", "Egyptian and Irish influences").
+
+    A hedge or comparison on the first item reaches every item, a negation only through
+    "or"/"nor"; "is absent", a hedge noun, a correction ("- no, ...") or a "no" answer to
+    a question after the last item reaches every item.
+    """
+    joined = text[matches[chain[0]].end : matches[chain[-1]].start]
+    head = reasons[chain[0]]
+    if head[0] in ("hedged", "comparative") or (head[0] == "negated" and _OR.search(joined)):
+        for i in chain[1:]:
+            reasons[i] = reasons[i] if reasons[i][0] else head
+    end = matches[chain[-1]].end
+    after = clauses.after(end)
+    tail: tuple[str, str] = ("", "")
+    if (hit := _NEGATION_AFTER.match(after)) is not None:
+        tail = ("negated", hit.group().strip())
+    elif lexicon.hedge_nouns and (hit := _HEDGE_NOUN.match(after)) is not None:
+        tail = ("hedged", hit.group().strip())
+    elif (hit := _QUESTION_REJECT.match(text, end)) is not None:
+        tail = ("rejected", hit.group().strip())
+    elif (hit := _CORRECTION_AFTER.match(text, end)) is not None:
+        tail = ("rejected", hit.group().strip())
+    if tail[0]:
+        for i in chain:
+            reasons[i] = reasons[i] if reasons[i][0] else tail
