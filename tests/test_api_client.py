@@ -167,5 +167,6 @@ def test_startup_log_names_the_results_cache_or_off(tmp_path, caplog):
     LALMAPI(**base, results_cache=str(tmp_path / "answers.sqlite"))
     lines = [r.getMessage() for r in caplog.records if "lalm-api: model" in r.getMessage()]
     assert len(lines) == 2
-    assert lines[0].endswith("results_cache=off") and "None" not in lines[0]
-    assert lines[1].endswith(f"results_cache={tmp_path / 'answers.sqlite'}")
+    settings = [line.split("; generation:")[0] for line in lines]  # then its settings
+    assert settings[0].endswith("results_cache=off") and "None" not in lines[0]
+    assert settings[1].endswith(f"results_cache={tmp_path / 'answers.sqlite'}")

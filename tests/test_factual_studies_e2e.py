@@ -44,11 +44,12 @@ def studies(factual_metadata, tmp_path_factory) -> dict:
     root = tmp_path_factory.mktemp("studies_e2e")
     model = make_tiny_audio_lm(root / "qwen2_audio", "qwen2_audio")
     runs = {c: root / c for c in ("original", "random")}
+    windows = {**factual_metadata, "chunk_seconds": 2}  # long recordings asked window by window
 
     def run(condition):
         return run_cli([
             "run", "--model", "lalm", "--model_args", f"pretrained={model},audio={condition}",
-            "--tasks", "factual_robustness", "--metadata", json.dumps(factual_metadata),
+            "--tasks", "factual_robustness", "--metadata", json.dumps(windows),
             "--device", "cpu", "--batch_size", "8", "--gen_kwargs", "max_gen_toks=6",
             "--output_path", str(runs[condition]), "--log_samples",
         ])  # fmt: skip
