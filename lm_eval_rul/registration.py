@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .errors import UserInputError
+
 __all__ = [
     "tasks_dir",
     "register_models",
@@ -12,6 +14,7 @@ __all__ = [
     "create_lm",
     "model_args_checker",
     "MODELS",
+    "UnknownTaskMetadataError",
 ]
 
 #: Model name -> lazy import target, registered without importing torch-heavy code.
@@ -76,6 +79,8 @@ def task_manager(
     from lm_eval.tasks import TaskManager
 
     extra = [include_path] if isinstance(include_path, str) else list(include_path or [])
+    if not extra:  # only the plugin's tasks: every key must be one they read
+        _check_task_metadata(metadata)
     return TaskManager(
         include_path=[str(tasks_dir()), *map(str, extra)],
         include_defaults=include_defaults,
@@ -163,3 +168,29 @@ def _refuse_audio_checkpoint(model: str, model_args: dict[str, Any], flag: str) 
             f"{model} cannot load as a text model, and this command scores text. Give a "
             "text-only LM (e.g. the audio LM's language-model base)."
         )
+
+
+class UnknownTaskMetadataError(UserInputError, ValueError):
+    """A :func:`task_manager` keyword that none of the plugin's tasks reads."""
+
+
+def _check_task_metadata(metadata: dict[str, Any]) -> None:
+    """Refuse keys no plugin task reads, with the closest known key (as ``run --metadata``)."""
+    import difflib
+
+    from .factual.tasks import FACTUAL_METADATA_KEYS
+    from .mcqa.tasks import METADATA_KEYS
+
+    known = sorted({*METADATA_KEYS, *FACTUAL_METADATA_KEYS, "version"})
+    unknown = [key for key in metadata if key not in known]
+    if not unknown:
+        return
+    shown = []
+    for key in unknown:
+        close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+        shown.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    raise UnknownTaskMetadataError(
+        f"lm_eval_rul.task_manager: unknown keyword{'s' if len(unknown) > 1 else ''} "
+        f"{', '.join(shown)}; the plugin's tasks read: {', '.join(known)}. (Your own task "
+        "folders' keys are accepted with include_path=...)"
+    )

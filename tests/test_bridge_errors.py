@@ -244,3 +244,49 @@ def test_model_calls_are_serialised_unless_the_adapter_is_thread_safe(minimal, s
         process.wait(timeout=30)
     seen = max(int(r["choices"][0]["message"]["content"]) for r in replies)
     assert seen > 1 if safe else seen == 1  # most calls inside the adapter at once
+
+
+CHUNKED_ADAPTER = """\
+MAX_AUDIO_SECONDS = 3
+CHUNKED = True
+NAME = "chunky"
+
+def generate(audio, sampling_rate, prompt, max_new_tokens):
+    return "A piano, I think."
+"""
+
+
+def test_a_chunked_bridge_is_asked_window_by_window_without_repeating_it(
+    minimal, factual_metadata, tmp_path
+):
+    """The paper ran LTU-AS, MU-LLaMA and LLaMA-Adapter in windows: a bridge that declares
+    ``CHUNKED`` gets its recordings asked window by window (within its 3 s), with no
+    ``chunked=`` in ``--model_args``; nothing is cut."""
+    from lm_eval_rul.cli import main
+    from lm_eval_rul.testing.harness import read_output
+
+    adapter = _adapter(minimal, "chunky", CHUNKED_ADAPTER)
+    process, url = start_bridge(
+        minimal["python"], minimal["server"], adapter, tmp_path / "console.log"
+    )
+    out = tmp_path / "out"
+    try:
+        main(
+            [
+                "run", "--model", "lalm-api", "--model_args",
+                f"base_url={url},model=chunky,results_cache=none", "--tasks",
+                "factual_instrument_open", "--metadata",
+                json.dumps({**factual_metadata, "sample_size": 2}), "--log_samples",
+                "--output_path", str(out),
+            ]
+        )  # fmt: skip
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    results, samples = read_output(out)
+    assert results["configs"]["factual_instrument_open"]["metadata"]["chunked"] is True
+    docs = [row["doc"] for row in samples["factual_instrument_open"]]
+    assert len(docs) > len({doc["id"] for doc in docs})  # a long recording: several windows
+    assert not any(doc["cut"] for doc in docs)
+    windows = [doc["audio_window"] for doc in docs if doc["audio_window"] is not None]
+    assert windows and all(end - start <= 3.0 + 1e-9 for start, end in windows)

@@ -74,3 +74,14 @@ def test_simple_evaluate_gives_the_cli_numbers(notebook, tiny_lm, audio_data, tm
     for task in [f"rul_muchomusic_fold{k}" for k in range(4)]:
         for metric in ("acc,none", "perceptual_index,none"):
             assert api[task][metric] == pytest.approx(cli["results"][task][metric], abs=1e-9)
+
+
+def test_a_misspelt_task_manager_keyword_is_refused_with_the_closest():
+    import lm_eval_rul
+    from lm_eval_rul.registration import UnknownTaskMetadataError
+
+    says = r"'rul_data_pth' \(did you mean 'rul_data_path'\?\)"
+    with pytest.raises(UnknownTaskMetadataError, match=says):
+        lm_eval_rul.task_manager(rul_data_pth="bench/rul.json")
+    manager = lm_eval_rul.task_manager(rul_data_path="bench/rul.json", audio="none")
+    assert manager.metadata["rul_data_path"] == "bench/rul.json"  # known keys pass

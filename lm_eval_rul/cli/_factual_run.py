@@ -58,12 +58,12 @@ def _served_model_limit_unknown(model: str) -> FactualInputError:
     from ..factual.errors import FactualInputError
 
     return FactualInputError(
-        f"{model} with the factual tasks: each recording is cut into windows the model hears "
-        "whole, but the served model's audio limit is not known here, and a server that hears "
-        "less than the window (Qwen2-Audio: 30 s) silently drops the rest of it. Say how much "
-        "audio the served model hears: --model_args ...,max_audio_seconds=30 (each recording "
-        "heard whole up to that), or the window itself: --metadata '{..., \"chunk_seconds\": "
-        "30}'. Nothing was sent."
+        f"{model} with the factual tasks: each recording is heard whole up to the model's own "
+        "limit and cut there (recorded in every document), but the served model's audio limit "
+        "is not known here, and a server that hears less (Qwen2-Audio: 30 s) would silently "
+        "drop the rest. Say how much audio the served model hears: --model_args "
+        "...,max_audio_seconds=30, or ask for windows: --metadata '{..., \"chunk_seconds\": "
+        "30}' (or serve it with lm-eval-rul bridge, which declares it). Nothing was sent."
     )
 
 
@@ -145,6 +145,9 @@ def set_chunk_seconds(args: argparse.Namespace) -> None:
 
         declared = read_declaration(str(model_args["base_url"]), model_args.get("model"))
         chunked = bool(declared and declared.chunked)
+        if chunked:  # the tasks read it from the metadata, as a user's chunked=true
+            metadata = {**metadata, "chunked": True}
+            args.metadata = metadata
     seconds = effective_chunk_seconds(given, limit, chunked=chunked)
     if limit is not None and metadata.get("max_audio_seconds") in (None, ""):
         args.metadata = {**metadata, "max_audio_seconds": limit}  # the tasks' cut or windows

@@ -2,10 +2,9 @@
 
 A model hears each recording whole, up to its own limit (:func:`plan_windows`). Windows
 are cut only when asked for: ``chunk_seconds`` (the user's), a model that hears long audio
-in windows (``chunked``: the models the paper ran in 60 s segments), or, under our
-protocol (``rul``), a recording longer than the model's limit; under ``paper`` such a
-recording is cut at the limit, as the model itself would cut it
-(:mod:`~lm_eval_rul.factual.protocol`). Each window is asked once, each answer is parsed,
+in windows (``chunked``: the models the paper ran in 60 s segments). A recording longer
+than the model's limit is cut there, as the model itself would cut it, under both
+protocols (:mod:`~lm_eval_rul.factual.protocol`). Each window is asked once, each answer is parsed,
 and the per-window label lists are aggregated into one prediction.
 
 Our decisions:

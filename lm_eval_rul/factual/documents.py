@@ -1,11 +1,11 @@
 """Harness documents of a factual task: one per window of each item's recording.
 
 A recording is heard whole, up to the model's limit, unless windows are asked for
-(:func:`~lm_eval_rul.factual.chunks.plan_windows`: ``chunk_seconds``, a ``chunked``
-model, or under ``protocol=rul`` a recording longer than the limit); each window is one
-document carrying ``audio_window: [start_s, end_s]``, so the audio layer plays only that
-stretch to any model (:mod:`lm_eval_rul.audio.windows`). A recording cut at the model's
-limit (``protocol=paper``) is one document whose window is its first ``limit`` seconds.
+(:func:`~lm_eval_rul.factual.chunks.plan_windows`: ``chunk_seconds``, or a ``chunked``
+model); each window is one document carrying ``audio_window: [start_s, end_s]``, so the
+audio layer plays only that stretch to any model (:mod:`lm_eval_rul.audio.windows`). A
+recording longer than the model's limit is cut there (under both protocols), one document
+whose window is its first ``limit`` seconds.
 Every document records ``recording_seconds``, ``heard_seconds`` and ``cut`` (what was
 heard of the played recording and whether its end was not), and ``protocol``; the run
 logs how many recordings were cut. Our decisions:
@@ -121,17 +121,16 @@ def describe_windows(options: RunOptions) -> str:
     Examples
     --------
     >>> describe_windows(RunOptions("original", None, "union", 600.0))
-    'each recording whole up to 600 s (longer: windows, protocol=rul)'
+    'each recording whole up to 600 s (longer: cut there, protocol=rul)'
     """
     if options.chunk_seconds is not None:
         layout = "fixed segments" if options.protocol == "paper" else "equal windows"
         return f"{layout} of at most {options.chunk_seconds:g} s (protocol={options.protocol})"
     if options.max_seconds is None:
         return f"each recording whole (no known limit; protocol={options.protocol})"
-    longer = "cut at the limit" if options.protocol == "paper" else "windows"
     return (
         f"each recording whole up to {options.max_seconds:g} s "
-        f"(longer: {longer}, protocol={options.protocol})"
+        f"(longer: cut there, protocol={options.protocol})"
     )
 
 
@@ -159,9 +158,9 @@ def _log_cut(task_name: str, options: RunOptions, plans: list[HeardPlan]) -> Non
     unheard = sum(plan.recording_seconds - plan.heard_seconds for plan in cut)
     logger.warning(
         "%s: %d of %d recordings are longer than the model's %g s and are cut to their first "
-        "%g s, as the model would cut them (protocol=paper); %.0f s are not heard in all. Each "
-        "document records recording_seconds, heard_seconds and cut. protocol=rul asks about "
-        "the rest in windows instead.",
+        "%g s, as the model would cut them; %.0f s are not heard in all. Each document records "
+        "recording_seconds, heard_seconds and cut. To ask about the rest too, ask for windows: "
+        "--metadata chunk_seconds=S.",
         task_name,
         len(cut),
         len(plans),

@@ -70,9 +70,10 @@ def check_protocol(value: Any, *, where: str = "--metadata protocol") -> str:
     name = str(value).strip().lower()
     if name not in PROTOCOLS:
         raise FactualInputError(
-            f"{where}={value!r} is not a factual protocol; use rul (ours, the default: equal "
-            "windows when asked for, API models at temperature 0) or paper (the paper's: "
-            "recordings cut at the model's limit, API models at the provider's defaults)"
+            f"{where}={value!r} is not a factual protocol; use rul (ours, the default: "
+            "equal windows when windows are asked for, API models at temperature 0) or paper "
+            "(the paper's: fixed 60 s segments, API models at the provider's defaults); both "
+            "cut a recording at the model's limit"
         )
     return name
 

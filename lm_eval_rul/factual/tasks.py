@@ -68,6 +68,7 @@ FACTUAL_METADATA_KEYS: tuple[str, ...] = (
     "protocol",
     "max_audio_seconds",
     "chunked",
+    "audio",  # the condition; "none" for a text-only model (no audio to check)
 )
 
 logger = logging.getLogger(__name__)
