@@ -36,6 +36,7 @@ from .names import (
     OPEN_GENRES,
     OPEN_INSTRUMENTS,
     REGIONAL_SYNONYMS,
+    SHORT_MISSPELLINGS,
 )
 from .senses import CAPITALIZED, sense_pattern, timesig_label_of, timesig_phrases
 from .trie import trie_pattern
@@ -83,7 +84,7 @@ _TIMESIG_PATTERN = re.compile(
 
 
 _SPACES = re.compile(r"\s+")
-_TOKEN = re.compile(r"[a-z]{5,}")
+_TOKEN = re.compile(r"[a-z]+(?:-[a-z]+)*")
 
 
 def normalize_text(text: str, *, keep_case: bool = False) -> str:
@@ -268,9 +269,16 @@ def _with_fuzzy(text: str, found: list[Match], index: FuzzyIndex) -> list[Match]
             continue
         if any(m.start < end and start < m.end for m in found):
             continue
-        hit = index.lookup(token.group())
-        if hit is not None:
-            extra.append(Match(start, end, hit[1], token.group(), via="fuzzy", form=hit[0]))
+        word = token.group()
+        hit = index.lookup(word.replace("-", "")) if "-" in word else None
+        if hit is not None:  # "hip-hopp": the compound is the misspelt form
+            extra.append(Match(start, end, hit[1], word, via="fuzzy", form=hit[0]))
+            continue
+        for part in re.finditer(r"[a-z]{4,}", word):
+            hit = index.lookup(part.group())
+            if hit is not None:
+                s, e = start + part.start(), start + part.end()
+                extra.append(Match(s, e, hit[1], part.group(), via="fuzzy", form=hit[0]))
     if not extra:
         return found
     return sorted(found + extra, key=lambda m: m.start)
@@ -325,6 +333,10 @@ def _genre_aliases(tree: GenreTree) -> tuple[Alias, ...]:
         for form in forms:
             text = normalize_text(form)
             out.setdefault(text, Alias(text, title))
+    for title, forms in SHORT_MISSPELLINGS.items():
+        if title in tree.titles.values():
+            for form in forms:
+                out.setdefault(form, Alias(form, title))
     titles = {normalize_text(t) for t in tree.all_titles}
     for name, forms in OPEN_GENRES.items():
         if normalize_text(name) in titles:
@@ -340,6 +352,7 @@ def _fixed_lexicon(task: str) -> Lexicon:
     info = task_info(task)
     if task == "instrument":
         tables = (INSTRUMENT_ALIASES, OPEN_INSTRUMENTS, AGENT_NOUNS)
+        tables += ({"oboe": SHORT_MISSPELLINGS["oboe"]},)
         return Lexicon(task, _aliases(*tables), _labels(*tables), plurals=True)
     if task == "composer":
         tables = (COMPOSER_ALIASES, OPEN_COMPOSERS)
