@@ -45,7 +45,8 @@ _POLITE = re.compile(
     r"\b(?:no (?:problem|worries|doubt(?: about it)?|question(?: about it)?|idea)|"
     r"not (?:sure|certain|entirely sure)|(?:i'm|i am) not sure|without (?:a )?doubt|"
     r"no matter|not only|if not|whether or not|not to mention|"
-    r"(?:can't|cannot|can not|couldn't) (?:tell|say|determine|be sure|know|decide|confirm)|"
+    r"(?:can't|cannot|can not|couldn't) (?:really |quite |honestly )?(?:tell|say|determine|"
+    r"be sure|know|decide|confirm)|not necessarily|not always|"
     r"(?:don't|do not) know|(?:hard|difficult|impossible) to (?:say|tell))\b"
 )
 _VERDICT = re.compile(
@@ -55,11 +56,20 @@ _VERDICT = re.compile(
 _VERDICT_VALUE = {"true": True, "correct": True, "accurate": True}
 _ANSWER = re.compile(
     r"\b(?P<false>definitely not|certainly not|absolutely not|of course not|not really|"
-    r"not at all|not quite|i (?:don't|do not) think so|no way|nope|nah|no|negative|not)\b"
+    r"not at all|not quite|i (?:don't|do not) think so|no way|nope|nah|no|negative|not|"
+    r"(?:very |highly |quite )?unlikely|improbable|doubtful|i doubt it)\b"
     r"|\b(?P<true>yes|yep|yeah|yup|absolutely|definitely|certainly|indeed|of course|"
     r"affirmative|i think so|i believe so|sure|that'?s right|that is right)\b|(?P<nt>n't)\b"
 )
 _QUESTION = re.compile(r"[^.!?\n]*\?")
+_LONE_LETTER = re.compile(r"^\W*(?:(?P<t>t)|(?P<f>f))\W*$")
+#: "choose X over Y", "X (though it could be Y)": Y is set aside when both are named.
+_SECOND = re.compile(
+    r"(?:\b(?:choose|choosing|pick|picking|prefer|select|go with|going with|favou?r)\b[^.;?!]*?"
+    r"\bover|\b(?:could|might|may)\s+(?:also\s+|possibly\s+|well\s+)?be|\bor\s+(?:possibly|"
+    r"maybe|perhaps))\s+(?:the\s+|an?\s+)?$"
+)
+_PAREN = re.compile(r"\([^)]*\)")
 
 
 def read_truefalse(answer: str) -> Reading:
@@ -78,6 +88,9 @@ def read_truefalse(answer: str) -> Reading:
     text = _ECHO.sub(" ", text)
     text = _POLITE.sub(" ", text)
     plain = _QUESTION.sub(" ", text)
+    letter = _LONE_LETTER.match(plain)
+    if letter is not None:
+        return Reading(letter.group("t") is not None, (f"letter {letter.group().strip()!r}",))
     verdict = _VERDICT.search(plain)
     if verdict is not None:
         value = _VERDICT_VALUE.get(verdict.group("word"), False)
@@ -94,17 +107,20 @@ _ORDINALS = re.compile(
     r"\b(?P<neg>not\s+)?(?:(?:the\s+)?(?P<first>first|former|1st)(?=\s+(?:one|option|choice))"
     r"|(?:the\s+)?(?P<second>second|latter|last|2nd)(?=\s+(?:one|option|choice))"
     r"|the\s+(?:(?P<first2>first|former)|(?P<second2>second|latter))\b"
-    r"|option\s+(?P<letter>[ab12])\b|\((?P<paren>[ab])\))"
+    r"|(?:option|choice|answer)\s*:?\s*\(?(?P<letter>[ab12])\b\)?)"
+    r"|(?<![\w(])\((?P<paren>[ab])\)"
 )
-_LETTER_ONLY = re.compile(r"^\W*(?:answer\W*)?(?P<letter>[ab])\W*$")
+_LETTER_ONLY = re.compile(r"^\W*(?:(?:answer|option|choice)\W*)?(?P<letter>[ab])\W*$")
 _ECHO_JOIN = re.compile(r"^\s*(?:,?\s*(?:and|or|vs\.?|versus|/)\s*|\s*,\s*)(?:the\s+|an?\s+)?$")
-_ECHO_BEFORE = re.compile(r"\b(?:between|either|whether(?: it'?s)?|choose|choosing|deciding)\s+"
+_ECHO_BEFORE = re.compile(r"(?:\b(?:between|either|whether(?: it'?s)?|choose|choosing|deciding|"
+                          r"both)|(?:^|[.!?;:]\s*)(?:of|out of|among|from))\s+"
                           r"(?:the\s+|an?\s+)?$")  # fmt: skip
 _ECHO_AFTER = re.compile(r"^\s*\?")
 _DECIDE = re.compile(
     r"\b(?:i'?d say|i would say|i think|i believe|i'd go with|i would go with|i'd guess|"
     r"my (?:guess|answer|choice) is|the answer is|answer|it'?s|it is|it must be|probably|"
-    r"likely|definitely|sounds like|i hear|i'm hearing)\b|[:?]"
+    r"likely|definitely|sounds like|i hear|i'm hearing|this is|lean(?:ing)? towards?|"
+    r"i'?d (?:pick|choose)|i (?:would )?(?:pick|choose)|go(?:ing)? with|my pick is)\b|[:?]"
 )
 
 
@@ -180,6 +196,16 @@ def read_choice(answer: str, options: Sequence[str], lexicon: Lexicon) -> Readin
             if len(late) == 1:
                 chosen = late
                 why.append(f"named after {cues[-1].group()!r}")
+    if len(chosen) > 1:  # "choose X over Y", "X (though it could be Y)": Y is set aside
+        parens = [p.span() for p in _PAREN.finditer(text)]
+        first = {
+            m.label for _, m in named
+            if not _SECOND.search(text[max(0, m.start - 60) : m.start])
+            and not any(a < m.start < b for a, b in parens)
+        }  # fmt: skip
+        if len(first) == 1:
+            chosen = first
+            why.append("the other option is set aside ('over', 'could be', in brackets)")
     if len(chosen) == 1:
         index = labels.index(next(iter(chosen)))
         return Reading(index, (*why, f"names {labels[index]!r}"))

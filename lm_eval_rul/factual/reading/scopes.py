@@ -86,8 +86,30 @@ _HEDGE_BEFORE = re.compile(
 )
 _CONNECTOR = re.compile(r"^(?:[\s,/&]|\b(?:and|or|nor|the|a|an|any|either|even|also)\b)*$")
 _OR = re.compile(r"\b(?:or|nor)\b")
+_ARTICLE = re.compile(r"\b(?:a|an|the)\b")
+_TIGHT_NOT = re.compile(r"\b(?:not|no)\s+(?:(?:the|a|an)\s+)?$")
 _WORD = re.compile(r"[a-z0-9']+")
 _GAP_NEGATION = 3
+#: Words that do not count toward the negation gap ("does not seem to be in 4/4").
+_NEGATION_FILLER = frozenset(
+    "seem seems sound sounds appear appears feel feels to be in like a an the any really".split()
+)
+#: "no instrument other than the cello", "nothing apart from": only the cello.
+_EXCEPT = re.compile(
+    r"\b(?:other than|apart from|aside from|except(?: for)?|besides|save for|beyond)\s+"
+    r"(?:(?:the|a|an)\s+)?$"
+)
+_ONLY_NEGATION = re.compile(r"\b(?:no|not|nothing|none|never|without|n't)\b|n't\b")
+#: After a mention, in the same sentence: "X... no, actually it's Y" takes X back.
+_SELF_CORRECTION = re.compile(
+    r"(?:'s)?(?:\s+[a-z'-]+){0,4}?\s*(?:\.\.\.|\u2026|,|-)\s*(?:no|wait|hmm,? no)\s*[,!.]"
+    r"\s*(?:actually|wait|sorry|rather|i mean|it'?s)\b"
+)
+#: Composer: "Beethoven's influence", "in Beethoven's style": an association.
+_POSSESSIVE_HEDGE = re.compile(
+    r"^'s?\s+(?:\w+\s+)?(?:influence|influences|style|shadow|spirit|legacy|manner|idiom|"
+    r"school|footsteps|mould|mold|model|orbit|circle|imitators?|followers?)\b"
+)
 _GAP_COMPARATIVE = 3
 _GAP_HEDGE = 2
 
@@ -116,13 +138,17 @@ class _Clauses:
         return self.text[pos:]
 
 
-def _last_cue(pattern: re.Pattern[str], prefix: str, gap: int) -> re.Match[str] | None:
-    """The last cue of ``pattern`` in ``prefix`` if at most ``gap`` words and no comma follow it."""
+def _last_cue(
+    pattern: re.Pattern[str], prefix: str, gap: int, skip: frozenset[str] = frozenset()
+) -> re.Match[str] | None:
+    """The last cue of ``pattern`` in ``prefix`` if at most ``gap`` words (not counting
+    those of ``skip``) and no comma follow it."""
     cues = list(pattern.finditer(prefix))
     if not cues:
         return None
     rest = prefix[cues[-1].end() :]
-    return cues[-1] if "," not in rest and len(_WORD.findall(rest)) <= gap else None
+    words = [w for w in _WORD.findall(rest) if w not in skip]
+    return cues[-1] if "," not in rest and len(words) <= gap else None
 
 
 def _chains(text: str, matches: Sequence[Match]) -> list[list[int]]:
@@ -167,12 +193,22 @@ def _reason(
         hedge = _HEDGE_NOUN.match(after)
     if hedge is None and lexicon.hedge_before:
         hedge = _last_cue(_HEDGE_BEFORE, prefix, _GAP_HEDGE)
+    if hedge is None and lexicon.task == "composer":
+        hedge = _POSSESSIVE_HEDGE.match(text[m.end :])
     if hedge is not None:
         return "hedged", hedge.group().strip()
     cue = _last_cue(_REJECT_BEFORE, prefix, _GAP_NEGATION)
     if cue is not None:
         return "rejected", cue.group()
-    cue = _last_cue(_NEGATION, prefix, _GAP_NEGATION)
+    only = _EXCEPT.search(prefix)
+    if only is not None:
+        before = text[clause : m.start - len(prefix) + only.start()]
+        if _ONLY_NEGATION.search(before):  # "no instrument other than the cello": only it
+            return "", ""
+        if not only.group().startswith(("apart", "aside", "besides", "beyond")):
+            return "negated", only.group().strip()
+        return "", ""
+    cue = _last_cue(_NEGATION, prefix, _GAP_NEGATION, _NEGATION_FILLER)
     if cue is not None:
         return "negated", cue.group()
     than = _last_cue(_COMPARATIVE, prefix, _GAP_COMPARATIVE)
@@ -201,11 +237,18 @@ def _spread(
     """
     joined = text[matches[chain[0]].end : matches[chain[-1]].start]
     head = reasons[chain[0]]
-    if head[0] in ("hedged", "comparative") or (head[0] == "negated" and _OR.search(joined)):
-        for i in chain[1:]:
-            reasons[i] = reasons[i] if reasons[i][0] else head
     end = matches[chain[-1]].end
     after = clauses.after(end)
+    # "not cello and piano" closing its clause: the negation takes the whole pair
+    close = head[0] == "negated" and not _WORD.search(after) and not _ARTICLE.search(joined)
+    close = close and _TIGHT_NOT.search(
+        text[clauses.start(matches[chain[0]].start) : matches[chain[0]].start]
+    )
+    if head[0] in ("hedged", "comparative") or (
+        head[0] == "negated" and (_OR.search(joined) or close)
+    ):
+        for i in chain[1:]:
+            reasons[i] = reasons[i] if reasons[i][0] else head
     tail: tuple[str, str] = ("", "")
     if (hit := _NEGATION_AFTER.match(after)) is not None:
         tail = ("negated", hit.group().strip())
@@ -214,6 +257,8 @@ def _spread(
     elif (hit := _QUESTION_REJECT.match(text, end)) is not None:
         tail = ("rejected", hit.group().strip())
     elif (hit := _CORRECTION_AFTER.match(text, end)) is not None:
+        tail = ("rejected", hit.group().strip())
+    elif (hit := _SELF_CORRECTION.match(text, end)) is not None:
         tail = ("rejected", hit.group().strip())
     if tail[0]:
         for i in chain:
