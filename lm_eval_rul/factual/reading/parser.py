@@ -47,7 +47,7 @@ from .senses import CAPITALIZED
 __all__ = ["PARSER_VERSION", "Mention", "ParseResult", "parse_labels", "DROP_REASONS", "explain"]
 
 #: Version of the parser's rules and alias tables; logged with every parse.
-PARSER_VERSION = "lexicon-2"
+PARSER_VERSION = "lexicon-3"
 
 
 @dataclass(frozen=True)
