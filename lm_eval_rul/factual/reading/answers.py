@@ -7,15 +7,18 @@ doubt", "not sure", "no idea"). A verdict word then decides: "true", "correct", 
 reversed after "not" / "n't" ("that's not true"); without one, the first answer word:
 "yes", "yep", "yeah", "absolutely", "definitely", "certainly", "indeed", "of course"
 (true) or "no", "nope", "nah", "not really", "not at all", "definitely not", "of
-course not", "I don't think so" (false). "Yes and no", "neither true nor false" and an
-answer with no such word are unreadable (None, never a guess).
+course not", "I don't think so", "unlikely", "doubtful" (false); a lone "T"/"F". "Yes and
+no", "neither true nor false", "not necessarily", "I can't really tell" and an answer
+with no such word are unreadable (None, never a guess).
 
 **Binary choice** (:func:`read_choice`): the lexicon parser reads the answer (negation,
 misspellings, agent nouns: "played by a cellist" is the cello). An echo of both
 options ("Between oboe and clarinet, ...", "Haydn or Brahms?") is set aside; exactly one
 option named in what is left is the choice. When both are still named, the one named
-after the last verdict cue ("I'd say", "I think", "it's", "answer:") is, if only one is.
-Ordinals read too ("the first one", "the former", "option B", "the latter"), when no
+after the last verdict cue ("I'd say", "I think", "it's", "I'd lean toward", "answer:")
+is, if only one is; else the one not set aside ("choose X over Y", "X (though it could be
+Y)"). An echo also reads "Of A and B, ...", "Both A and B ...".
+Ordinals read too ("the first one", "the former", "option B", "(B)", "B", "the latter"), when no
 option is named or they agree. Both, neither, or a contradiction: None.
 """
 

@@ -27,9 +27,12 @@ Negation: a mention is dropped when, in its clause, "no", "not", "without", "nev
 "no-nonsense", ...), or when "is absent", "is missing", "is not present/heard/used"...
 follows it. Rejection: a mention raised in a question and answered "no" ("Is that a
 clarinet? No, it's an oboe."), corrected right after ("a clarinet - no, an oboe", "or
-rather"), or after "mistaken for", "at first I thought"... is dropped. A negation
-carries along a list joined by "or"/"nor" ("no drums, bass or guitar"), not along one
-joined by "and" only. Clauses end at
+rather", "X... no, actually Y"), or after "mistaken for", "at first I thought"... is
+dropped. A negation carries along a list joined by "or"/"nor" ("no drums, bass or
+guitar"), and along a bare "and" pair that closes its clause ("not cello and piano"),
+not along one joined by "and" otherwise. After a negation, "other than", "apart from",
+"except", "besides" mean only ("no instrument other than the cello" keeps the cello).
+Families of instruments ("strings", "a keyboard instrument") are never labels. Clauses end at
 ``. ; : ! ?``, a spaced dash, a line break, "but", "however", "although", "though", "whereas",
 "while" and "yet". Misspellings, agent nouns ("pianist"), other word senses ("bass
 line") and time-signature phrases are the lexicon's (:mod:`~lm_eval_rul.factual.reading.lexicon`);
