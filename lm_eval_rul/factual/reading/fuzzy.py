@@ -112,8 +112,9 @@ class FuzzyIndex:
 
     def lookup(self, word: str) -> tuple[str, str] | None:
         """``(form, label)`` the misspelt ``word`` reads as, or None (see the module docstring)."""
-        if word in self._cache:
-            return self._cache[word]
+        cache = self._cache
+        if word in cache:
+            return cache[word]
         found = self._search(word)
         if len(self._cache) < 200_000:
             self._cache[word] = found

@@ -38,7 +38,7 @@ from .names import (
     REGIONAL_SYNONYMS,
     SHORT_MISSPELLINGS,
 )
-from .senses import CAPITALIZED, sense_pattern, timesig_label_of, timesig_phrases
+from .senses import CAPITALIZED, sense_pattern, timesig_phrase_label, timesig_phrase_pattern
 from .trie import trie_pattern
 
 __all__ = ["Alias", "Match", "Lexicon", "lexicon_for", "normalize_text"]
@@ -58,19 +58,9 @@ _TRANSLATE = str.maketrans(
     }
 )
 _NUMBERS = {
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "fifteen": 15,
-}
+    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15,
+}  # fmt: skip
 _DENOMINATORS = {"two": 2, "four": 4, "eight": 8, "sixteen": 16}
 _NUM_WORD = "|".join(_NUMBERS)
 _DEN_WORD = "|".join(_DENOMINATORS)
@@ -84,7 +74,8 @@ _TIMESIG_PATTERN = re.compile(
 
 
 _SPACES = re.compile(r"\s+")
-_TOKEN = re.compile(r"[a-z]+(?:-[a-z]+)*")
+_TOKEN = re.compile(r"\b[a-z]{4,}(?:-[a-z]+)*|\b[a-z]{1,3}(?:-[a-z]+)+")  # 4+ or hyphenated
+_PART = re.compile(r"[a-z]{4,}")
 
 
 def normalize_text(text: str, *, keep_case: bool = False) -> str:
@@ -253,32 +244,35 @@ def _timesig_matches(text: str) -> list[Match]:
             den = m.group("dw") or m.group("dw2")
             label = f"{_NUMBERS[m.group('nw')]}/{_DENOMINATORS[den]}"
         found.append(Match(m.start(), m.end(), label, m.group()))
-    for regex, template in timesig_phrases():
-        for m in regex.finditer(text):
-            label = timesig_label_of(m, template)
-            found.append(Match(m.start(), m.end(), label, m.group(), via="phrase"))
+    for m in timesig_phrase_pattern().finditer(text):
+        label = timesig_phrase_label(m)
+        found.append(Match(m.start(), m.end(), label, m.group(), via="phrase"))
     return found
 
 
 def _with_fuzzy(text: str, found: list[Match], index: FuzzyIndex) -> list[Match]:
     """``found`` plus the misspelt words outside every match, in text order."""
     extra = []
+    lookup = index.lookup
     for token in _TOKEN.finditer(text):
+        word = token.group()
+        hyphen = "-" in word
+        hit = lookup(word.replace("-", "") if hyphen else word)  # cached: cheap for most words
+        if hit is None and not hyphen:
+            continue
         start, end = token.span()
         if (start and text[start - 1].isalnum()) or (end < len(text) and text[end].isalnum()):
             continue
         if any(m.start < end and start < m.end for m in found):
             continue
-        word = token.group()
-        hit = index.lookup(word.replace("-", "")) if "-" in word else None
-        if hit is not None:  # "hip-hopp": the compound is the misspelt form
+        if hit is not None:  # a word, or a compound misspelt as one ("hip-hopp")
             extra.append(Match(start, end, hit[1], word, via="fuzzy", form=hit[0]))
             continue
-        for part in re.finditer(r"[a-z]{4,}", word):
-            hit = index.lookup(part.group())
+        for part in _PART.finditer(word):
+            hit = lookup(part.group())
             if hit is not None:
-                s, e = start + part.start(), start + part.end()
-                extra.append(Match(s, e, hit[1], part.group(), via="fuzzy", form=hit[0]))
+                a, b = start + part.start(), start + part.end()
+                extra.append(Match(a, b, hit[1], part.group(), via="fuzzy", form=hit[0]))
     if not extra:
         return found
     return sorted(found + extra, key=lambda m: m.start)

@@ -107,7 +107,7 @@ _SELF_CORRECTION = re.compile(
 )
 #: Composer: "Beethoven's influence", "in Beethoven's style": an association.
 _POSSESSIVE_HEDGE = re.compile(
-    r"^'s?\s+(?:\w+\s+)?(?:influence|influences|style|shadow|spirit|legacy|manner|idiom|"
+    r"'s?\s+(?:\w+\s+)?(?:influence|influences|style|shadow|spirit|legacy|manner|idiom|"
     r"school|footsteps|mould|mold|model|orbit|circle|imitators?|followers?)\b"
 )
 _GAP_COMPARATIVE = 3
@@ -120,6 +120,7 @@ class _Clauses:
     def __init__(self, text: str) -> None:
         self.text = text
         self.bounds = [(m.start(), m.end()) for m in _CLAUSE_END.finditer(text)]
+        self.self_correction = "no" in text or "wait" in text  # a cheap first test
 
     def start(self, pos: int) -> int:
         """Where the clause holding ``pos`` begins."""
@@ -147,8 +148,12 @@ def _last_cue(
     if not cues:
         return None
     rest = prefix[cues[-1].end() :]
-    words = [w for w in _WORD.findall(rest) if w not in skip]
-    return cues[-1] if "," not in rest and len(words) <= gap else None
+    if "," in rest:
+        return None
+    words = _WORD.findall(rest)
+    if skip and len(words) > gap:
+        words = [w for w in words if w not in skip]
+    return cues[-1] if len(words) <= gap else None
 
 
 def _chains(text: str, matches: Sequence[Match]) -> list[list[int]]:
@@ -194,13 +199,15 @@ def _reason(
     if hedge is None and lexicon.hedge_before:
         hedge = _last_cue(_HEDGE_BEFORE, prefix, _GAP_HEDGE)
     if hedge is None and lexicon.task == "composer":
-        hedge = _POSSESSIVE_HEDGE.match(text[m.end :])
+        hedge = _POSSESSIVE_HEDGE.match(text, m.end)
     if hedge is not None:
         return "hedged", hedge.group().strip()
     cue = _last_cue(_REJECT_BEFORE, prefix, _GAP_NEGATION)
     if cue is not None:
         return "rejected", cue.group()
-    only = _EXCEPT.search(prefix)
+    tail = prefix[-20:]  # a cheap first test before the pattern
+    hint = "than" in tail or "from" in tail or "except" in tail or "besides" in tail
+    only = _EXCEPT.search(prefix) if hint or "save" in tail or "beyond" in tail else None
     if only is not None:
         before = text[clause : m.start - len(prefix) + only.start()]
         if _ONLY_NEGATION.search(before):  # "no instrument other than the cello": only it
@@ -258,7 +265,7 @@ def _spread(
         tail = ("rejected", hit.group().strip())
     elif (hit := _CORRECTION_AFTER.match(text, end)) is not None:
         tail = ("rejected", hit.group().strip())
-    elif (hit := _SELF_CORRECTION.match(text, end)) is not None:
+    elif clauses.self_correction and (hit := _SELF_CORRECTION.match(text, end)):
         tail = ("rejected", hit.group().strip())
     if tail[0]:
         for i in chain:

@@ -25,6 +25,8 @@ __all__ = [
     "sense_pattern",
     "timesig_phrases",
     "timesig_label_of",
+    "timesig_phrase_pattern",
+    "timesig_phrase_label",
 ]
 
 _S = r"[\s\-]+"  # a space or hyphen run, as in aliases
@@ -158,4 +160,25 @@ def timesig_label_of(match: re.Match[str], template: str) -> str:
         return template
     groups = match.groupdict()
     n = groups.get("n") or groups.get("n2") or groups.get("n3") or ""
+    return template.format(n=_NUM.get(n, n))
+
+
+@functools.lru_cache(maxsize=1)
+def timesig_phrase_pattern() -> re.Pattern[str]:
+    """:data:`TIMESIG_PHRASES` as one alternation (one pass over a text), phrase ``i`` in
+    group ``p<i>``; read a match with :func:`timesig_phrase_label`."""
+    parts = []
+    for i, (regex, _) in enumerate(TIMESIG_PHRASES):
+        regex = re.sub(r"\(\?P<(n\d*)>", lambda m, i=i: f"(?P<t{i}_{m.group(1)}>", regex)
+        parts.append(f"(?P<p{i}>{regex})")
+    return re.compile(rf"(?<![a-z0-9/])(?:{'|'.join(parts)})(?![a-z0-9])")
+
+
+def timesig_phrase_label(match: re.Match[str]) -> str:
+    """The label of a :func:`timesig_phrase_pattern` match."""
+    i = int(str(match.lastgroup)[1:])
+    template = TIMESIG_PHRASES[i][1]
+    if "{n}" not in template:
+        return template
+    n = next(v for k, v in match.groupdict().items() if v and k.startswith(f"t{i}_"))
     return template.format(n=_NUM.get(n, n))
