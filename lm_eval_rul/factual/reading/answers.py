@@ -69,8 +69,7 @@ _LONE_LETTER = re.compile(r"^\W*(?:(?P<t>t)|(?P<f>f))\W*$")
 #: "choose X over Y", "X (though it could be Y)": Y is set aside when both are named.
 _SECOND = re.compile(
     r"(?:\b(?:choose|choosing|pick|picking|prefer|select|go with|going with|favou?r)\b[^.;?!]*?"
-    r"\bover|\b(?:could|might|may)\s+(?:also\s+|possibly\s+|well\s+)?be|\bor\s+(?:possibly|"
-    r"maybe|perhaps))\s+(?:the\s+|an?\s+)?$"
+    r"\bover|\b(?:could|might|may)\s+(?:also\s+|possibly\s+|well\s+)?be)\s+(?:the\s+|an?\s+)?$"
 )
 _PAREN = re.compile(r"\([^)]*\)")
 

@@ -42,7 +42,7 @@ SENSES: dict[str, tuple[tuple[str, str], ...]] = {
          rf"ostinato|pedal)|in{_S}the{_S}bass\b(?!{_S}(?:guitar|drum|clarinet))",
          "a register or part, not the instrument bass"),
         (rf"drum{_S}?(?:and|&|n|'n'|'n)\s*bass", "the genre drum and bass"),
-        (rf"(?:with|carry|carries|carrying|provides?|providing|supply|supplies|supplying|"
+        (rf"(?:carry|carries|carrying|provides?|providing|supply|supplies|supplying|"
          rf"adds?|adding|holds?|holding|takes?|taking|anchors?|anchoring|covers?|covering)"
          rf"{_S}the{_S}bass\b(?!{_S}(?:guitar|drum|clarinet|player|flute))",
          "a register or part, not the instrument bass"),
