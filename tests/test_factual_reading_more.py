@@ -50,6 +50,15 @@ CASES = [
     ("instrument", "The oboe stays piano throughout.", ("oboe",)),
     ("instrument", "She plays piano and a singer joins.", ("piano", "vocals")),
     ("instrument", "A piano sonata.", ("piano",)),
+    ("instrument", "A cello holding down the bass, a flute on top.", ("cello", "flute")),
+    ("instrument", "The tuba gives a deep bass to the band.", ("tuba",)),
+    ("instrument", "The clarinet, quietly (piano), then a horn.", ("clarinet", "horn")),
+    ("instrument", "The piano (softly) enters.", ("piano",)),
+    # "-less", "-free", "everything but"
+    ("instrument", "A piano-less trio: violin, cello, flute.", ("violin", "cello", "flute")),
+    ("instrument", "All the instruments but the harp.", ()),
+    ("instrument", "Nothing but the harp.", ("harp",)),
+    ("genre", "A punk attitude, yet plainly pop.", ("Pop",)),
     # real English words near an instrument name
     ("instrument", "Rich harmonies on the guitar; harmonically simple.", ("guitar",)),
     ("instrument", "An organic, earthy cello sound.", ("cello",)),

@@ -69,15 +69,16 @@ _LESS = re.compile(r"\b(?:less|fewer)\b")
 _SUFFIXES = {
     "all": re.compile(
         r"^-?(?:like|ish|esque|inspired|influenced|tinged|flavou?red|infused|leaning|sounding)\b"
+        r"|^-(?:less|free)\b"  # "drum-less", "piano-free": without it
     ),
     "associations": re.compile(
-        r"^-?(?:like|esque|inspired|influenced|flavou?red|infused|leaning)\b"
+        r"^-?(?:like|esque|inspired|influenced|flavou?red|infused|leaning)\b|^-(?:less|free)\b"
     ),
 }
 _HEDGE_NOUN = re.compile(
     r"^\s+(?:feel|feels|feeling|vibes?|influences?|rhythms?|grooves?|elements?|flavou?rs?|"
     r"undertones?|overtones|touch(?:es)?|tinges?|inflections?|leanings?|sensibility|"
-    r"sensibilities|traits?|accents?)\b"
+    r"sensibilities|traits?|accents?|attitude|ethos|aesthetics?)\b"
 )
 _HEDGE_BEFORE = re.compile(
     r"\b(?:hints? of|touch(?:es)? of|tinges? of|elements? of|influenced by|inspired by|"
@@ -98,6 +99,10 @@ _NEGATION_FILLER = frozenset(
 _EXCEPT = re.compile(
     r"\b(?:other than|apart from|aside from|except(?: for)?|besides|save for|beyond)\s+"
     r"(?:(?:the|a|an)\s+)?$"
+)
+_ALL_BUT = re.compile(
+    r"\b(?:everything|anything|all|every instrument|all (?:the )?instruments)\s+but\s+"
+    r"(?:the\s+|a\s+|an\s+)?$"
 )
 _ONLY_NEGATION = re.compile(r"\b(?:no|not|nothing|none|never|without|n't)\b|n't\b")
 #: After a mention, in the same sentence: "X... no, actually it's Y" takes X back.
@@ -194,6 +199,8 @@ def _reason(
             return "no-context", "no genre noun follows"
     suffix = _SUFFIXES.get(lexicon.suffixes)
     hedge = suffix.match(after) if suffix is not None else None
+    if hedge is not None and hedge.group().endswith(("less", "free")):
+        return "negated", hedge.group()
     if hedge is None and lexicon.hedge_nouns:
         hedge = _HEDGE_NOUN.match(after)
     if hedge is None and lexicon.hedge_before:
@@ -205,6 +212,8 @@ def _reason(
     cue = _last_cue(_REJECT_BEFORE, prefix, _GAP_NEGATION)
     if cue is not None:
         return "rejected", cue.group()
+    if "but" in text[max(0, m.start - 30) : m.start] and _ALL_BUT.search(text, 0, m.start):
+        return "negated", "everything but"  # "everything but the drums": all except them
     tail = prefix[-20:]  # a cheap first test before the pattern
     hint = "than" in tail or "from" in tail or "except" in tail or "besides" in tail
     only = _EXCEPT.search(prefix) if hint or "save" in tail or "beyond" in tail else None

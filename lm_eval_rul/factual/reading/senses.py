@@ -30,6 +30,8 @@ __all__ = [
 ]
 
 _S = r"[\s\-]+"  # a space or hyphen run, as in aliases
+#: Words for a low register ("provides a deep bass").
+_LOW = r"(?:deep|low|solid|firm|steady|rich|sonorous|resonant|sustained|walking|strong)"
 #: What follows "Latin" when it names the language ("Latin liturgical chants").
 _LATIN = (rf"(?:(?:liturgical|sacred|church|gregorian|medieval){_S})?(?:text|lyrics|words|"
           r"language|mass|hymns?|chants?|chanting|liturgy|liturgical|verses|plainchant|"
@@ -44,7 +46,7 @@ SENSES: dict[str, tuple[tuple[str, str], ...]] = {
         (rf"drum{_S}?(?:and|&|n|'n'|'n)\s*bass", "the genre drum and bass"),
         (rf"(?:carry|carries|carrying|provides?|providing|supply|supplies|supplying|"
          rf"adds?|adding|holds?|holding|takes?|taking|anchors?|anchoring|covers?|covering)"
-         rf"{_S}the{_S}bass\b(?!{_S}(?:guitar|drum|clarinet|player|flute))",
+         rf"(?:{_S}down)?{_S}(?:the|a(?={_S}{_LOW}))(?:{_S}{_LOW})?{_S}bass\b(?!{_S}(?:guitar|drum|clarinet|player|flute))",
          "a register or part, not the instrument bass"),
         (rf"piano{_S}(?:dynamics?|marking)|(?:played|marked|sung){_S}piano\b(?!{_S}(?:and|with))"
          rf"|(?:enters?|entering|starts?|starting|begins?|beginning|opens?|ends?|ending|closes?|"
@@ -53,7 +55,8 @@ SENSES: dict[str, tuple[tuple[str, str], ...]] = {
          rf"|(?:from{_S})?piano(?:{_S}\w+)?{_S}(?:and{_S})?(?:then{_S})?(?:swells?|swelling|"
          rf"grows?|growing|builds?|building|rises?|crescendos?|to{_S}forte|to{_S}fortissimo)\b"
          rf"|(?:forte|fortissimo|loud){_S}(?:to|and){_S}piano\b|piano{_S}(?:or|/|and){_S}pianissimo"
-         rf"|pianissimo{_S}(?:or|/|and){_S}piano",
+         rf"|pianissimo{_S}(?:or|/|and){_S}piano"
+         r"|(?:softly|quietly|soft|quiet|gently)\s*\(\s*piano\s*\)",
          "the dynamic marking piano (softly)"),
         (rf"(?:(?:bowed|plucked|struck|blown|electric|acoustic){_S})?(?:string|stringed|woodwind|"
          rf"wind|brass|keyboard|percussion|reed|double{_S}reed|orchestral){_S}(?:instruments?|"
