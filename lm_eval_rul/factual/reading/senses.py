@@ -45,7 +45,7 @@ SENSES: dict[str, tuple[tuple[str, str], ...]] = {
          "a register or part, not the instrument bass"),
         (rf"drum{_S}?(?:and|&|n|'n'|'n)\s*bass", "the genre drum and bass"),
         (rf"(?:carry|carries|carrying|provides?|providing|supply|supplies|supplying|"
-         rf"adds?|adding|holds?|holding|takes?|taking|anchors?|anchoring|covers?|covering)"
+         rf"adds?|adding|gives?|giving|forms?|forming|holds?|holding|takes?|taking|anchors?|anchoring|covers?|covering)"
          rf"(?:{_S}down)?{_S}(?:the|a(?={_S}{_LOW}))(?:{_S}{_LOW})?{_S}bass\b(?!{_S}(?:guitar|drum|clarinet|player|flute))",
          "a register or part, not the instrument bass"),
         (rf"piano{_S}(?:dynamics?|marking)|(?:played|marked|sung){_S}piano\b(?!{_S}(?:and|with))"
