@@ -145,6 +145,11 @@ TRUEFALSE = [
     ("T.", True),
     ("f", False),
     ("Doubtful.", False),
+    ("Probably.", True),
+    ("Probably not.", False),
+    ("The flute is likely missing.", None),  # "likely" alone answers only on its own
+    ("Partly true.", None),
+    ("I am unable to hear the audio, so I cannot answer.", None),
 ]
 
 
@@ -164,6 +169,8 @@ BINARY = [
     ("composer", ["Bach", "Ravel"], "Ravel (it might also be Bach).", 1),
     ("composer", ["Bach", "Ravel"], "Bach, though it could be Ravel.", 0),
     ("instrument", ["oboe", "flute"], "The oboe plays over the flute.", None),
+    ("instrument", ["oboe", "flute"], "A flute. An oboe would sound reedier.", 1),
+    ("composer", ["Bach", "Ravel"], "It's Ravel; Bach would be more contrapuntal.", 1),
 ]
 
 

@@ -7,9 +7,10 @@ doubt", "not sure", "no idea"). A verdict word then decides: "true", "correct", 
 reversed after "not" / "n't" ("that's not true"); without one, the first answer word:
 "yes", "yep", "yeah", "absolutely", "definitely", "certainly", "indeed", "of course"
 (true) or "no", "nope", "nah", "not really", "not at all", "definitely not", "of
-course not", "I don't think so", "unlikely", "doubtful" (false); a lone "T"/"F". "Yes and
-no", "neither true nor false", "not necessarily", "I can't really tell" and an answer
-with no such word are unreadable (None, never a guess).
+course not", "I don't think so", "unlikely", "doubtful", "probably not" (false); a lone
+"T"/"F"; "probably"/"likely" as the whole answer (true). "Yes and no", "neither true nor
+false", "partly true", "not necessarily", "I can't really tell", "I am unable to listen"
+and an answer with no such word are unreadable (None, never a guess).
 
 **Binary choice** (:func:`read_choice`): the lexicon parser reads the answer (negation,
 misspellings, agent nouns: "played by a cellist" is the cello). An echo of both
@@ -17,7 +18,7 @@ options ("Between oboe and clarinet, ...", "Haydn or Brahms?") is set aside; exa
 option named in what is left is the choice. When both are still named, the one named
 after the last verdict cue ("I'd say", "I think", "it's", "I'd lean toward", "answer:")
 is, if only one is; else the one not set aside ("choose X over Y", "X (though it could be
-Y)"). An echo also reads "Of A and B, ...", "Both A and B ...".
+Y)", "X. A Y would sound more nasal."). An echo also reads "Of A and B, ...", "Both A and B ...".
 Ordinals read too ("the first one", "the former", "option B", "(B)", "B", "the latter"), when no
 option is named or they agree. Both, neither, or a contradiction: None.
 """
@@ -43,13 +44,18 @@ class Reading:
 
 
 _ECHO = re.compile(r"\btrue\s*(?:or|/)\s*false\b")
-_UNDECIDED = re.compile(r"\b(?:yes and no|neither true nor false|both true and false)\b")
+_UNDECIDED = re.compile(
+    r"\b(?:yes and no|neither true nor false|both true and false|(?:partially|partly|half|"
+    r"somewhat) (?:true|false|correct))\b"
+)
 _POLITE = re.compile(
     r"\b(?:no (?:problem|worries|doubt(?: about it)?|question(?: about it)?|idea)|"
     r"not (?:sure|certain|entirely sure)|(?:i'm|i am) not sure|without (?:a )?doubt|"
     r"no matter|not only|if not|whether or not|not to mention|"
     r"(?:can't|cannot|can not|couldn't) (?:really |quite |honestly )?(?:tell|say|determine|"
     r"be sure|know|decide|confirm)|not necessarily|not always|"
+    r"(?:(?:i'm|i am) (?:not able|unable)|i (?:can't|cannot)) (?:to )?(?:listen|hear|access)"
+    r"\b[^.!?]*|"
     r"(?:don't|do not) know|(?:hard|difficult|impossible) to (?:say|tell))\b"
 )
 _VERDICT = re.compile(
@@ -59,10 +65,12 @@ _VERDICT = re.compile(
 _VERDICT_VALUE = {"true": True, "correct": True, "accurate": True}
 _ANSWER = re.compile(
     r"\b(?P<false>definitely not|certainly not|absolutely not|of course not|not really|"
-    r"not at all|not quite|i (?:don't|do not) think so|no way|nope|nah|no|negative|not|"
+    r"not at all|not quite|i (?:don't|do not) think so|no way|nope|nah|no|negative|"
+    r"probably not|likely not|not|"
     r"(?:very |highly |quite )?unlikely|improbable|doubtful|i doubt it)\b"
     r"|\b(?P<true>yes|yep|yeah|yup|absolutely|definitely|certainly|indeed|of course|"
-    r"affirmative|i think so|i believe so|sure|that'?s right|that is right)\b|(?P<nt>n't)\b"
+    r"affirmative|i think so|i believe so|sure|that'?s right|that is right|"
+    r"(?:(?:very |most |quite )?likely|probably)(?=\s*(?:[.!,;]|$)))\b|(?P<nt>n't)\b"
 )
 _QUESTION = re.compile(r"[^.!?\n]*\?")
 _LONE_LETTER = re.compile(r"^\W*(?:(?P<t>t)|(?P<f>f))\W*$")
@@ -72,6 +80,8 @@ _SECOND = re.compile(
     r"\bover|\b(?:could|might|may)\s+(?:also\s+|possibly\s+|well\s+)?be)\s+(?:the\s+|an?\s+)?$"
 )
 _PAREN = re.compile(r"\([^)]*\)")
+#: "an oboe would sound more nasal": an option named in a hypothetical is not chosen.
+_HYPOTHETICAL = re.compile(r"(?:\s+[a-z']+){0,3}?\s+(?:would|wouldn't|would not)\b")
 
 
 def read_truefalse(answer: str) -> Reading:
@@ -204,10 +214,11 @@ def read_choice(answer: str, options: Sequence[str], lexicon: Lexicon) -> Readin
             m.label for _, m in named
             if not _SECOND.search(text[max(0, m.start - 60) : m.start])
             and not any(a < m.start < b for a, b in parens)
+            and not _HYPOTHETICAL.match(text, m.end)
         }  # fmt: skip
         if len(first) == 1:
             chosen = first
-            why.append("the other option is set aside ('over', 'could be', in brackets)")
+            why.append("the other option is set aside ('over', 'could be', 'would', brackets)")
     if len(chosen) == 1:
         index = labels.index(next(iter(chosen)))
         return Reading(index, (*why, f"names {labels[index]!r}"))
