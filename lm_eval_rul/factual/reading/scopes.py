@@ -83,7 +83,8 @@ _HEDGE_NOUN = re.compile(
 _HEDGE_BEFORE = re.compile(
     r"\b(?:hints? of|touch(?:es)? of|tinges? of|elements? of|influenced by|inspired by|"
     r"influences? (?:of|from)|reminiscent of|evocative of|evoking|evokes?|nods? to|"
-    r"in the (?:style|manner|vein|spirit|tradition) of|a la|echoes of)\b"
+    r"in the (?:style|manner|vein|spirit|tradition) of|a la|echoes of|recalls?|recalling|"
+    r"reminds? (?:me |one |us )?of|calls? to mind|suggestive of)\b"
 )
 _CONNECTOR = re.compile(r"^(?:[\s,/&]|\b(?:and|or|nor|the|a|an|any|either|even|also)\b)*$")
 _OR = re.compile(r"\b(?:or|nor)\b")

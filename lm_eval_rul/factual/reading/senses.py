@@ -45,9 +45,11 @@ SENSES: dict[str, tuple[tuple[str, str], ...]] = {
          "a register or part, not the instrument bass"),
         (rf"drum{_S}?(?:and|&|n|'n'|'n)\s*bass", "the genre drum and bass"),
         (rf"(?:carry|carries|carrying|provides?|providing|supply|supplies|supplying|"
-         rf"adds?|adding|gives?|giving|forms?|forming|holds?|holding|takes?|taking|anchors?|anchoring|covers?|covering)"
+         rf"adds?|adding|gives?|giving|forms?|forming|holds?|holding|doubles?|doubling|reinforces?|reinforcing|takes?|taking|anchors?|anchoring|covers?|covering)"
          rf"(?:{_S}down)?{_S}(?:the|a(?={_S}{_LOW}))(?:{_S}{_LOW})?{_S}bass\b(?!{_S}(?:guitar|drum|clarinet|player|flute))",
          "a register or part, not the instrument bass"),
+        (rf"(?:pedal|walking|alberti|figured|ground|continuo|drone){_S}bass(?:es)?\b",
+         "a bass part, not the instrument bass"),
         (rf"piano{_S}(?:dynamics?|marking)|(?:played|marked|sung){_S}piano\b(?!{_S}(?:and|with))"
          rf"|(?:enters?|entering|starts?|starting|begins?|beginning|opens?|ends?|ending|closes?|"
          rf"returns?|remains?|stays?|fades?{_S}to|drops?{_S}to|sempre|subito|molto|mezzo)"
@@ -133,6 +135,8 @@ TIMESIG_PHRASES: tuple[tuple[str, str], ...] = (
      r"(?:irregular|odd|asymmetric(?:al)?|uneven|unusual|lopsided)", "irregular"),
     (rf"(?:uneven|unusual|lopsided|asymmetrical|odd|irregular){_S}(?:meters?|metres?|"
      r"time{_S}signatures?|time|metered|meter)", "irregular"),
+    (rf"{_METER}\s+(?:is|seems|feels|sounds|appears|remains)\s+(?:\w+\s+)?(?:variable|changing|"
+     r"mixed|shifting|fluid)", "variable"),
     (r"(?:meter|metre|time\s+signatures?)\s+(?:keeps\s+)?(?:changes|changing|shifts|shifting|"
      r"varies|vary|switches|alternates)", "variable"),
 )  # fmt: skip
