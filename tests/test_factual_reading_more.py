@@ -54,7 +54,7 @@ CASES = [
     ("instrument", "The tuba gives a deep bass to the band.", ("tuba",)),
     ("instrument", "The clarinet, quietly (piano), then a horn.", ("clarinet", "horn")),
     ("instrument", "The piano (softly) enters.", ("piano",)),
-    ("instrument", "A gamba doubling the bass under a harpsichord.", ("viola da gamba", "harpsichord")),
+    ("instrument", "A gamba doubling the bass, a harpsichord.", ("viola da gamba", "harpsichord")),
     ("instrument", "Organ, with a pedal bass and a ground bass below.", ("organ",)),
     ("composer", "Probably Brahms; a few turns recall Schumann.", ("Brahms",)),
     ("timesig", "The meter is constantly changing.", ("variable",)),
