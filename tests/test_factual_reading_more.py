@@ -94,6 +94,11 @@ CASES = [
     ("composer", "Written in Handel's style, probably by Geminiani.", ("Geminiani",)),
     ("composer", "Mozart's influence shows, but I think it is Hummel.", ("Hummel",)),
     ("composer", "This is Mozart's Requiem.", ("Mozart",)),
+    # a term raised in a question and answered with another
+    ("instrument", "Could it be a viola? I'd rather say a violin.", ("violin",)),
+    ("instrument", "Oboe? Clarinet? I'll settle on clarinet.", ("clarinet",)),
+    ("instrument", "Is there a harp? Yes, and a flute too.", ("harp", "flute")),
+    ("instrument", "Is it a viola or a cello? It's a cello.", ("cello",)),
     # composers of the second tier
     ("composer", "Probably Locatelli or Viotti.", ("Locatelli", "Viotti")),
     ("composer", "Boccherini, or maybe Kreutzer.", ("Boccherini", "Kreutzer")),
@@ -173,6 +178,7 @@ BINARY = [
     ("composer", ["Bach", "Ravel"], "Ravel (it might also be Bach).", 1),
     ("composer", ["Bach", "Ravel"], "Bach, though it could be Ravel.", 0),
     ("instrument", ["oboe", "flute"], "The oboe plays over the flute.", None),
+    ("instrument", ["oboe", "flute"], "Oboe or flute? Flute.", 1),
     ("instrument", ["oboe", "flute"], "A flute. An oboe would sound reedier.", 1),
     ("composer", ["Bach", "Ravel"], "It's Ravel; Bach would be more contrapuntal.", 1),
 ]

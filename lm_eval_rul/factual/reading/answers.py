@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 from .lexicon import Lexicon, normalize_text
 from .parser import ParseResult, parse_labels
+from .scopes import RAISED_IN_QUESTION
 
 __all__ = ["Reading", "read_truefalse", "read_choice"]
 
@@ -167,7 +168,10 @@ def _ordinal(text: str) -> tuple[int | None, str]:
 
 def _echoes(text: str, result: ParseResult, labels: list[str]) -> set[int]:
     """Positions (in ``result.mentions``) of the two options named together as an echo."""
-    kept = [i for i, m in enumerate(result.mentions) if not m.dropped and m.label in labels]
+    kept = [
+        i for i, m in enumerate(result.mentions)
+        if m.label in labels and (not m.dropped or m.cue == RAISED_IN_QUESTION)
+    ]  # fmt: skip
     out: set[int] = set()
     for a, b in zip(kept, kept[1:], strict=False):
         first, second = result.mentions[a], result.mentions[b]

@@ -26,7 +26,8 @@ Negation: a mention is dropped when, in its clause, "no", "not", "without", "nev
 "hardly"... precede it by at most three words and no comma (not "not only", "no doubt",
 "no-nonsense", ...), or when "is absent", "is missing", "is not present/heard/used"...
 follows it. Rejection: a mention raised in a question and answered "no" ("Is that a
-clarinet? No, it's an oboe."), corrected right after ("a clarinet - no, an oboe", "or
+clarinet? No, it's an oboe.") or answered with another term ("Is that a flute? I'd say
+a piccolo."), corrected right after ("a clarinet - no, an oboe", "or
 rather", "X... no, actually Y"), or after "mistaken for", "at first I thought"... is
 dropped. A negation carries along a list joined by "or"/"nor" ("no drums, bass or
 guitar"), and along a bare "and" pair that closes its clause ("not cello and piano"),

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from .aliases import GENRE_CONTEXT_NOUNS
 from .lexicon import Lexicon, Match
 
-__all__ = ["DROP_REASONS", "drop_reasons"]
+__all__ = ["DROP_REASONS", "RAISED_IN_QUESTION", "drop_reasons"]
 
 #: Why a mention is not a predicted label.
 DROP_REASONS: tuple[str, ...] = (
@@ -101,6 +101,13 @@ _EXCEPT = re.compile(
     r"\b(?:other than|apart from|aside from|except(?: for)?|besides|save for|beyond)\s+"
     r"(?:(?:the|a|an)\s+)?$"
 )
+_QUESTION_SPAN = re.compile(r"[^.!?;\n]*\?")
+_YES_AFTER = re.compile(
+    r"\s*[\"']?(?:yes|yeah|yep|indeed|definitely|exactly|right|correct|i think so)\b"
+)
+#: The cue of a term raised in a question and answered with another (binary choice reads
+#: such a pair as an echo of both options).
+RAISED_IN_QUESTION = "raised in a question, answered with another"
 _ALL_BUT = re.compile(
     r"\b(?:everything|anything|all|every instrument|all (?:the )?instruments)\s+but\s+"
     r"(?:the\s+|a\s+|an\s+)?$"
@@ -180,7 +187,29 @@ def drop_reasons(text: str, matches: Sequence[Match], lexicon: Lexicon) -> list[
     reasons = [_reason(text, matches, i, clauses, lexicon) for i in range(len(matches))]
     for chain in _chains(text, matches):
         _spread(text, matches, chain, reasons, clauses, lexicon)
+    if "?" in text:
+        _questions(text, matches, reasons)
     return reasons
+
+
+def _questions(text: str, matches: Sequence[Match], reasons: list[tuple[str, str]]) -> None:
+    """A term only raised in a question ("Is that a flute? ... I'd say a piccolo.") is no
+    answer when the response answers with another term; a "yes" after it keeps it."""
+    spans = [(q.start(), q.end()) for q in _QUESTION_SPAN.finditer(text)]
+    asked = [
+        i for i, m in enumerate(matches)
+        if not reasons[i][0] and any(a <= m.start < b for a, b in spans)
+    ]  # fmt: skip
+    if not asked:
+        return
+    stated = {
+        m.label for i, m in enumerate(matches)
+        if not reasons[i][0] and not any(a <= m.start < b for a, b in spans)
+    }  # fmt: skip
+    for i in asked:
+        end = next(b for a, b in spans if a <= matches[i].start < b)
+        if stated - {matches[i].label} and not _YES_AFTER.match(text, end):
+            reasons[i] = ("rejected", RAISED_IN_QUESTION)
 
 
 def _reason(
