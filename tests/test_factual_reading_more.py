@@ -80,6 +80,10 @@ CASES = [
     ("genre", "Heart and soul, pure blues.", ("Blues",)),
     ("regional", "A Latin sacred motet for choir.", ()),
     ("regional", "A choir singing Latin plainchant, with Irish pipes.", ("celtic",)),
+    ("genre", "Somewhere between indie pop and folk rock.", ("Indie Pop", "Folk Rock")),
+    ("regional", "An Eastern European dance, Balkan brass.", ("slavic",)),
+    ("instrument", "A Bosendorfer, beautifully voiced.", ("piano",)),
+    ("instrument", "A stairway of notes on the oboe.", ("oboe",)),  # no Steinway
     # negation, exception and self-correction scopes
     ("instrument", "A viola duo, not viola and cello.", ("viola",)),
     ("instrument", "No oboe, and the flute leads.", ("flute",)),

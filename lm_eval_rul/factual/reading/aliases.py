@@ -45,6 +45,10 @@ INSTRUMENT_ALIASES: dict[str, tuple[str, ...]] = {
         "upright piano",
         "pianoforte",
         "fortepiano",
+        "steinway",  # the makers' names say piano
+        "bosendorfer",
+        "bechstein",
+        "fazioli",
     ),
     "harpsichord": ("harpsichord", "cembalo", "clavecin"),
     "violin": ("violin", "fiddle"),

@@ -52,9 +52,9 @@ GUARD_WORDS: frozenset[str] = frozenset(
     flamingo flattest fluke flukes flume flunky fluted flutey fluty foregoing france frantic
     franz frederic freehold friedemann frighting fuddle funeral funerals funks funky funny
     gabriel gamma garaged garbage garlic gentile gentled gentler gently georg george ghastly
-    giacomo gioachino gipsy giuseppe giving gloom goody gooey goofs grandads grands grange
-    grapnel grave gravel graving gravy greed green greening greet greeting grenades greying
-    grief grilling grimed griming grimy grinding grinning gripe griping gripping gritting
+    giacomo gioachino gipsy giuseppe giving goody gooey goofs grandads grands grange grapnel
+    grave gravel graving gravy greed green greening greet greeting grenades greying grief
+    grilling grimed griming grimy grinding grinning gripe griping gripping gritting groom
     groove grooving grouper grudge grueling grungy gustav hairiness hairstyle handed
     handiness handle handles happen happiest hardcover hardiness hardware harmonic harmonics
     harmonious harpy hastiness haziness headache heave heavy hello henry henryk heroin
@@ -86,16 +86,16 @@ GUARD_WORDS: frozenset[str] = frozenset(
     sinking sinner sinners sinning sister sitting skittish slavic slavish slily sling
     slinging sloshing slotting sluttish smooching smoothing snifter sober something sonata
     sonatas songster sonny sorting sottish soughing soulful sowing space spaced spaces spacy
-    spinster spoke spokes spook spooks spoor spotting springs steady steam steams sting
-    stinger stingers stinging stings string stringed stringy strong suing sully suspend
-    suspended suspender suspends swathing sweat sweet swine swinger swingers swinging swung
-    symphonic synch synthesis synthesize synthesized synthesizes syphon syphons table
-    tallies tangs tangy tease tended tender tensed tenser terse therein thereon thresh
-    thrush tinder trace trancey tranquiler trash travel triply triumphal triumphing trumped
-    trumpeted trumpets ukelele unease valorous vandal vaporous vaporware veracity vicarious
-    victories villa violet viols vital vitals vocalic vocalize vocalizes voiced voices wacko
-    wacks wager wagoner wanner watchful welch whacky wider widow wishful wolfgang woodbine
-    woodcock wooding woodland woodlands yellow
+    spinster spoke spokes spook spooks spoor spotting springs stairway steady steam steams
+    sting stinger stingers stinging stings string stringed stringy strong suing sully
+    suspend suspended suspender suspends swathing sweat sweet swine swinger swingers
+    swinging swung symphonic synch synthesis synthesize synthesized synthesizes syphon
+    syphons table tallies tangs tangy tease tended tender tensed tenser terse therein
+    thereon thresh thrush tinder trace trancey tranquiler trash travel triply triumphal
+    triumphing trumped trumpeted trumpets ukelele unease valorous vandal vaporous vaporware
+    veracity vicarious victories villa violet viols vital vitals vocalic vocalize vocalizes
+    voiced voices wacko wacks wager wagoner wanner watchful welch whacky wider widow wishful
+    wolfgang woodbine woodcock wooding woodland woodlands yellow
     """.split()
 )
 
