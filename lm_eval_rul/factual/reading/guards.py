@@ -9,8 +9,9 @@ a bass, "tube" is not a tuba, "fork" is not folk). Both were computed by reading
 lower-case word of an English word list (Debian's ``wamerican``) through the shipped
 lexicons (FMA's titles included) and keeping each word the misspelling rule read as a
 form, except plain inflections of the form itself ("violins", "cheerfully",
-"depressingly"); hand-picked words of the first version are kept. Extend them when a
-lexicon gains a form.
+"depressingly"); hand-picked words of the first version are kept; "bell" stays readable
+(bells). When a lexicon gains a form, ``benchmarks/factual_guard_words.py`` prints the
+words to add.
 """
 
 from __future__ import annotations
