@@ -38,7 +38,13 @@ from .names import (
     REGIONAL_SYNONYMS,
     SHORT_MISSPELLINGS,
 )
-from .senses import CAPITALIZED, sense_pattern, timesig_phrase_label, timesig_phrase_pattern
+from .senses import (
+    CAPITALIZED,
+    SENSE_LABELS,
+    sense_pattern,
+    timesig_phrase_label,
+    timesig_phrase_pattern,
+)
 from .trie import trie_pattern
 
 __all__ = ["Alias", "Match", "Lexicon", "lexicon_for", "normalize_text"]
@@ -210,6 +216,9 @@ class Lexicon:
         if self.fuzzy:
             found = _with_fuzzy(text, found, self.fuzzy_index)
         senses = sense_pattern(self.task)
+        touched = SENSE_LABELS.get(self.task)
+        if touched is not None and not any(m.label in touched for m in found):
+            senses = None
         if senses is not None and found:
             regex, reasons = senses
             spans = [

@@ -114,6 +114,7 @@ _ALL_BUT = re.compile(
 )
 _ONLY_NEGATION = re.compile(r"\b(?:no|not|nothing|none|never|without|n't)\b|n't\b")
 #: After a mention, in the same sentence: "X... no, actually it's Y" takes X back.
+_SELF_HINT = re.compile(r"\b(?:no|wait)\s*[,!.]")  # a cheap first test
 _SELF_CORRECTION = re.compile(
     r"(?:'s)?(?:\s+[a-z'-]+){0,4}?\s*(?:\.\.\.|\u2026|,|-)\s*(?:no|wait|hmm,? no)\s*[,!.]"
     r"\s*(?:actually|wait|sorry|rather|i mean|it'?s)\b"
@@ -127,13 +128,21 @@ _GAP_COMPARATIVE = 3
 _GAP_HEDGE = 2
 
 
+#: Any cue a mention's prefix may hold (a first test: none found, none of them applies).
+_ANY_BEFORE = re.compile(
+    "|".join(
+        f"(?:{p.pattern})"
+        for p in (_HEDGE_BEFORE, _REJECT_BEFORE, _NEGATION, _COMPARATIVE, _LESS, _EXCEPT)
+    )
+)
+
 class _Clauses:
     """Clause spans of a normalised text (boundaries: :data:`_CLAUSE_END`)."""
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.bounds = [(m.start(), m.end()) for m in _CLAUSE_END.finditer(text)]
-        self.self_correction = "no" in text or "wait" in text  # a cheap first test
+        self.self_correction = "no" in text and _SELF_HINT.search(text) is not None
 
     def start(self, pos: int) -> int:
         """Where the clause holding ``pos`` begins."""
@@ -195,6 +204,8 @@ def drop_reasons(text: str, matches: Sequence[Match], lexicon: Lexicon) -> list[
 def _questions(text: str, matches: Sequence[Match], reasons: list[tuple[str, str]]) -> None:
     """A term only raised in a question ("Is that a flute? ... I'd say a piccolo.") is no
     answer when the response answers with another term; a "yes" after it keeps it."""
+    if len({m.label for i, m in enumerate(matches) if not reasons[i][0]}) < 2:
+        return  # one term or none: nothing answered "with another"
     spans = [(q.start(), q.end()) for q in _QUESTION_SPAN.finditer(text)]
     asked = [
         i for i, m in enumerate(matches)
@@ -233,17 +244,20 @@ def _reason(
         return "negated", hedge.group()
     if hedge is None and lexicon.hedge_nouns:
         hedge = _HEDGE_NOUN.match(after)
-    if hedge is None and lexicon.hedge_before:
+    cued = _ANY_BEFORE.search(prefix) is not None  # one scan: does any cue precede it?
+    if hedge is None and lexicon.hedge_before and cued:
         hedge = _last_cue(_HEDGE_BEFORE, prefix, _GAP_HEDGE)
-    if hedge is None and lexicon.task == "composer":
+    if hedge is None and lexicon.task == "composer" and text.startswith("'", m.end):
         hedge = _POSSESSIVE_HEDGE.match(text, m.end)
     if hedge is not None:
         return "hedged", hedge.group().strip()
+    if text.find("but", max(0, m.start - 30), m.start) >= 0 and _ALL_BUT.search(text, 0, m.start):
+        return "negated", "everything but"  # "everything but the drums": all except them
+    if not cued:
+        return "", ""
     cue = _last_cue(_REJECT_BEFORE, prefix, _GAP_NEGATION)
     if cue is not None:
         return "rejected", cue.group()
-    if "but" in text[max(0, m.start - 30) : m.start] and _ALL_BUT.search(text, 0, m.start):
-        return "negated", "everything but"  # "everything but the drums": all except them
     tail = prefix[-20:]  # a cheap first test before the pattern
     hint = "than" in tail or "from" in tail or "except" in tail or "besides" in tail
     only = _EXCEPT.search(prefix) if hint or "save" in tail or "beyond" in tail else None

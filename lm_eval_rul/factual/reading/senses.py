@@ -20,6 +20,7 @@ import re
 __all__ = [
     "SENSES",
     "FAMILY_LABELS",
+    "SENSE_LABELS",
     "CAPITALIZED",
     "TIMESIG_PHRASES",
     "sense_pattern",
@@ -96,6 +97,15 @@ SENSES: dict[str, tuple[tuple[str, str], ...]] = {
     ),
     "composer": (),
     "timesig": (),
+}  # fmt: skip
+
+#: task -> the labels its senses can take back; a text with no match of these skips the
+#: sense pass (speed). Tasks not listed always run it. Extend it with :data:`SENSES`.
+SENSE_LABELS: dict[str, frozenset[str]] = {
+    "instrument": frozenset(
+        {"bass", "drums", "piano", "organ", "keyboard", "percussion", "strings", "woodwinds",
+         "brass"}
+    ),
 }  # fmt: skip
 
 #: Instrument labels that name a family or class of instruments, not one instrument: read
