@@ -1,8 +1,8 @@
 """Throughput of the lexicon parser (answers per second), before and after, in one run.
 
-"Before" is the parser as on a git ref (default ``main``): its ``lexicon.py``,
-``parser.py``, ``aliases.py`` and ``labels.py`` are read with ``git show REF:PATH`` (or
-from another checkout's folder, ``--old-root``) into a throw-away package and timed on
+"Before" is the parser as on a git ref (default ``main``): the modules of
+``lm_eval_rul/factual/reading/`` are read with ``git show REF:PATH`` (or from another
+checkout's folder, ``--old-root``) into a throw-away package and timed on
 the same answers as the current parser. The answers are synthetic but worded the way
 audio LMs word them (lists, hedges, negations, questions answered "no", agent nouns,
 misspellings, filler sentences), a few thousand per run, seeded.
@@ -29,7 +29,6 @@ from pathlib import Path
 from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[1]
-_MODULES = ("aliases", "labels", "lexicon", "parser")
 
 _LABELS = {
     "instrument": ["piano", "violin", "viola", "cello", "double bass", "French horn", "oboe",
@@ -82,15 +81,25 @@ def answers(n: int, seed: int = 0) -> list[tuple[str, str]]:
 
 
 def _old_package(ref: str, old_root: Path | None) -> str:
-    """Write the old parser's modules into a temp package and return its name."""
+    """Write the old parser's modules into a temp package and return its name.
+
+    Every module of ``lm_eval_rul/factual/reading/`` at the ref is copied (the parser's
+    helpers: names, senses, fuzzy, scopes, trie...); ``genres`` is this tree's (only its
+    ``GenreTree`` type is needed, and it imports the package's errors).
+    """
     folder = Path(tempfile.mkdtemp(prefix="old_parser_")) / "old_factual"
     folder.mkdir()
-    (folder / "__init__.py").write_text("", encoding="utf-8")
-    (folder / "genres.py").write_text(
-        "from lm_eval_rul.factual.reading.genres import GenreTree  # noqa: F401\n", encoding="utf-8"
-    )
-    for name in _MODULES:
-        rel = f"lm_eval_rul/factual/{name}.py"
+    base = "lm_eval_rul/factual/reading"
+    if old_root is not None:
+        names = sorted(p.stem for p in (old_root / base).glob("*.py"))
+    else:
+        listing = subprocess.run(
+            ["git", "ls-tree", "--name-only", f"{ref}:{base}"], cwd=ROOT, check=True,
+            capture_output=True, text=True,
+        ).stdout  # fmt: skip
+        names = sorted(Path(n).stem for n in listing.split() if n.endswith(".py"))
+    for name in names:
+        rel = f"{base}/{name}.py"
         if old_root is not None:
             text = (old_root / rel).read_text(encoding="utf-8")
         else:
@@ -99,6 +108,10 @@ def _old_package(ref: str, old_root: Path | None) -> str:
                 text=True,
             ).stdout  # fmt: skip
         (folder / f"{name}.py").write_text(text, encoding="utf-8")
+    (folder / "__init__.py").write_text("", encoding="utf-8")
+    (folder / "genres.py").write_text(
+        "from lm_eval_rul.factual.reading.genres import GenreTree  # noqa: F401\n", encoding="utf-8"
+    )
     sys.path.insert(0, str(folder.parent))
     return "old_factual"
 

@@ -152,7 +152,7 @@ def test_reply_terms_and_the_prompt():
     assert parser_reply_terms("```\nComposers: Bach\n```", "composer") == ["Bach"]
     text = parser_prompt("mood", "It is a sad song.")
     assert "Choose only from these moods" in text and text.endswith("Moods:")
-    assert PARSER_PROMPT_VERSION == "llm-parser-2"
+    assert PARSER_PROMPT_VERSION == "llm-parser-3"
 
 
 def test_reparse_names_what_it_cannot_read(tmp_path):

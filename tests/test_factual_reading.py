@@ -42,7 +42,7 @@ SCOPES = [
     ("instrument", "A timbre quite unlike a trumpet; it is a soprano saxophone.", ("saxophone",)),
     ("instrument", "A no-frills piano recording.", ("piano",)),
     ("instrument", "There's no mistaking the harpsichord.", ("harpsichord",)),
-    ("instrument", "Nothing but strings.", ("strings",)),
+    ("instrument", "Nothing but strings.", ()),  # a family of instruments is no label
     ("instrument", "Hardly any drums, mostly piano.", ("piano",)),
     ("instrument", "Is there an oboe? Yes, an oboe carries the melody.", ("oboe",)),
     ("mood", "Angry? No, it's more playful and goofy.", ("goofy",)),
@@ -57,11 +57,11 @@ SCOPES = [
 
 MISSPELLINGS = [
     ("instrument", "A lone violine.", ("violin",)),
-    ("instrument", "Piano and celo", ("piano",)),  # "celo": too short to guess
+    ("instrument", "Piano and celo", ("piano", "cello")),  # 4 letters, no English word
     ("instrument", "I hear a clarient and a basoon.", ("clarinet", "bassoon")),
-    ("instrument", "A pianoo with strings", ("piano", "strings")),
+    ("instrument", "A pianoo with strings", ("piano",)),
     ("instrument", "The harpsicord dominates.", ("harpsichord",)),
-    ("instrument", "A flutte and an obo", ("flute",)),  # "obo": too short
+    ("instrument", "A flutte and an obo", ("flute", "oboe")),  # "obo": a listed slip
     ("instrument", "Violas and a contrabas", ("viola", "contrabass")),
     ("instrument", "A saxaphone solo", ("saxophone",)),
     ("instrument", "This is played according to the score.", ()),  # not an accordion
@@ -193,7 +193,7 @@ MOODS = [
     ("mood", "Wistful and tender.", ("sad", "romantic")),
     ("mood", "Ethereal, dreamlike pads.", ("mystical",)),
     ("mood", "Bouncy and peppy.", ("energetic",)),
-    ("mood", "A bleak, foreboding atmosphere.", ("dark",)),
+    ("mood", "A bleak, foreboding atmosphere.", ("dark", "suspenseful")),
     ("mood", "Ghostly and macabre.", ("spooky",)),
     ("mood", "Anxious, nail-biting tension.", ("suspenseful",)),
     ("mood", "Serene and meditative.", ("peaceful",)),
@@ -324,17 +324,17 @@ MIXED = [
     (
         "instrument",
         "A brass ensemble with a prominent French horn and trumpets.",
-        ("brass", "horn", "trumpet"),
+        ("horn", "trumpet"),
     ),
     ("instrument", "The recording features a pianist accompanying a cellist.", ("piano", "cello")),
     ("instrument", "Mainly violin; the cello appears only briefly.", ("violin", "cello")),
     (
         "instrument",
         "No percussion, no brass - just woodwinds: an oboe and a clarinet.",
-        ("woodwinds", "oboe", "clarinet"),
+        ("oboe", "clarinet"),
     ),
     ("instrument", "There's a violinn and maybe a viola.", ("violin", "viola")),
-    ("instrument", "I don't hear any piano in this track, only strings.", ("strings",)),
+    ("instrument", "I don't hear any piano in this track, only strings.", ()),
     (
         "instrument",
         "The clarinet is the main voice, with a piano in the background.",
@@ -352,7 +352,7 @@ MIXED = [
     (
         "instrument",
         "The melody is on the oboe while the strings provide harmony.",
-        ("oboe", "strings"),
+        ("oboe",),
     ),
     ("instrument", "Acoustic guitar and a female singer.", ("acoustic guitar", "vocals")),
     ("instrument", "A pianist plays a slow piece; I don't hear any other instruments.", ("piano",)),
@@ -422,9 +422,9 @@ MIXED = [
     (
         "instrument",
         "I hear what sounds like a keyboard instrument, possibly a harpsichord or a clavichord.",
-        ("keyboard", "harpsichord", "clavichord"),
+        ("harpsichord", "clavichord"),
     ),
-    ("instrument", "Orchestra with strings, winds, and timpani.", ("strings", "timpani")),
+    ("instrument", "Orchestra with strings, winds, and timpani.", ("timpani",)),
     ("instrument", "The music is played by a symphony orchestra.", ()),
     ("instrument", "A pianist and a singer perform a lied.", ("piano", "vocals")),
     ("instrument", "Is that a horn? Yes, a French horn.", ("horn",)),
@@ -502,7 +502,7 @@ MIXED = [
     ("instrument", "This is a cello sonata with piano.", ("cello", "piano")),
     ("instrument", "A flutist? No, a recorder player.", ("recorder",)),
     ("instrument", "Sounds like a vioin.", ("violin",)),
-    ("instrument", "An obeo and a clarinette.", ("clarinet",)),
+    ("instrument", "An obeo and a clarinette.", ("oboe", "clarinet")),
     ("instrument", "A guittar.", ("guitar",)),
     ("instrument", "A piano with violins, rather than a harpsichord.", ("piano", "violin")),
     ("composer", "Definitely not Bach; maybe Handel.", ("Handel",)),
@@ -671,8 +671,8 @@ def test_words_near_a_form_with_another_meaning_are_not_guessed(task, answer):
 # --- families, periods, epistemic phrases ----------------------------------------------
 
 MORE = [
-    ("instrument", "I hear string instruments and a piano.", ("strings", "piano")),
-    ("instrument", "Brass instruments dominate, with a tuba at the bottom.", ("brass", "tuba")),
+    ("instrument", "I hear string instruments and a piano.", ("piano",)),
+    ("instrument", "Brass instruments dominate, with a tuba at the bottom.", ("tuba",)),
     (
         "instrument",
         "The instrumentation: oboe, bassoon, and French horn.",
@@ -681,7 +681,7 @@ MORE = [
     (
         "instrument",
         "A keyboard instrument, most likely a harpsichord.",
-        ("keyboard", "harpsichord"),
+        ("harpsichord",),
     ),
     ("instrument", "I'm not certain, but it sounds like a flute.", ("flute",)),
     ("instrument", "Neither a piano nor an organ - it is a celesta.", ("celesta",)),
@@ -697,7 +697,7 @@ MORE = [
     ("genre", "It's classical music from the Romantic era.", ("Classical",)),
     ("genre", "A folk song.", ()),
     ("genre", "An experimental jazz piece with noise elements.", ("Experimental", "Jazz")),
-    ("genre", "Punk rock.", ("Punk", "Rock")),
+    ("genre", "Punk rock.", ("Punk",)),  # the compound names one genre
     ("mood", "Lighthearted and calming.", ("happy", "peaceful")),
     ("mood", "The mood is dark, not happy.", ("dark",)),
     ("mood", "Mysterious and a bit eerie.", ("mystical", "spooky")),

@@ -195,7 +195,7 @@ def test_genre_same_tree_credits_a_sub_genre_of_the_gold_root(factual_metadata):
     doc = dict(found["000141"])  # gold Post-Punk, under Rock
     record = process_results(doc, ["Sounds like punk to me."])["f1"]
     assert record["labels"] == ["Punk"] and record["roots"] == {"Punk": "Rock", "Post-Punk": "Rock"}
-    assert doc["parsed"]["labels"] == ["Punk"] and doc["parsed"]["parser"] == "lexicon-2"
+    assert doc["parsed"]["labels"] == ["Punk"] and doc["parsed"]["parser"] == "lexicon-3"
     figures = item_figures([record])
     assert figures["f1"] == 0.0 and figures["tree_f1"] == 1.0
     unknown = process_results(dict(found["000002"]), ["Pure synthwave."])["f1"]

@@ -19,13 +19,16 @@ names:
 * :mod:`.reading.aliases`: the alias tables (``INSTRUMENT_ALIASES``, ``COMPOSER_ALIASES``, ...)
 * :mod:`.reading.names`: open name lists, agent nouns, mood and regional synonyms
   (``OPEN_INSTRUMENTS``, ``OPEN_COMPOSERS``, ``OPEN_GENRES``, ``AGENT_NOUNS``,
-  ``MOOD_SYNONYMS``, ``REGIONAL_SYNONYMS``)
-* :mod:`.reading.senses`: ``SENSES``, ``CAPITALIZED``, ``TIMESIG_PHRASES``, ``sense_pattern``,
-  ``timesig_phrases``, ``timesig_label_of`` (other word senses, time-signature phrases)
+  ``MOOD_SYNONYMS``, ``REGIONAL_SYNONYMS``, ``SHORT_MISSPELLINGS``)
+* :mod:`.reading.senses`: ``SENSES``, ``FAMILY_LABELS``, ``CAPITALIZED``, ``TIMESIG_PHRASES``,
+  ``sense_pattern``, ``timesig_phrases``, ``timesig_label_of``, ``timesig_phrase_pattern``,
+  ``timesig_phrase_label`` (other word senses, families of instruments, time-signature
+  phrases)
 * :mod:`.reading.fuzzy`: ``FuzzyIndex``, ``osa_distance``, ``max_distance``, ``MIN_LENGTH``,
-  ``GUARD_WORDS`` (bounded matching of misspellings)
-* :mod:`.reading.scopes`: ``drop_reasons``, ``DROP_REASONS`` (negation, rejection, hedge and
-  comparison scopes)
+  ``SHORT_LENGTH``, ``GUARD_WORDS``, ``SHORT_WORDS`` (bounded matching of misspellings);
+  :mod:`.reading.guards`: ``GUARD_WORDS``, ``SHORT_WORDS`` (real words never read as a name)
+* :mod:`.reading.scopes`: ``drop_reasons``, ``DROP_REASONS``, ``RAISED_IN_QUESTION``
+  (negation, rejection, hedge and comparison scopes)
 * :mod:`.reading.answers`: ``read_truefalse``, ``read_choice``, ``Reading`` (true/false and
   binary-choice answers, with why)
 * :mod:`.reading.genres`: ``GenreTree``, ``read_genre_tree``, ``GenreTableError``

@@ -208,7 +208,7 @@ def truefalse_prompt(task: str, label: str, *, scoring: str = "generate") -> str
 
 #: Version of the LLM parser's instruction (:func:`parser_prompt`, :func:`parser_retry_prompt`)
 #: and of how its replies are read; part of the parser cache's scope.
-PARSER_PROMPT_VERSION = "llm-parser-2"
+PARSER_PROMPT_VERSION = "llm-parser-3"
 
 _PARSER_RULES = """\
 Rules:
@@ -229,8 +229,10 @@ oboe." gives oboe; "no drums" gives nothing; "nothing Celtic about it" gives not
 - A player names the instrument ("a pianist" is piano, "a cellist" is cello).
 - Correct misspellings to the canonical form ("Beethovan" is Beethoven, "vilolin" is violin).
 - A word used in another sense is not a mention ("bass line" is not the instrument bass, \
-"classical guitar" is an instrument and not the genre Classical, "sung in Latin" is a \
-language).
+"the violin enters piano" is a dynamic, "classical guitar" is an instrument and not the \
+genre Classical, "sung in Latin" is a language, "rock-solid" is not Rock).
+- A family or class of instruments is not an instrument ("strings", "brass", "a keyboard \
+instrument", "a woodwind quintet" give nothing of their own).
 - Words for a meter are time signatures ("waltz time" is 3/4, "common time" is 4/4)."""
 
 

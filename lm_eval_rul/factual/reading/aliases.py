@@ -45,6 +45,10 @@ INSTRUMENT_ALIASES: dict[str, tuple[str, ...]] = {
         "upright piano",
         "pianoforte",
         "fortepiano",
+        "steinway",  # the makers' names say piano
+        "bosendorfer",
+        "bechstein",
+        "fazioli",
     ),
     "harpsichord": ("harpsichord", "cembalo", "clavecin"),
     "violin": ("violin", "fiddle"),
@@ -186,6 +190,9 @@ COMPOSER_ALIASES: dict[str, tuple[str, ...]] = {
     "Vaughan Williams": ("vaughan williams",),
     "Verdi": ("verdi",),
     "Vivaldi": ("vivaldi",),
+    "Viotti": ("viotti", "giovanni battista viotti"),
+    "Locatelli": ("locatelli",),
+    "Geminiani": ("geminiani",),
     "Wagner": ("wagner",),
     "Weber": ("carl maria von weber",),
 }
@@ -232,19 +239,20 @@ MOOD_ALIASES: dict[str, tuple[str, ...]] = {
     "angry": ("angry", "furious", "rage", "enraged", "wrathful"),
     "chill": ("chill", "chilled", "relaxed", "relaxing", "laid-back", "laid back"),
     "dark": ("dark", "ominous", "gloomy", "brooding", "sinister", "menacing"),
-    "energetic": ("energetic", "high-energy", "lively", "upbeat"),
+    "energetic": ("energetic", "high-energy", "lively", "upbeat", "full of energy"),
     "epic": ("epic", "grandiose", "heroic", "majestic"),
     "funky": ("funky",),
     "funny": ("funny", "humorous", "comedic", "comical"),
     "goofy": ("goofy", "silly", "zany"),
-    "happy": ("happy", "joyful", "joyous", "cheerful", "cheery", "jubilant"),
+    "happy": ("happy", "joyful", "joyous", "cheerful", "cheery", "jubilant", "joy"),
     "jazzy": ("jazzy",),
     "mellow": ("mellow", "gentle", "soothing"),
     "mystical": ("mystical", "mysterious", "magical", "otherworldly"),
     "peaceful": ("peaceful", "calm", "serene", "tranquil"),
     "quirky": ("quirky", "whimsical", "eccentric"),
     "romantic": ("romantic", "tender", "amorous"),
-    "sad": ("sad", "melancholic", "melancholy", "sorrowful", "mournful", "somber", "sombre"),
+    "sad": ("sad", "melancholic", "melancholy", "sorrowful", "mournful", "somber", "sombre",
+            "lonely", "desolate", "lonesome"),
     "sexy": ("sexy", "sensual", "seductive", "sultry"),
     "solemn": ("solemn", "reverent", "stately", "dignified"),
     "spooky": ("spooky", "scary", "creepy", "eerie"),
@@ -307,6 +315,8 @@ REGIONAL_ALIASES: dict[str, tuple[str, ...]] = {
 #: titles of FMA's ``genres.csv``; a key the tree does not have is ignored.
 GENRE_EXTRA_ALIASES: dict[str, tuple[str, ...]] = {
     "Hip-Hop": ("hiphop", "hip hop"),
+    "Punk": ("punk rock", "punk-rock"),  # the compound names the genre, not Punk + Rock
+    "Be-Bop": ("bebop",),
     "Soul-RnB": ("soul", "r&b", "rnb", "r and b", "rhythm and blues"),
     "Old-Time / Historic": ("old-time", "old time music", "historic recording"),
     "Big Band/Swing": ("big band", "swing"),
@@ -346,52 +356,15 @@ GENRE_EXTRA_ALIASES: dict[str, tuple[str, ...]] = {
 
 #: FMA titles that are also everyday words: they count as a genre only when a genre
 #: noun follows ("noise music", "a dance track"; but not "background noise").
-GENRE_NEEDS_CONTEXT: frozenset[str] = frozenset(
-    {
-        "Noise",
-        "Radio",
-        "Interview",
-        "Holiday",
-        "Christmas",
-        "Compilation",
-        "Drone",
-        "Banter",
-        "Europe",
-        "Instrumental",
-        "Novelty",
-        "Sound Effects",
-        "Dance",
-        "Progressive",
-        "Comedy",
-        "Poetry",
-        "Wonky",
-        "Sludge",
-        "Glitch",
-        "Surf",
-        "French",
-        "Spanish",
-        "Indian",
-        "Latin",
-        "African",
-        "Improv",
-        "Minimalism",
-    }
-)
+GENRE_NEEDS_CONTEXT: frozenset[str] = frozenset({
+    "Noise", "Radio", "Interview", "Holiday", "Christmas", "Compilation", "Drone", "Banter",
+    "Europe", "Instrumental", "Novelty", "Sound Effects", "Dance", "Progressive", "Comedy",
+    "Poetry", "Wonky", "Sludge", "Glitch", "Surf", "French", "Spanish", "Indian", "Latin",
+    "African", "Improv", "Minimalism",
+})  # fmt: skip
 
 #: Nouns after which a :data:`GENRE_NEEDS_CONTEXT` title counts as a genre.
 GENRE_CONTEXT_NOUNS: tuple[str, ...] = (
-    "music",
-    "genre",
-    "genres",
-    "track",
-    "tracks",
-    "song",
-    "songs",
-    "piece",
-    "style",
-    "tune",
-    "record",
-    "album",
-    "scene",
-    "number",
-)
+    "music", "genre", "genres", "track", "tracks", "song", "songs", "piece", "style", "tune",
+    "record", "album", "scene", "number",
+)  # fmt: skip

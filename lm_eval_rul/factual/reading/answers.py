@@ -7,15 +7,19 @@ doubt", "not sure", "no idea"). A verdict word then decides: "true", "correct", 
 reversed after "not" / "n't" ("that's not true"); without one, the first answer word:
 "yes", "yep", "yeah", "absolutely", "definitely", "certainly", "indeed", "of course"
 (true) or "no", "nope", "nah", "not really", "not at all", "definitely not", "of
-course not", "I don't think so" (false). "Yes and no", "neither true nor false" and an
-answer with no such word are unreadable (None, never a guess).
+course not", "I don't think so", "unlikely", "doubtful", "probably not" (false); a lone
+"T"/"F"; "probably"/"likely" as the whole answer (true). "Yes and no", "neither true nor
+false", "partly true", "not necessarily", "I can't really tell", "I am unable to listen"
+and an answer with no such word are unreadable (None, never a guess).
 
 **Binary choice** (:func:`read_choice`): the lexicon parser reads the answer (negation,
 misspellings, agent nouns: "played by a cellist" is the cello). An echo of both
 options ("Between oboe and clarinet, ...", "Haydn or Brahms?") is set aside; exactly one
 option named in what is left is the choice. When both are still named, the one named
-after the last verdict cue ("I'd say", "I think", "it's", "answer:") is, if only one is.
-Ordinals read too ("the first one", "the former", "option B", "the latter"), when no
+after the last verdict cue ("I'd say", "I think", "it's", "I'd lean toward", "answer:")
+is, if only one is; else the one not set aside ("choose X over Y", "X (though it could be
+Y)", "X. A Y would sound more nasal."). An echo also reads "Of A and B, ...", "Both A and B ...".
+Ordinals read too ("the first one", "the former", "option B", "(B)", "B", "the latter"), when no
 option is named or they agree. Both, neither, or a contradiction: None.
 """
 
@@ -27,6 +31,7 @@ from dataclasses import dataclass, field
 
 from .lexicon import Lexicon, normalize_text
 from .parser import ParseResult, parse_labels
+from .scopes import RAISED_IN_QUESTION
 
 __all__ = ["Reading", "read_truefalse", "read_choice"]
 
@@ -40,12 +45,18 @@ class Reading:
 
 
 _ECHO = re.compile(r"\btrue\s*(?:or|/)\s*false\b")
-_UNDECIDED = re.compile(r"\b(?:yes and no|neither true nor false|both true and false)\b")
+_UNDECIDED = re.compile(
+    r"\b(?:yes and no|neither true nor false|both true and false|(?:partially|partly|half|"
+    r"somewhat) (?:true|false|correct))\b"
+)
 _POLITE = re.compile(
     r"\b(?:no (?:problem|worries|doubt(?: about it)?|question(?: about it)?|idea)|"
     r"not (?:sure|certain|entirely sure)|(?:i'm|i am) not sure|without (?:a )?doubt|"
     r"no matter|not only|if not|whether or not|not to mention|"
-    r"(?:can't|cannot|can not|couldn't) (?:tell|say|determine|be sure|know|decide|confirm)|"
+    r"(?:can't|cannot|can not|couldn't) (?:really |quite |honestly )?(?:tell|say|determine|"
+    r"be sure|know|decide|confirm)|not necessarily|not always|"
+    r"(?:(?:i'm|i am) (?:not able|unable)|i (?:can't|cannot)) (?:to )?(?:listen|hear|access)"
+    r"\b[^.!?]*|"
     r"(?:don't|do not) know|(?:hard|difficult|impossible) to (?:say|tell))\b"
 )
 _VERDICT = re.compile(
@@ -55,11 +66,23 @@ _VERDICT = re.compile(
 _VERDICT_VALUE = {"true": True, "correct": True, "accurate": True}
 _ANSWER = re.compile(
     r"\b(?P<false>definitely not|certainly not|absolutely not|of course not|not really|"
-    r"not at all|not quite|i (?:don't|do not) think so|no way|nope|nah|no|negative|not)\b"
+    r"not at all|not quite|i (?:don't|do not) think so|no way|nope|nah|no|negative|"
+    r"probably not|likely not|not|"
+    r"(?:very |highly |quite )?unlikely|improbable|doubtful|i doubt it)\b"
     r"|\b(?P<true>yes|yep|yeah|yup|absolutely|definitely|certainly|indeed|of course|"
-    r"affirmative|i think so|i believe so|sure|that'?s right|that is right)\b|(?P<nt>n't)\b"
+    r"affirmative|i think so|i believe so|sure|that'?s right|that is right|"
+    r"(?:(?:very |most |quite )?likely|probably)(?=\s*(?:[.!,;]|$)))\b|(?P<nt>n't)\b"
 )
 _QUESTION = re.compile(r"[^.!?\n]*\?")
+_LONE_LETTER = re.compile(r"^\W*(?:(?P<t>t)|(?P<f>f))\W*$")
+#: "choose X over Y", "X (though it could be Y)": Y is set aside when both are named.
+_SECOND = re.compile(
+    r"(?:\b(?:choose|choosing|pick|picking|prefer|select|go with|going with|favou?r)\b[^.;?!]*?"
+    r"\bover|\b(?:could|might|may)\s+(?:also\s+|possibly\s+|well\s+)?be)\s+(?:the\s+|an?\s+)?$"
+)
+_PAREN = re.compile(r"\([^)]*\)")
+#: "an oboe would sound more nasal": an option named in a hypothetical is not chosen.
+_HYPOTHETICAL = re.compile(r"(?:\s+[a-z']+){0,3}?\s+(?:would|wouldn't|would not)\b")
 
 
 def read_truefalse(answer: str) -> Reading:
@@ -78,6 +101,9 @@ def read_truefalse(answer: str) -> Reading:
     text = _ECHO.sub(" ", text)
     text = _POLITE.sub(" ", text)
     plain = _QUESTION.sub(" ", text)
+    letter = _LONE_LETTER.match(plain)
+    if letter is not None:
+        return Reading(letter.group("t") is not None, (f"letter {letter.group().strip()!r}",))
     verdict = _VERDICT.search(plain)
     if verdict is not None:
         value = _VERDICT_VALUE.get(verdict.group("word"), False)
@@ -94,17 +120,20 @@ _ORDINALS = re.compile(
     r"\b(?P<neg>not\s+)?(?:(?:the\s+)?(?P<first>first|former|1st)(?=\s+(?:one|option|choice))"
     r"|(?:the\s+)?(?P<second>second|latter|last|2nd)(?=\s+(?:one|option|choice))"
     r"|the\s+(?:(?P<first2>first|former)|(?P<second2>second|latter))\b"
-    r"|option\s+(?P<letter>[ab12])\b|\((?P<paren>[ab])\))"
+    r"|(?:option|choice|answer)\s*:?\s*\(?(?P<letter>[ab12])\b\)?)"
+    r"|(?<![\w(])\((?P<paren>[ab])\)"
 )
-_LETTER_ONLY = re.compile(r"^\W*(?:answer\W*)?(?P<letter>[ab])\W*$")
+_LETTER_ONLY = re.compile(r"^\W*(?:(?:answer|option|choice)\W*)?(?P<letter>[ab])\W*$")
 _ECHO_JOIN = re.compile(r"^\s*(?:,?\s*(?:and|or|vs\.?|versus|/)\s*|\s*,\s*)(?:the\s+|an?\s+)?$")
-_ECHO_BEFORE = re.compile(r"\b(?:between|either|whether(?: it'?s)?|choose|choosing|deciding)\s+"
+_ECHO_BEFORE = re.compile(r"(?:\b(?:between|either|whether(?: it'?s)?|choose|choosing|deciding|"
+                          r"both)|(?:^|[.!?;:]\s*)(?:of|out of|among|from))\s+"
                           r"(?:the\s+|an?\s+)?$")  # fmt: skip
 _ECHO_AFTER = re.compile(r"^\s*\?")
 _DECIDE = re.compile(
     r"\b(?:i'?d say|i would say|i think|i believe|i'd go with|i would go with|i'd guess|"
     r"my (?:guess|answer|choice) is|the answer is|answer|it'?s|it is|it must be|probably|"
-    r"likely|definitely|sounds like|i hear|i'm hearing)\b|[:?]"
+    r"likely|definitely|sounds like|i hear|i'm hearing|this is|lean(?:ing)? towards?|"
+    r"i'?d (?:pick|choose)|i (?:would )?(?:pick|choose)|go(?:ing)? with|my pick is)\b|[:?]"
 )
 
 
@@ -139,7 +168,10 @@ def _ordinal(text: str) -> tuple[int | None, str]:
 
 def _echoes(text: str, result: ParseResult, labels: list[str]) -> set[int]:
     """Positions (in ``result.mentions``) of the two options named together as an echo."""
-    kept = [i for i, m in enumerate(result.mentions) if not m.dropped and m.label in labels]
+    kept = [
+        i for i, m in enumerate(result.mentions)
+        if m.label in labels and (not m.dropped or m.cue == RAISED_IN_QUESTION)
+    ]  # fmt: skip
     out: set[int] = set()
     for a, b in zip(kept, kept[1:], strict=False):
         first, second = result.mentions[a], result.mentions[b]
@@ -180,6 +212,17 @@ def read_choice(answer: str, options: Sequence[str], lexicon: Lexicon) -> Readin
             if len(late) == 1:
                 chosen = late
                 why.append(f"named after {cues[-1].group()!r}")
+    if len(chosen) > 1:  # "choose X over Y", "X (though it could be Y)": Y is set aside
+        parens = [p.span() for p in _PAREN.finditer(text)]
+        first = {
+            m.label for _, m in named
+            if not _SECOND.search(text[max(0, m.start - 60) : m.start])
+            and not any(a < m.start < b for a, b in parens)
+            and not _HYPOTHETICAL.match(text, m.end)
+        }  # fmt: skip
+        if len(first) == 1:
+            chosen = first
+            why.append("the other option is set aside ('over', 'could be', 'would', brackets)")
     if len(chosen) == 1:
         index = labels.index(next(iter(chosen)))
         return Reading(index, (*why, f"names {labels[index]!r}"))

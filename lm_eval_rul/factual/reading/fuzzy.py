@@ -5,13 +5,18 @@ forms (labels, aliases, agent nouns) of the same first letter and a similar leng
 reads as a form when (optimal string alignment distance: an insertion, a deletion, a
 substitution or a swap of two neighbours each cost one):
 
-* both have at least :data:`MIN_LENGTH` letters (short words are never guessed);
+* both have at least :data:`MIN_LENGTH` letters, or the word has :data:`SHORT_LENGTH`
+  letters, is no English word (:data:`~.guards.SHORT_WORDS`: "cell", "base", "tube") and
+  lies one edit from a form of 4-5 letters ("obeo" -> oboe, "celo" -> cello); shorter
+  slips are listed by hand (:data:`~.names.SHORT_MISSPELLINGS`: "obo");
 * the distance is at most 1 for a form of 5-7 letters, at most 2 for 8 or more;
-* exactly one form is nearest (a tie, "funmy" between funny and funky, reads nothing);
-* the word is not in :data:`GUARD_WORDS`: real English words one or two edits from a
-  form but meaning something else ("according" is not an accordion, "musical" is not
-  mystical, "electric" is not Electronic, "bluesy" is not Blues), and composers' first
-  names ("Gabriel" is not Gabrieli).
+* exactly one label is nearest; a tie goes to the one form the word is a letter-dropping
+  of ("violn": violin, not viola), else reads nothing ("funmy" between funny and funky);
+* the word is not in :data:`GUARD_WORDS` (:mod:`~.guards`): real English words one or two
+  edits from a form but meaning something else ("harmonic" is not a harmonica,
+  "according" is not an accordion, "musical" is not mystical), and composers' first
+  names ("Gabriel" is not Gabrieli);
+* a hyphenated word is first read whole ("hip-hopp" -> Hip-Hop), then part by part.
 
 Results are cached per word, so a run pays for each distinct word once.
 """
@@ -20,42 +25,40 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["MIN_LENGTH", "GUARD_WORDS", "max_distance", "osa_distance", "FuzzyIndex"]
+from .guards import GUARD_WORDS, SHORT_WORDS
+
+__all__ = [
+    "MIN_LENGTH",
+    "SHORT_LENGTH",
+    "GUARD_WORDS",
+    "SHORT_WORDS",
+    "max_distance",
+    "osa_distance",
+    "FuzzyIndex",
+]
 
 MIN_LENGTH = 5
+#: Words of this length read only at distance 1 and only when they are no English word.
+SHORT_LENGTH = 4
 
-#: English words near a form that mean something else (never read as the form).
-GUARD_WORDS: frozenset[str] = frozenset(
+def max_distance(form: str, word: str = "") -> int:
+    """The largest distance at which ``word`` may read as ``form`` (0: never fuzzy).
+
+    Forms of 5-7 letters: 1, of 8 or more: 2; a 4-letter word (not a real word: the
+    caller checks :data:`GUARD_WORDS`) may read as a form of 4-5 letters at distance 1
+    ("obeo" -> oboe, "flut" -> flute); nothing shorter is ever guessed.
     """
-    according accordingly fluke flukes cells hello chair chairs recorded reorder recording
-    percussive string stringed stings strong drugs belts balls belly bills bulls bella belle
-    trumped trumpets sinking singles single organic organs organa orange sitting
-    mental medal medals petal metals meta blue blues clues county counter horse house hours
-    mouse trace france garbage electric electrical electronics instruments instrument
-    instrumentation classic classics classically classicism musical musically mythical
-    mystic chills chilly child chile yellow fellow bellow hollow lovely tended tinder render
-    tenser terse dense sense cherry silky hummed hummer heroin heroine travel gravel raven
-    revel ravels handle handles handed hoist host grief satin satire bitten green greet
-    greed indie chins garlic gently gentile reverend scarf scars lively lovely dancer dances
-    danced popular rocky rocker soulful punky funny funky happen nappy jazzed jazzier
-    scared scare proper latino latins latina native nation matin satan salsa polka
-    leaning learning latter letter bitter batter baker barker sweet sweat tender
-    slavish slavic lavish sonata sonatas notes noted voices voiced chord chords choral
-    corps coral carol corral moral mortal portal metro retro grave gravy heavy heave
-    gabriel antonio antonin johann joseph franz ludwig wolfgang frederic claude maurice
-    robert felix johannes gustav richard pyotr sergei george edward henry georg ralph
-    camille gioachino giuseppe giacomo arcangelo domenico alessandro henryk bedrich
-    nikolai modest alexander dmitri leopold michael christian philipp emanuel friedemann
-    stringy brassy fluty flutey bluesy housey trancey noisy
-    """.split()
-)
-
-
-def max_distance(form: str) -> int:
-    """The largest distance at which a word may read as ``form`` (0: never fuzzy)."""
     if len(form) < MIN_LENGTH:
-        return 0
+        return 1 if len(form) == SHORT_LENGTH and len(word) == SHORT_LENGTH else 0
+    if len(word) == SHORT_LENGTH:
+        return 1 if len(form) == MIN_LENGTH else 0
     return 1 if len(form) <= 7 else 2
+
+
+def _subsequence(word: str, form: str) -> bool:
+    """Whether ``word`` is ``form`` with letters left out (the commonest slip: "violn")."""
+    letters = iter(form)
+    return all(ch in letters for ch in word)
 
 
 def osa_distance(a: str, b: str, limit: int) -> int:
@@ -100,7 +103,8 @@ class FuzzyIndex:
         self._by_key: dict[tuple[str, int], list[tuple[str, str]]] = {}
         self._exact: set[str] = set()
         for form, label in forms:
-            if not form.isalpha() or len(form) < MIN_LENGTH:
+            form = form.replace("-", "")  # "hip-hop" is looked up as "hiphop"
+            if not form.isalpha() or len(form) < SHORT_LENGTH:
                 continue
             self._exact.add(form)
             self._by_key.setdefault((form[0], len(form)), []).append((form, label))
@@ -108,27 +112,32 @@ class FuzzyIndex:
 
     def lookup(self, word: str) -> tuple[str, str] | None:
         """``(form, label)`` the misspelt ``word`` reads as, or None (see the module docstring)."""
-        if word in self._cache:
-            return self._cache[word]
+        cache = self._cache
+        if word in cache:
+            return cache[word]
         found = self._search(word)
         if len(self._cache) < 200_000:
             self._cache[word] = found
         return found
 
     def _search(self, word: str) -> tuple[str, str] | None:
-        if len(word) < MIN_LENGTH or word in GUARD_WORDS or word in self._exact:
+        if len(word) < SHORT_LENGTH or word in GUARD_WORDS or word in self._exact:
+            return None
+        if len(word) == SHORT_LENGTH and word in SHORT_WORDS:
             return None
         best: list[tuple[str, str]] = []
         best_distance = 3
         for length in range(len(word) - 2, len(word) + 3):
             for form, label in self._by_key.get((word[0], length), ()):
-                limit = max_distance(form)
+                limit = max_distance(form, word)
                 distance = osa_distance(word, form, min(limit, best_distance))
                 if distance > limit or distance > best_distance:
                     continue
                 if distance < best_distance:
                     best, best_distance = [], distance
                 best.append((form, label))
+        if len({label for _, label in best}) > 1:  # a tie: a form missing letters wins
+            best = [(form, label) for form, label in best if _subsequence(word, form)]
         if not best or len({label for _, label in best}) > 1:
             return None
         return best[0]

@@ -36,8 +36,15 @@ from .names import (
     OPEN_GENRES,
     OPEN_INSTRUMENTS,
     REGIONAL_SYNONYMS,
+    SHORT_MISSPELLINGS,
 )
-from .senses import CAPITALIZED, sense_pattern, timesig_label_of, timesig_phrases
+from .senses import (
+    CAPITALIZED,
+    SENSE_LABELS,
+    sense_pattern,
+    timesig_phrase_label,
+    timesig_phrase_pattern,
+)
 from .trie import trie_pattern
 
 __all__ = ["Alias", "Match", "Lexicon", "lexicon_for", "normalize_text"]
@@ -57,19 +64,9 @@ _TRANSLATE = str.maketrans(
     }
 )
 _NUMBERS = {
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "fifteen": 15,
-}
+    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15,
+}  # fmt: skip
 _DENOMINATORS = {"two": 2, "four": 4, "eight": 8, "sixteen": 16}
 _NUM_WORD = "|".join(_NUMBERS)
 _DEN_WORD = "|".join(_DENOMINATORS)
@@ -83,7 +80,8 @@ _TIMESIG_PATTERN = re.compile(
 
 
 _SPACES = re.compile(r"\s+")
-_TOKEN = re.compile(r"[a-z]{5,}")
+_TOKEN = re.compile(r"\b[a-z]{4,}(?:-[a-z]+)*|\b[a-z]{1,3}(?:-[a-z]+)+")  # 4+ or hyphenated
+_PART = re.compile(r"[a-z]{4,}")
 
 
 def normalize_text(text: str, *, keep_case: bool = False) -> str:
@@ -218,6 +216,9 @@ class Lexicon:
         if self.fuzzy:
             found = _with_fuzzy(text, found, self.fuzzy_index)
         senses = sense_pattern(self.task)
+        touched = SENSE_LABELS.get(self.task)
+        if touched is not None and not any(m.label in touched for m in found):
+            senses = None
         if senses is not None and found:
             regex, reasons = senses
             spans = [
@@ -252,25 +253,35 @@ def _timesig_matches(text: str) -> list[Match]:
             den = m.group("dw") or m.group("dw2")
             label = f"{_NUMBERS[m.group('nw')]}/{_DENOMINATORS[den]}"
         found.append(Match(m.start(), m.end(), label, m.group()))
-    for regex, template in timesig_phrases():
-        for m in regex.finditer(text):
-            label = timesig_label_of(m, template)
-            found.append(Match(m.start(), m.end(), label, m.group(), via="phrase"))
+    for m in timesig_phrase_pattern().finditer(text):
+        label = timesig_phrase_label(m)
+        found.append(Match(m.start(), m.end(), label, m.group(), via="phrase"))
     return found
 
 
 def _with_fuzzy(text: str, found: list[Match], index: FuzzyIndex) -> list[Match]:
     """``found`` plus the misspelt words outside every match, in text order."""
     extra = []
+    lookup = index.lookup
     for token in _TOKEN.finditer(text):
+        word = token.group()
+        hyphen = "-" in word
+        hit = lookup(word.replace("-", "") if hyphen else word)  # cached: cheap for most words
+        if hit is None and not hyphen:
+            continue
         start, end = token.span()
         if (start and text[start - 1].isalnum()) or (end < len(text) and text[end].isalnum()):
             continue
         if any(m.start < end and start < m.end for m in found):
             continue
-        hit = index.lookup(token.group())
-        if hit is not None:
-            extra.append(Match(start, end, hit[1], token.group(), via="fuzzy", form=hit[0]))
+        if hit is not None:  # a word, or a compound misspelt as one ("hip-hopp")
+            extra.append(Match(start, end, hit[1], word, via="fuzzy", form=hit[0]))
+            continue
+        for part in _PART.finditer(word):
+            hit = lookup(part.group())
+            if hit is not None:
+                a, b = start + part.start(), start + part.end()
+                extra.append(Match(a, b, hit[1], part.group(), via="fuzzy", form=hit[0]))
     if not extra:
         return found
     return sorted(found + extra, key=lambda m: m.start)
@@ -325,6 +336,10 @@ def _genre_aliases(tree: GenreTree) -> tuple[Alias, ...]:
         for form in forms:
             text = normalize_text(form)
             out.setdefault(text, Alias(text, title))
+    for title, forms in SHORT_MISSPELLINGS.items():
+        if title in tree.titles.values():
+            for form in forms:
+                out.setdefault(form, Alias(form, title))
     titles = {normalize_text(t) for t in tree.all_titles}
     for name, forms in OPEN_GENRES.items():
         if normalize_text(name) in titles:
@@ -340,6 +355,7 @@ def _fixed_lexicon(task: str) -> Lexicon:
     info = task_info(task)
     if task == "instrument":
         tables = (INSTRUMENT_ALIASES, OPEN_INSTRUMENTS, AGENT_NOUNS)
+        tables += ({"oboe": SHORT_MISSPELLINGS["oboe"]},)
         return Lexicon(task, _aliases(*tables), _labels(*tables), plurals=True)
     if task == "composer":
         tables = (COMPOSER_ALIASES, OPEN_COMPOSERS)

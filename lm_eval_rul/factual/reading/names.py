@@ -16,6 +16,7 @@ each list comes from:
   "List of music genres and styles", MusicBrainz's genre list); a name the run's FMA
   tree does have is skipped, so FMA titles always win.
 * :data:`AGENT_NOUNS`: the player of an instrument names it ("a pianist" -> piano).
+* :data:`SHORT_MISSPELLINGS`: 3-letter slips no fuzzy rule may guess ("obo" -> oboe).
 * :data:`MOOD_SYNONYMS`, :data:`REGIONAL_SYNONYMS`: the label matching of the paper for
   the closed lists ("upbeat" -> whichever label fits), written out: an explicit mood word
   or a people/place adjective maps to one label; associations (a genre, an instrument, a
@@ -29,6 +30,7 @@ __all__ = [
     "OPEN_COMPOSERS",
     "OPEN_GENRES",
     "AGENT_NOUNS",
+    "SHORT_MISSPELLINGS",
     "MOOD_SYNONYMS",
     "REGIONAL_SYNONYMS",
 ]
@@ -110,7 +112,7 @@ OPEN_COMPOSERS: dict[str, tuple[str, ...]] = {
     "Onslow": ("onslow",), "Orff": ("carl orff",), "Palestrina": ("palestrina",),
     "Part": ("arvo part",), "Penderecki": ("penderecki",), "Pergolesi": ("pergolesi",),
     "Pleyel": ("pleyel",), "Quantz": ("quantz",), "Reicha": ("reicha",),
-    "Respighi": ("respighi",), "Ries": ("ferdinand ries",), "Rodrigo": ("joaquin rodrigo",),
+    "Respighi": ("respighi",), "Rodrigo": ("joaquin rodrigo",),
     "Salieri": ("salieri", "antonio salieri"), "Sarasate": ("sarasate",),
     "Schnittke": ("schnittke",), "Schutz": ("heinrich schutz",), "Scriabin": ("scriabin",),
     "Sor": ("fernando sor",), "Spohr": ("spohr",), "Stamitz": ("stamitz",),
@@ -121,6 +123,27 @@ OPEN_COMPOSERS: dict[str, tuple[str, ...]] = {
     "Widor": ("widor",), "Wieniawski": ("wieniawski",), "Williams": ("john williams",),
     "Wolf": ("hugo wolf",), "Ysaye": ("ysaye",), "Zelenka": ("zelenka",),
     "Zimmer": ("hans zimmer",), "Kondo": ("koji kondo",), "Mendelssohn": ("felix mendelssohn",),
+    # the classical and baroque second tier (violinist-composers, Beethoven's circle...)
+    "Kreutzer": ("kreutzer",), "Rode": ("pierre rode",), "Hoffmeister": ("hoffmeister",),
+    "Vanhal": ("vanhal", "wanhal"), "Kozeluch": ("kozeluch", "kozeluh"), "Gossec": ("gossec",),
+    "Boieldieu": ("boieldieu",), "Reinecke": ("reinecke",), "Raff": ("joachim raff",),
+    "Gade": ("niels gade",), "Berwald": ("berwald",), "Lachner": ("franz lachner",),
+    "Thalberg": ("thalberg",), "Heller": ("stephen heller",), "Henselt": ("henselt",),
+    "Chaminade": ("chaminade",), "Chabrier": ("chabrier",), "Duparc": ("duparc",),
+    "Roussel": ("albert roussel",), "Ibert": ("jacques ibert",), "Medtner": ("medtner",),
+    "Lyadov": ("lyadov", "liadov"), "Taneyev": ("taneyev",), "Balakirev": ("balakirev",),
+    "Cui": ("cesar cui",), "Gliere": ("gliere",), "Martinu": ("martinu",),
+    "Suk": ("josef suk",), "Fibich": ("fibich",), "Zemlinsky": ("zemlinsky",),
+    "Reger": ("max reger",), "Busoni": ("busoni",), "Bottesini": ("bottesini",),
+    "Mercadante": ("mercadante",), "Paisiello": ("paisiello",), "Jommelli": ("jommelli",),
+    "Sammartini": ("sammartini",), "Leclair": ("jean-marie leclair",), "Marais": ("marin marais",),
+    "Charpentier": ("charpentier",), "Frescobaldi": ("frescobaldi",), "Sweelinck": ("sweelinck",),
+    "Biber": ("heinrich biber",), "Froberger": ("froberger",), "Hasse": ("johann adolph hasse",),
+    "Graupner": ("graupner",), "Fasch": ("johann friedrich fasch",), "Carulli": ("carulli",),
+    "Tarrega": ("tarrega",), "Hiller": ("ferdinand hiller",), "Kreisler": ("fritz kreisler",),
+    "Saint-Georges": ("saint-georges", "chevalier de saint-georges"), "Veracini": ("veracini",),
+    "Boismortier": ("boismortier",), "Stradella": ("stradella",), "Marcello": ("marcello",),
+    "Vitali": ("vitali",), "Nardini": ("nardini",), "Ries": ("ries", "ferdinand ries"),
 }  # fmt: skip
 
 OPEN_GENRES: dict[str, tuple[str, ...]] = {
@@ -153,6 +176,17 @@ OPEN_GENRES: dict[str, tuple[str, ...]] = {
     "Blues Rock": ("blues rock",),
     "Math Rock": ("math rock",),
     "Dream Pop": ("dream pop",),
+    # compounds that name one genre (its title wins over its parts: "indie pop" is not Pop)
+    "Indie Pop": ("indie pop", "indie-pop"),
+    "Folk Rock": ("folk rock", "folk-rock"),
+    "Pop Rock": ("pop rock", "pop-rock"),
+    "Pop Punk": ("pop punk", "pop-punk"),
+    "Jazz Rock": ("jazz rock", "jazz-rock"),
+    "Country Rock": ("country rock",),
+    "Soft Rock": ("soft rock",),
+    "Art Rock": ("art rock",),
+    "Chamber Pop": ("chamber pop",),
+    "Latin Jazz": ("latin jazz",),
     "Electropop": ("electropop",),
     "Dance-Pop": ("dance-pop", "dance pop"),
     "Eurodance": ("eurodance",),
@@ -216,23 +250,29 @@ AGENT_NOUNS: dict[str, tuple[str, ...]] = {
     "vocals": ("singers", "vocalists"),
 }
 
+#: Misspellings too short for the fuzzy reader (3 letters), listed one by one.
+SHORT_MISSPELLINGS: dict[str, tuple[str, ...]] = {"oboe": ("obo",), "Jazz": ("jaz",)}
+
 MOOD_SYNONYMS: dict[str, tuple[str, ...]] = {
-    "sad": ("depressing", "depressed", "heartbroken", "heartbreaking", "wistful", "tearful",
+    "sad": ("loneliness", "desolation",
+            "depressing", "depressed", "heartbroken", "heartbreaking", "wistful", "tearful",
             "forlorn", "tragic", "dejected", "doleful", "plaintive", "elegiac", "grieving",
             "sadness", "sorrow", "heartache", "mourning", "downcast", "despairing"),
     "happy": ("uplifting", "feel-good", "lighthearted", "light-hearted", "carefree", "sunny",
-              "elated", "gleeful", "merry", "festive", "celebratory", "optimistic", "happiness"),
+              "elated", "gleeful", "merry", "festive", "celebratory", "optimistic", "happiness",
+              "joyfulness", "cheerfulness"),
     "funny": ("hilarious", "amusing", "witty", "comic"),
     "goofy": ("wacky", "cartoonish", "cartoony", "clownish", "slapstick", "goofy-sounding"),
     "quirky": ("kooky", "idiosyncratic", "oddball"),
     "epic": ("triumphant", "anthemic", "bombastic", "victorious", "monumental"),
-    "energetic": ("frenetic", "vigorous", "energized", "bouncy", "peppy", "high energy"),
+    "energetic": ("frenetic", "vigorous", "energized", "bouncy", "peppy", "high energy",
+                  "bursting with energy", "lots of energy", "plenty of energy", "energy-filled"),
     "funky": ("groovy",),
     "chill": ("chilled-out", "chilled out", "easygoing", "easy-going", "breezy"),
     "peaceful": ("placid", "restful", "meditative", "idyllic", "calming"),
-    "dark": ("foreboding", "bleak", "grim", "darkness"),
+    "dark": ("bleak", "grim", "darkness", "gloom"),
     "spooky": ("haunted", "ghostly", "macabre", "frightening", "spine-chilling"),
-    "suspenseful": ("nail-biting", "anxious", "nervous", "uneasy"),
+    "suspenseful": ("nail-biting", "anxious", "nervous", "uneasy", "foreboding", "apprehensive"),
     "aggressive": ("violent", "brutal", "abrasive"),
     "angry": ("anger", "irate"),
     "mystical": ("ethereal", "enchanting", "enchanted", "mystic", "dreamlike"),
@@ -255,7 +295,8 @@ REGIONAL_SYNONYMS: dict[str, tuple[str, ...]] = {
     "middle-eastern": ("iranian", "lebanese", "syrian", "iraqi", "arab", "ottoman", "bedouin",
                        "kurdish", "israeli"),
     "native-american": ("navajo", "cherokee", "lakota", "sioux", "apache"),
-    "slavic": ("slovenian", "bosnian", "macedonian", "belarusian", "cossack"),
+    "slavic": ("eastern european", "balkan", "slovenian", "bosnian", "macedonian", "belarusian",
+               "cossack"),
     "south-american": ("chilean", "venezuelan", "bolivian", "uruguayan", "ecuadorian",
                        "paraguayan", "south america"),
 }  # fmt: skip

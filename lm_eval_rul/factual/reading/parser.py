@@ -26,10 +26,14 @@ Negation: a mention is dropped when, in its clause, "no", "not", "without", "nev
 "hardly"... precede it by at most three words and no comma (not "not only", "no doubt",
 "no-nonsense", ...), or when "is absent", "is missing", "is not present/heard/used"...
 follows it. Rejection: a mention raised in a question and answered "no" ("Is that a
-clarinet? No, it's an oboe."), corrected right after ("a clarinet - no, an oboe", "or
-rather"), or after "mistaken for", "at first I thought"... is dropped. A negation
-carries along a list joined by "or"/"nor" ("no drums, bass or guitar"), not along one
-joined by "and" only. Clauses end at
+clarinet? No, it's an oboe.") or answered with another term ("Is that a flute? I'd say
+a piccolo."), corrected right after ("a clarinet - no, an oboe", "or
+rather", "X... no, actually Y"), or after "mistaken for", "at first I thought"... is
+dropped. A negation carries along a list joined by "or"/"nor" ("no drums, bass or
+guitar"), and along a bare "and" pair that closes its clause ("not cello and piano"),
+not along one joined by "and" otherwise. After a negation, "other than", "apart from",
+"except", "besides" mean only ("no instrument other than the cello" keeps the cello).
+Families of instruments ("strings", "a keyboard instrument") are never labels. Clauses end at
 ``. ; : ! ?``, a spaced dash, a line break, "but", "however", "although", "though", "whereas",
 "while" and "yet". Misspellings, agent nouns ("pianist"), other word senses ("bass
 line") and time-signature phrases are the lexicon's (:mod:`~lm_eval_rul.factual.reading.lexicon`);
@@ -47,7 +51,7 @@ from .senses import CAPITALIZED
 __all__ = ["PARSER_VERSION", "Mention", "ParseResult", "parse_labels", "DROP_REASONS", "explain"]
 
 #: Version of the parser's rules and alias tables; logged with every parse.
-PARSER_VERSION = "lexicon-2"
+PARSER_VERSION = "lexicon-3"
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from .aliases import GENRE_CONTEXT_NOUNS
 from .lexicon import Lexicon, Match
 
-__all__ = ["DROP_REASONS", "drop_reasons"]
+__all__ = ["DROP_REASONS", "RAISED_IN_QUESTION", "drop_reasons"]
 
 #: Why a mention is not a predicted label.
 DROP_REASONS: tuple[str, ...] = (
@@ -69,28 +69,72 @@ _LESS = re.compile(r"\b(?:less|fewer)\b")
 _SUFFIXES = {
     "all": re.compile(
         r"^-?(?:like|ish|esque|inspired|influenced|tinged|flavou?red|infused|leaning|sounding)\b"
+        r"|^-(?:less|free)\b"  # "drum-less", "piano-free": without it
     ),
     "associations": re.compile(
-        r"^-?(?:like|esque|inspired|influenced|flavou?red|infused|leaning)\b"
+        r"^-?(?:like|esque|inspired|influenced|flavou?red|infused|leaning)\b|^-(?:less|free)\b"
     ),
 }
 _HEDGE_NOUN = re.compile(
     r"^\s+(?:feel|feels|feeling|vibes?|influences?|rhythms?|grooves?|elements?|flavou?rs?|"
     r"undertones?|overtones|touch(?:es)?|tinges?|inflections?|leanings?|sensibility|"
-    r"sensibilities|traits?|accents?)\b"
+    r"sensibilities|traits?|accents?|attitude|ethos|aesthetics?)\b"
 )
 _HEDGE_BEFORE = re.compile(
     r"\b(?:hints? of|touch(?:es)? of|tinges? of|elements? of|influenced by|inspired by|"
     r"influences? (?:of|from)|reminiscent of|evocative of|evoking|evokes?|nods? to|"
-    r"in the (?:style|manner|vein|spirit|tradition) of|a la|echoes of)\b"
+    r"in the (?:style|manner|vein|spirit|tradition) of|a la|echoes of|recalls?|recalling|"
+    r"reminds? (?:me |one |us )?of|calls? to mind|suggestive of)\b"
 )
 _CONNECTOR = re.compile(r"^(?:[\s,/&]|\b(?:and|or|nor|the|a|an|any|either|even|also)\b)*$")
 _OR = re.compile(r"\b(?:or|nor)\b")
+_ARTICLE = re.compile(r"\b(?:a|an|the)\b")
+_TIGHT_NOT = re.compile(r"\b(?:not|no)\s+(?:(?:the|a|an)\s+)?$")
 _WORD = re.compile(r"[a-z0-9']+")
 _GAP_NEGATION = 3
+#: Words that do not count toward the negation gap ("does not seem to be in 4/4").
+_NEGATION_FILLER = frozenset(
+    "seem seems sound sounds appear appears feel feels to be in like a an the any really".split()
+)
+#: "no instrument other than the cello", "nothing apart from": only the cello.
+_EXCEPT = re.compile(
+    r"\b(?:other than|apart from|aside from|except(?: for)?|besides|save for|beyond)\s+"
+    r"(?:(?:the|a|an)\s+)?$"
+)
+_QUESTION_SPAN = re.compile(r"[^.!?;\n]*\?")
+_YES_AFTER = re.compile(
+    r"\s*[\"']?(?:yes|yeah|yep|indeed|definitely|exactly|right|correct|i think so)\b"
+)
+#: The cue of a term raised in a question and answered with another (binary choice reads
+#: such a pair as an echo of both options).
+RAISED_IN_QUESTION = "raised in a question, answered with another"
+_ALL_BUT = re.compile(
+    r"\b(?:everything|anything|all|every instrument|all (?:the )?instruments)\s+but\s+"
+    r"(?:the\s+|a\s+|an\s+)?$"
+)
+_ONLY_NEGATION = re.compile(r"\b(?:no|not|nothing|none|never|without|n't)\b|n't\b")
+#: After a mention, in the same sentence: "X... no, actually it's Y" takes X back.
+_SELF_HINT = re.compile(r"\b(?:no|wait)\s*[,!.]")  # a cheap first test
+_SELF_CORRECTION = re.compile(
+    r"(?:'s)?(?:\s+[a-z'-]+){0,4}?\s*(?:\.\.\.|\u2026|,|-)\s*(?:no|wait|hmm,? no)\s*[,!.]"
+    r"\s*(?:actually|wait|sorry|rather|i mean|it'?s)\b"
+)
+#: Composer: "Beethoven's influence", "in Beethoven's style": an association.
+_POSSESSIVE_HEDGE = re.compile(
+    r"'s?\s+(?:\w+\s+)?(?:influence|influences|style|shadow|spirit|legacy|manner|idiom|"
+    r"school|footsteps|mould|mold|model|orbit|circle|imitators?|followers?)\b"
+)
 _GAP_COMPARATIVE = 3
 _GAP_HEDGE = 2
 
+
+#: Any cue a mention's prefix may hold (a first test: none found, none of them applies).
+_ANY_BEFORE = re.compile(
+    "|".join(
+        f"(?:{p.pattern})"
+        for p in (_HEDGE_BEFORE, _REJECT_BEFORE, _NEGATION, _COMPARATIVE, _LESS, _EXCEPT)
+    )
+)
 
 class _Clauses:
     """Clause spans of a normalised text (boundaries: :data:`_CLAUSE_END`)."""
@@ -98,6 +142,7 @@ class _Clauses:
     def __init__(self, text: str) -> None:
         self.text = text
         self.bounds = [(m.start(), m.end()) for m in _CLAUSE_END.finditer(text)]
+        self.self_correction = "no" in text and _SELF_HINT.search(text) is not None
 
     def start(self, pos: int) -> int:
         """Where the clause holding ``pos`` begins."""
@@ -116,13 +161,21 @@ class _Clauses:
         return self.text[pos:]
 
 
-def _last_cue(pattern: re.Pattern[str], prefix: str, gap: int) -> re.Match[str] | None:
-    """The last cue of ``pattern`` in ``prefix`` if at most ``gap`` words and no comma follow it."""
+def _last_cue(
+    pattern: re.Pattern[str], prefix: str, gap: int, skip: frozenset[str] = frozenset()
+) -> re.Match[str] | None:
+    """The last cue of ``pattern`` in ``prefix`` if at most ``gap`` words (not counting
+    those of ``skip``) and no comma follow it."""
     cues = list(pattern.finditer(prefix))
     if not cues:
         return None
     rest = prefix[cues[-1].end() :]
-    return cues[-1] if "," not in rest and len(_WORD.findall(rest)) <= gap else None
+    if "," in rest:
+        return None
+    words = _WORD.findall(rest)
+    if skip and len(words) > gap:
+        words = [w for w in words if w not in skip]
+    return cues[-1] if len(words) <= gap else None
 
 
 def _chains(text: str, matches: Sequence[Match]) -> list[list[int]]:
@@ -143,7 +196,31 @@ def drop_reasons(text: str, matches: Sequence[Match], lexicon: Lexicon) -> list[
     reasons = [_reason(text, matches, i, clauses, lexicon) for i in range(len(matches))]
     for chain in _chains(text, matches):
         _spread(text, matches, chain, reasons, clauses, lexicon)
+    if "?" in text:
+        _questions(text, matches, reasons)
     return reasons
+
+
+def _questions(text: str, matches: Sequence[Match], reasons: list[tuple[str, str]]) -> None:
+    """A term only raised in a question ("Is that a flute? ... I'd say a piccolo.") is no
+    answer when the response answers with another term; a "yes" after it keeps it."""
+    if len({m.label for i, m in enumerate(matches) if not reasons[i][0]}) < 2:
+        return  # one term or none: nothing answered "with another"
+    spans = [(q.start(), q.end()) for q in _QUESTION_SPAN.finditer(text)]
+    asked = [
+        i for i, m in enumerate(matches)
+        if not reasons[i][0] and any(a <= m.start < b for a, b in spans)
+    ]  # fmt: skip
+    if not asked:
+        return
+    stated = {
+        m.label for i, m in enumerate(matches)
+        if not reasons[i][0] and not any(a <= m.start < b for a, b in spans)
+    }  # fmt: skip
+    for i in asked:
+        end = next(b for a, b in spans if a <= matches[i].start < b)
+        if stated - {matches[i].label} and not _YES_AFTER.match(text, end):
+            reasons[i] = ("rejected", RAISED_IN_QUESTION)
 
 
 def _reason(
@@ -163,16 +240,35 @@ def _reason(
             return "no-context", "no genre noun follows"
     suffix = _SUFFIXES.get(lexicon.suffixes)
     hedge = suffix.match(after) if suffix is not None else None
+    if hedge is not None and hedge.group().endswith(("less", "free")):
+        return "negated", hedge.group()
     if hedge is None and lexicon.hedge_nouns:
         hedge = _HEDGE_NOUN.match(after)
-    if hedge is None and lexicon.hedge_before:
+    cued = _ANY_BEFORE.search(prefix) is not None  # one scan: does any cue precede it?
+    if hedge is None and lexicon.hedge_before and cued:
         hedge = _last_cue(_HEDGE_BEFORE, prefix, _GAP_HEDGE)
+    if hedge is None and lexicon.task == "composer" and text.startswith("'", m.end):
+        hedge = _POSSESSIVE_HEDGE.match(text, m.end)
     if hedge is not None:
         return "hedged", hedge.group().strip()
+    if text.find("but", max(0, m.start - 30), m.start) >= 0 and _ALL_BUT.search(text, 0, m.start):
+        return "negated", "everything but"  # "everything but the drums": all except them
+    if not cued:
+        return "", ""
     cue = _last_cue(_REJECT_BEFORE, prefix, _GAP_NEGATION)
     if cue is not None:
         return "rejected", cue.group()
-    cue = _last_cue(_NEGATION, prefix, _GAP_NEGATION)
+    tail = prefix[-20:]  # a cheap first test before the pattern
+    hint = "than" in tail or "from" in tail or "except" in tail or "besides" in tail
+    only = _EXCEPT.search(prefix) if hint or "save" in tail or "beyond" in tail else None
+    if only is not None:
+        before = text[clause : m.start - len(prefix) + only.start()]
+        if _ONLY_NEGATION.search(before):  # "no instrument other than the cello": only it
+            return "", ""
+        if not only.group().startswith(("apart", "aside", "besides", "beyond")):
+            return "negated", only.group().strip()
+        return "", ""
+    cue = _last_cue(_NEGATION, prefix, _GAP_NEGATION, _NEGATION_FILLER)
     if cue is not None:
         return "negated", cue.group()
     than = _last_cue(_COMPARATIVE, prefix, _GAP_COMPARATIVE)
@@ -201,11 +297,18 @@ def _spread(
     """
     joined = text[matches[chain[0]].end : matches[chain[-1]].start]
     head = reasons[chain[0]]
-    if head[0] in ("hedged", "comparative") or (head[0] == "negated" and _OR.search(joined)):
-        for i in chain[1:]:
-            reasons[i] = reasons[i] if reasons[i][0] else head
     end = matches[chain[-1]].end
     after = clauses.after(end)
+    # "not cello and piano" closing its clause: the negation takes the whole pair
+    close = head[0] == "negated" and not _WORD.search(after) and not _ARTICLE.search(joined)
+    close = close and _TIGHT_NOT.search(
+        text[clauses.start(matches[chain[0]].start) : matches[chain[0]].start]
+    )
+    if head[0] in ("hedged", "comparative") or (
+        head[0] == "negated" and (_OR.search(joined) or close)
+    ):
+        for i in chain[1:]:
+            reasons[i] = reasons[i] if reasons[i][0] else head
     tail: tuple[str, str] = ("", "")
     if (hit := _NEGATION_AFTER.match(after)) is not None:
         tail = ("negated", hit.group().strip())
@@ -214,6 +317,8 @@ def _spread(
     elif (hit := _QUESTION_REJECT.match(text, end)) is not None:
         tail = ("rejected", hit.group().strip())
     elif (hit := _CORRECTION_AFTER.match(text, end)) is not None:
+        tail = ("rejected", hit.group().strip())
+    elif clauses.self_correction and (hit := _SELF_CORRECTION.match(text, end)):
         tail = ("rejected", hit.group().strip())
     if tail[0]:
         for i in chain:
