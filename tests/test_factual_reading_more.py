@@ -33,6 +33,13 @@ def read(task: str, answer: str) -> tuple[str, ...]:
 
 
 CASES = [
+    # "singing" describing an instrument's tone is no voice; someone singing is
+    ("instrument", "The clarinet has a warm, singing tone over soft piano.", ("clarinet", "piano")),
+    ("instrument", "A singing cello melody, then the harpsichord.", ("cello", "harpsichord")),
+    ("instrument", "A tenor is singing over a guitar.", ("vocals", "guitar")),
+    # a spelled-out meter after "in", without "time"
+    ("timesig", "I believe it's in seven eight.", ("7/8",)),
+    ("timesig", "Counting one two three four, it sits in three four.", ("3/4",)),
     # a family or class of instruments is no instrument label
     ("instrument", "A brass quintet led by a trumpet.", ("trumpet",)),
     ("instrument", "Some kind of plucked string instrument.", ()),

@@ -76,6 +76,7 @@ _TIMESIG_PATTERN = re.compile(
     r"(?<![\d/.])(?P<n>[2-9]|1[0-9])\s*/\s*(?P<d>1|2|4|8|16|32)(?![\d/])(?!\s*of\b)"
     rf"|\b(?P<nw>{_NUM_WORD})"
     rf"(?:-(?P<dw>{_DEN_WORD})|\s+(?P<dw2>{_DEN_WORD})(?=\s+(?:time|meter|metre)\b))\b"
+    rf"|(?<=\bin )(?P<nw3>{_NUM_WORD})\s+(?P<dw3>{_DEN_WORD})\b(?!-)"  # "it's in six eight"
 )
 
 
@@ -250,8 +251,8 @@ def _timesig_matches(text: str) -> list[Match]:
         if m.group("n"):
             label = f"{int(m.group('n'))}/{int(m.group('d'))}"
         else:
-            den = m.group("dw") or m.group("dw2")
-            label = f"{_NUMBERS[m.group('nw')]}/{_DENOMINATORS[den]}"
+            den = m.group("dw") or m.group("dw2") or m.group("dw3")
+            label = f"{_NUMBERS[m.group('nw') or m.group('nw3')]}/{_DENOMINATORS[den]}"
         found.append(Match(m.start(), m.end(), label, m.group()))
     for m in timesig_phrase_pattern().finditer(text):
         label = timesig_phrase_label(m)

@@ -67,6 +67,10 @@ SENSES: dict[str, tuple[tuple[str, str], ...]] = {
          rf"|(?:strings|woodwinds?|brass|winds)\b",
          "a family or class of instruments, not one instrument"),
         (rf"(?:jazz|blues|rock){_S}organ{_S}trio", "a band line-up"),
+        (rf"singing(?=(?:{_S}(?!the\b|a\b|an\b|along\b|over\b|with\b|in\b)[a-z]+)?{_S}"
+         rf"(?:tone|qualit(?:y|ies)|lines?|melod(?:y|ies)|sound|timbre|legato|phrasing|"
+         rf"phrases?|cantabile|lyricism|voice)\b)",
+         "an instrument's singing (lyrical) tone, not vocals"),
     ),
     "genre": (
         (rf"classical{_S}guitar(?:ists?|s)?", "an instrument, not the genre Classical"),
@@ -104,7 +108,7 @@ SENSES: dict[str, tuple[tuple[str, str], ...]] = {
 SENSE_LABELS: dict[str, frozenset[str]] = {
     "instrument": frozenset(
         {"bass", "drums", "piano", "organ", "keyboard", "percussion", "strings", "woodwinds",
-         "brass"}
+         "brass", "vocals"}
     ),
 }  # fmt: skip
 
