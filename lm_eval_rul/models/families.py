@@ -58,6 +58,10 @@ class Family:
         processor_kwargs: Extra keyword arguments of the processor's ``__call__``.
         needs_video_processor: The processor class also wants a video processor (which
             needs torchvision); without torchvision an audio-only variant is built.
+        prompts: Who renders the prompt: ``"chat_template"`` (the processor's Jinja
+            template, then the processor expands the placeholder in the text) or
+            ``"mistral"`` (mistral-common's Tekken tokenizer through the processor's
+            ``apply_chat_template`` with the audio: :mod:`.mistral_prompts`).
     """
 
     name: str
@@ -70,6 +74,7 @@ class Family:
     max_seconds: float | str | None = None
     processor_kwargs: dict[str, Any] = field(default_factory=dict)
     needs_video_processor: bool = False
+    prompts: str = "chat_template"
 
 
 FAMILIES: tuple[Family, ...] = (
@@ -125,6 +130,7 @@ FAMILIES: tuple[Family, ...] = (
         model_class="VoxtralForConditionalGeneration",
         placeholder="[AUDIO]",
         max_seconds=1800.0,
+        prompts="mistral",
     ),
     Family(
         name="Phi-4-multimodal",

@@ -34,6 +34,7 @@ from .audio_requests import AudioRequestsMixin
 from .common import audio_settings, chat_messages
 from .families import Family, family_for, family_max_seconds, resolve_attr
 from .generation import AudioGenerationMixin
+from .mistral_prompts import MISSING_MISTRAL_COMMON, MistralPrompts
 from .prefix_scoring import ClipPrefix, PrefixScoringMixin
 from .processors import load_processor
 from .stored_results import StoredResults, results_path, results_scope
@@ -180,6 +181,11 @@ class LALM(AudioRequestsMixin, PrefixScoringMixin, AudioGenerationMixin, HFLM):
     def _get_config(self, pretrained: str, **kwargs: Any) -> None:
         super()._get_config(pretrained, **kwargs)
         self.family = family_for(getattr(self._config, "model_type", None), where=pretrained)
+        if self.family.prompts == "mistral":
+            from transformers.utils import is_mistral_common_available
+
+            if not is_mistral_common_available():
+                raise LALMArgumentError(MISSING_MISTRAL_COMMON.format(family=self.family.name))
         thinker = self.family.thinker_config
         if thinker and hasattr(self._config, thinker):
             self._config = getattr(self._config, thinker)
@@ -194,6 +200,9 @@ class LALM(AudioRequestsMixin, PrefixScoringMixin, AudioGenerationMixin, HFLM):
             )
         self.processor = load_processor(self.family, pretrained, kwargs)
         self.tokenizer = self.processor.tokenizer
+        self._mistral: MistralPrompts | None = None
+        if self.family.prompts == "mistral":
+            self._mistral = MistralPrompts(self.processor, self.family.name, self._sampling_rate())
 
     def _create_model(self, *args: Any, **kwargs: Any) -> None:
         if self._thinker_of_full_checkpoint:
@@ -220,6 +229,8 @@ class LALM(AudioRequestsMixin, PrefixScoringMixin, AudioGenerationMixin, HFLM):
         return self.family.placeholder
 
     def _audio_token_ids(self) -> set[int]:
+        if self._mistral is not None:
+            return self._mistral.audio_ids
         ids = set()
         for name in ("audio_token", "audio_bos_token", "audio_eos_token"):
             token = getattr(self.processor, name, None)
@@ -256,6 +267,16 @@ class LALM(AudioRequestsMixin, PrefixScoringMixin, AudioGenerationMixin, HFLM):
         """(text before the question, text after it) of the rendered prompt with ``clips``
         audio slots (0: a text-only prompt)."""
         with_audio = clips > 0
+        if self._mistral is not None:
+            if not self.use_chat_template:
+                raise LALMArgumentError(
+                    f"lalm: {self.family.name} prompts come only from its processor's "
+                    "apply_chat_template with the audio (mistral-common); drop "
+                    "chat_template=false."
+                )
+            return self._mistral.template_parts(
+                clips=clips, sentinel=_SENTINEL, system_prompt=self.system_prompt
+            )
         if not self.use_chat_template:
             return (f"{self.placeholder}\n" * clips), ""
         audio_parts = [{"type": "audio", "audio": f"clip{i}"} for i in range(clips)]
@@ -300,6 +321,8 @@ class LALM(AudioRequestsMixin, PrefixScoringMixin, AudioGenerationMixin, HFLM):
         return before + context + after
 
     def _encode(self, text: str) -> list[int]:
+        if self._mistral is not None:
+            return self._mistral.encode(text)
         return self.tokenizer(text, add_special_tokens=False)["input_ids"]
 
     def _encode_request(
@@ -327,7 +350,10 @@ class LALM(AudioRequestsMixin, PrefixScoringMixin, AudioGenerationMixin, HFLM):
             kwargs.update(audio=list(waves), sampling_rate=self.spec.sampling_rate)
         if len(texts) > 1:
             kwargs["text_kwargs"] = {"padding": "longest", "padding_side": "left"}
-        encoded = self.processor(text=texts, return_tensors="pt", **kwargs)
+        if self._mistral is not None:
+            encoded = self._mistral.model_inputs(texts, waves)
+        else:
+            encoded = self.processor(text=texts, return_tensors="pt", **kwargs)
         inputs = {}
         for name, value in encoded.items():
             if name not in self._forward_names or not torch.is_tensor(value):
