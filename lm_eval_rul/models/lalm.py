@@ -23,6 +23,7 @@ from collections import OrderedDict
 from collections.abc import Hashable, Mapping
 from typing import Any
 
+import jinja2
 import torch
 import transformers
 from lm_eval.models.huggingface import HFLM
@@ -289,20 +290,27 @@ class LALM(AudioRequestsMixin, PrefixScoringMixin, AudioGenerationMixin, HFLM):
             rendered = self.processor.apply_chat_template(
                 messages, tokenize=False, add_generation_prompt=True
             )
-        except ValueError as error:
+        except (ValueError, TypeError, KeyError, jinja2.TemplateError) as error:
             raise LALMArgumentError(
-                f"lalm: the processor of {self.pretrained} has no usable chat template "
-                f"({error}); pass model_args chat_template=false to write the audio "
-                "placeholder and the question without one."
+                f"lalm: {self.family.name}: the chat template of {self.pretrained} cannot "
+                "render the prompt (audio items {'type': 'audio'} without the audio itself, "
+                f"then the question): {' '.join(str(error).split())}; pass model_args "
+                "chat_template=false to write the audio placeholder and the question without it."
             ) from error
         if isinstance(rendered, list):
             rendered = rendered[0]
+        if rendered.count(_SENTINEL) != 1:
+            raise LALMArgumentError(
+                f"lalm: {self.family.name}: the chat template of {self.pretrained} does not "
+                f"write the question text once; rendered: {rendered!r}."
+            )
         before, after = rendered.split(_SENTINEL)
         if with_audio and not self._audio_ids.intersection(self._encode(before)):
             raise LALMArgumentError(
-                f"lalm: the chat template of {self.pretrained} did not write the audio "
-                f"placeholder {self.placeholder!r} before the question; rendered: {before!r}. "
-                "Pass model_args chat_template=false to write it without the template."
+                f"lalm: {self.family.name}: the chat template of {self.pretrained} writes no "
+                f"audio marker the processor expands ({self.placeholder!r}) before the "
+                f"question; rendered: {before!r}. Pass model_args chat_template=false to "
+                "write it without the template."
             )
         return before, after
 
