@@ -162,9 +162,9 @@ def test_published_family_prompt_letters_and_generation(published, audio_data, f
     original = _check_against_rendering(lm, requests)
     assert len(original) == 8 and len(set(original[:4])) == 4
 
-    noise = _model(published[family], audio="noise", noise_seconds=1.0, batch_size=2)
-    noisy = _check_against_rendering(noise, requests)
-    assert all(a != b for a, b in zip(original, noisy, strict=True))
+    noise = _model(published[family], audio="noise", noise_seconds=1.0)
+    noisy = [value for value, _ in noise.loglikelihood(requests[:4], disable_tqdm=True)]
+    assert all(a != b for a, b in zip(original[:4], noisy, strict=True))
 
     # generation: lalm's answer is greedy decoding of the processor's own rendering
     gen = Instance(
