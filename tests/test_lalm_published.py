@@ -190,20 +190,29 @@ def test_voxtral_without_audio_is_the_text_only_rendering(published, audio_data)
 
 
 def test_voxtral_refusals_name_the_family_before_any_forward(published, monkeypatch):
+    import transformers.utils
+    from torch.nn.modules.module import register_module_forward_hook
+
     from lm_eval_rul.models.args import LALMArgumentError
 
     path = published["voxtral"]
-    with pytest.raises(LALMArgumentError, match=r"^lalm: Voxtral: .*drop system_prompt") as caught:
-        _model(path, system_prompt="Answer briefly.")
-    assert "\n" not in str(caught.value)
-    with pytest.raises(LALMArgumentError, match=r"^lalm: Voxtral prompts come only from"):
-        _model(path, chat_template=False)
-    import transformers.utils
-
-    monkeypatch.setattr(transformers.utils, "is_mistral_common_available", lambda: False)
-    with pytest.raises(LALMArgumentError, match=r"lm-eval-rul\[voxtral\]") as caught:
-        _model(path)
-    assert str(caught.value).startswith("lalm: Voxtral needs mistral-common")
+    forwards: list[str] = []  # every torch module's forward, process-wide
+    handle = register_module_forward_hook(lambda m, *_: forwards.append(type(m).__name__))
+    try:
+        with pytest.raises(
+            LALMArgumentError, match=r"^lalm: Voxtral: .*drop system_prompt"
+        ) as caught:
+            _model(path, system_prompt="Answer briefly.")
+        assert "\n" not in str(caught.value)
+        with pytest.raises(LALMArgumentError, match=r"^lalm: Voxtral prompts come only from"):
+            _model(path, chat_template=False)
+        monkeypatch.setattr(transformers.utils, "is_mistral_common_available", lambda: False)
+        with pytest.raises(LALMArgumentError, match=r"lm-eval-rul\[voxtral\]") as caught:
+            _model(path)
+        assert str(caught.value).startswith("lalm: Voxtral needs mistral-common")
+    finally:
+        handle.remove()
+    assert forwards == []
 
 
 @pytest.mark.parametrize(
