@@ -258,3 +258,19 @@ def test_template_that_does_not_fit_is_one_line_naming_the_family(
         handle.remove()
     assert "\n" not in str(caught.value).split("rendered:")[0]
     assert forwards == []
+
+
+def test_full_qwen3_omni_checkpoint_loads_only_its_thinker(published, audio_data, tmp_path):
+    import json
+
+    from lm_eval_rul.testing.audio import make_tiny_omni_full_checkpoint
+
+    full = make_tiny_omni_full_checkpoint(tmp_path / "full", published["qwen3_omni_thinker"])
+    assert json.loads((full / "config.json").read_text())["model_type"] == "qwen3_omni_moe"
+    model = _model(full)
+    assert type(model.model).__name__ == "Qwen3OmniMoeThinkerForConditionalGeneration"
+    requests = _requests(_docs(audio_data)[:1])
+    thinker = _model(published["qwen3_omni_thinker"])
+    assert model.loglikelihood(requests, disable_tqdm=True) == thinker.loglikelihood(
+        requests, disable_tqdm=True
+    )

@@ -316,17 +316,26 @@ def _omni_tokenizer(directory: Path, merge_letters: bool):
     return PreTrainedTokenizerFast.from_pretrained(directory, extra_special_tokens=extra)
 
 
-def make_tiny_omni_full_checkpoint(directory: str | Path, thinker_dir: str | Path) -> Path:
-    """A full Qwen2.5-Omni checkpoint (``model_type`` ``qwen2_5_omni``) around a tiny thinker.
+#: (full config class, thinker class) of each Qwen Omni thinker's ``model_type``.
+_FULL_OMNI = {
+    "qwen2_5_omni_thinker": ("Qwen2_5OmniConfig", "Qwen2_5OmniThinkerForConditionalGeneration"),
+    "qwen3_omni_moe_thinker": ("Qwen3OmniMoeConfig", "Qwen3OmniMoeThinkerForConditionalGeneration"),
+}
 
-    The config is the real ``Qwen2_5OmniConfig`` (talker and token2wav configs at their
-    defaults) and the weights are the thinker's under the ``thinker.`` prefix, as a
+
+def make_tiny_omni_full_checkpoint(directory: str | Path, thinker_dir: str | Path) -> Path:
+    """A full Qwen Omni checkpoint (``qwen2_5_omni``, ``qwen3_omni_moe``) around a tiny thinker.
+
+    The config is the real full config class (talker and token2wav / code2wav configs at
+    their defaults) and the weights are the thinker's under the ``thinker.`` prefix, as a
     released checkpoint stores them; no talker weights are written, since ``lalm`` loads
     only the thinker.
 
     Args:
         directory: Target folder.
-        thinker_dir: A folder made by ``make_tiny_audio_lm(..., "qwen2_5_omni_thinker")``.
+        thinker_dir: A folder holding a tiny Qwen2.5-Omni or Qwen3-Omni thinker
+            (``make_tiny_audio_lm(..., "qwen2_5_omni_thinker")``, or
+            :func:`~lm_eval_rul.testing.published.make_published_lm`).
     """
     import shutil
 
@@ -335,8 +344,10 @@ def make_tiny_omni_full_checkpoint(directory: str | Path, thinker_dir: str | Pat
 
     directory, thinker_dir = Path(directory), Path(thinker_dir)
     directory.mkdir(parents=True, exist_ok=True)
-    thinker = tf.Qwen2_5OmniThinkerForConditionalGeneration.from_pretrained(thinker_dir)
-    tf.Qwen2_5OmniConfig(thinker_config=thinker.config.to_dict()).save_pretrained(directory)
+    model_type = json.loads((thinker_dir / "config.json").read_text())["model_type"]
+    config_class, thinker_class = (getattr(tf, name) for name in _FULL_OMNI[model_type])
+    thinker = thinker_class.from_pretrained(thinker_dir)
+    config_class(thinker_config=thinker.config.to_dict()).save_pretrained(directory)
     weights = {f"thinker.{k}": v.contiguous() for k, v in thinker.state_dict().items()}
     save_file(weights, str(directory / "model.safetensors"), metadata={"format": "pt"})
     for path in thinker_dir.iterdir():
