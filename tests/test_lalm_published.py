@@ -118,20 +118,25 @@ def _heard(lm, request):
     return None if not waves else waves[0]
 
 
-def _check_against_rendering(lm, requests) -> list[float]:
-    """Assert lalm's prompts and letters are the processor's rendering; return the letters.
+def _check_against_rendering(lm, requests) -> tuple[list[float], dict]:
+    """Assert lalm's prompts and letters are the processor's rendering.
+
+    Returns the letters' log-likelihoods and the rendering of the first document.
 
     Every document's letters (scored from the clip's cached prefix) are compared with a
     full forward of the processor's own rendering of that document, letters right after it.
     """
     cached = [value for value, _ in lm.loglikelihood(requests, disable_tqdm=True)]
+    renderings = []
     for first in range(0, len(requests), 4):
         context = requests[first].args[0]
         question = lm.question_text(context, lm.audio_sources(requests[first : first + 1])[0])
         wave = _heard(lm, requests[first])
         reference = _rendering(lm, question, wave)
-        ids = lm._model_inputs([lm.prompt_text(question)], None if wave is None else [wave])
-        assert ids["input_ids"].tolist() == reference["input_ids"].tolist()
+        renderings.append(reference)
+        if first == 0:  # lalm's own full prompt, expanded by its processor path
+            ids = lm._model_inputs([lm.prompt_text(question)], None if wave is None else [wave])
+            assert ids["input_ids"].tolist() == reference["input_ids"].tolist()
         if wave is not None:
             audio = [t for t in reference["input_ids"][0].tolist() if t in lm._audio_ids]
             assert len(audio) > 1  # the marker expanded to one token per audio frame group
@@ -145,7 +150,7 @@ def _check_against_rendering(lm, requests) -> list[float]:
             # the letter is scored right after the rendering's generation prompt
             assert prompt_ids == lm._encode(lm.prompt_text(question))
             assert cached[index] == pytest.approx(logprobs[letter_ids[0]].item(), abs=1e-4)
-    return cached
+    return cached, renderings[0]
 
 
 @pytest.mark.parametrize("family", PUBLISHED_FAMILIES)
@@ -159,19 +164,18 @@ def test_published_family_prompt_letters_and_generation(published, audio_data, f
     before, after = lm._parts
     assert before.startswith(start) and before.endswith(marker)
     assert before.count(marker) == 1 and after.endswith(generation_prompt)
-    original = _check_against_rendering(lm, requests)
+    original, reference = _check_against_rendering(lm, requests)
     assert len(original) == 8 and len(set(original[:4])) == 4
 
     noise = _model(published[family], audio="noise", noise_seconds=1.0)
     noisy = [value for value, _ in noise.loglikelihood(requests[:4], disable_tqdm=True)]
     assert all(a != b for a, b in zip(original[:4], noisy, strict=True))
 
-    # generation: lalm's answer is greedy decoding of the processor's own rendering
-    gen = Instance(
-        "generate_until", docs[0], (docs[0]["question"], {"until": [], "max_gen_toks": 4}), 0
-    )
+    # generation: lalm's answer is greedy decoding of the processor's own rendering (the
+    # first document's prompt, whose rendering the letters were checked against above)
+    gen_kwargs = {"until": [], "max_gen_toks": 4}
+    gen = Instance("generate_until", docs[0], (requests[0].args[0], gen_kwargs), 0)
     (answer,) = lm.generate_until([gen], disable_tqdm=True)
-    reference = _rendering(lm, docs[0]["question"], _heard(lm, gen))
     width = reference["input_ids"].shape[1]
     with torch.no_grad():
         tokens = lm.model.generate(
@@ -185,7 +189,7 @@ def test_published_family_prompt_letters_and_generation(published, audio_data, f
 def test_voxtral_without_audio_is_the_text_only_rendering(published, audio_data):
     lm = _model(published["voxtral"], audio="none")
     assert lm._parts == ("<s>[INST]", "[/INST]")
-    letters = _check_against_rendering(lm, _requests(_docs(audio_data))[:4])
+    letters, _ = _check_against_rendering(lm, _requests(_docs(audio_data))[:4])
     assert len(letters) == 4
 
 
