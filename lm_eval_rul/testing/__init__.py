@@ -5,7 +5,9 @@ are built from small configs of real transformers classes and saved with
 ``save_pretrained``, and data files are written in the released schemas.
 
 Public names (modules): :mod:`text` (tokenizer and tiny causal LM), :mod:`audio`
-(synthesised clips and tiny audio LMs of each tested family), :mod:`counters` (forward
+(synthesised clips and tiny audio LMs of each tested family), :mod:`published` (tiny
+audio LMs with each family's published template, tokens and processor; Voxtral's Tekken
+tokenizer in :mod:`voxtral`), :mod:`counters` (forward
 pass counters), :mod:`fixtures` (question files in the released schemas), :mod:`harness`
 (running the CLI in a subprocess, offline), :mod:`openai_server` (a loopback
 OpenAI-compatible chat server running a tiny audio LM, for ``lalm-api``; its HTTP side
@@ -13,4 +15,14 @@ OpenAI-compatible chat server running a tiny audio LM, for ``lalm-api``; its HTT
 and interpreters without lm_eval_rul, for ``lm-eval-rul bridge``).
 """
 
-__all__ = ["text", "audio", "counters", "fixtures", "harness", "openai_server", "bridge"]
+__all__ = [
+    "text",
+    "audio",
+    "published",
+    "voxtral",
+    "counters",
+    "fixtures",
+    "harness",
+    "openai_server",
+    "bridge",
+]
