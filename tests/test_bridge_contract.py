@@ -197,6 +197,11 @@ def test_a_bare_float_is_greedy_unknown_never_true(hostile):
         ({"messages": [{"role": "user", "content": [{"type": "input_audio",
                                                     "input_audio": "UklG"}]}]},
          "input_audio must be"),
+        ({"messages": [{"role": "user", "content": [{"type": "input_audio"}]}]},
+         "input_audio must be"),  # not "no audio"
+        ({"messages": [{"role": "user", "content": [{"type": "input_audio",
+                                                    "input_audio": {"data": 5}}]}]},
+         "input_audio must be"),
         ({"messages": [{"role": "user", "content": "Q?"}], "max_tokens": "lots"},
          "max_tokens = 'lots' is not a positive whole number"),
         ({"messages": [{"role": "user", "content": "Q?"}], "max_tokens": True}, "max_tokens"),

@@ -67,6 +67,7 @@ _GENERATE_SIGNATURE = "generate(audio, sampling_rate, prompt, max_new_tokens) ->
 ADAPTER_FAILED = 422
 #: HTTP status of a failure the adapter declares transient: lalm-api retries it.
 ADAPTER_TRANSIENT = 503
+_AUDIO_SHAPE = "input_audio must be {'data': base64 WAV, 'format': 'wav'}"
 #: Largest request body accepted (an hour of float32 audio at 48 kHz, base64, is ~0.9 GB).
 MAX_BODY_BYTES = 1 << 30
 
@@ -310,7 +311,9 @@ def split_request(body: dict) -> tuple:
         if kind == "text":
             texts.append(_string(part.get("text", ""), "a text part's text"))
         elif kind == "input_audio":
-            audio.append(part.get("input_audio"))
+            if not isinstance(part.get("input_audio"), dict):  # never read as "no audio"
+                raise BridgeError(400, _AUDIO_SHAPE)
+            audio.append(part["input_audio"])
         else:
             raise BridgeError(400, f"unsupported content part {kind!r} (text, input_audio)")
     if len(audio) > 1:
@@ -390,7 +393,7 @@ class Bridge:
             or part.get("format", "wav") != "wav"
             or not isinstance(part.get("data"), str)
         ):
-            raise BridgeError(400, "input_audio must be {'data': base64 WAV, 'format': 'wav'}")
+            raise BridgeError(400, _AUDIO_SHAPE)
         wave, rate = read_wav(part["data"])
         window = self.adapter.max_audio_seconds
         if window is None or len(wave) <= int(round(window * rate)):
