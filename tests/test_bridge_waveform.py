@@ -81,6 +81,9 @@ def _fed_to_lalms_processor(tiny_audio_lm, requests, audio: str, monkeypatch) ->
         noise_seconds=1.0, results_cache="none",
     )  # fmt: skip
     model.generate_until(requests, disable_tqdm=True)
+    info = model.get_model_info()
+    assert info["audio_sent_encoding"] == "float32 array (in process)"
+    assert info["audio_sent_lossless"] is True
     by_question = {}
     for request in requests:
         question = request.args[0]
