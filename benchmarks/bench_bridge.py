@@ -9,7 +9,12 @@ Writes the bridge (``lm-eval-rul bridge --write``), serves an adapter whose
   base64 and WAV decoding, the lock, the reply);
 * ``lalm-api``: the harness model sending letter-scoring and generation requests through
   the bridge (client and server: audio conditioning, WAV encoding, retries wrapper, cache
-  bookkeeping), with ``num_concurrent`` 1 and 4.
+  bookkeeping), with ``num_concurrent`` 1 and 4, in float32 WAV (the default) and in
+  ``PCM_16`` (half the bytes).
+
+and the fidelity of ``audio=noise`` (sigma 1) as the adapter receives it: its RMS and peak
+over the in-process noise's (``lalm``'s), per ``wav_subtype``, with the clipped samples the
+run records.
 
 The per-call overhead in milliseconds is what the bridge adds to each call of a real
 model; a 7B audio LM takes on the order of 100 ms (a letter) to seconds (a generation)
@@ -37,7 +42,9 @@ NAME = "trivial"
 THREAD_SAFE = False
 
 def generate(audio, sampling_rate, prompt, max_new_tokens):
-    return "A"
+    if audio is None:
+        return "none"
+    return "%r %r" % (float((audio.astype("float64") ** 2).mean() ** 0.5), float(abs(audio).max()))
 
 def loglikelihood(audio, sampling_rate, context, continuation):
     return -1.0
@@ -137,29 +144,62 @@ def main() -> None:
                     answer.read()
 
             rows.append(("raw HTTP", "letter", 1, timed(post, 100)))
-            for concurrent in (1, 4):
-                lm = LALMAPI(base_url=url, model="trivial", results_cache="none",
-                             num_concurrent=concurrent)  # fmt: skip
-                start_time = time.perf_counter()
-                lm.loglikelihood(letters, disable_tqdm=True)
-                rate = len(letters) / (time.perf_counter() - start_time)
-                rows.append(("lalm-api", "letter", concurrent, rate))
-                start_time = time.perf_counter()
-                lm.generate_until(generations, disable_tqdm=True)
-                rate = len(generations) / (time.perf_counter() - start_time)
-                rows.append(("lalm-api", "generation", concurrent, rate))
+            for subtype in ("FLOAT", "PCM_16"):
+                for concurrent in (1, 4):
+                    lm = LALMAPI(base_url=url, model="trivial", results_cache="none",
+                                 num_concurrent=concurrent, wav_subtype=subtype)  # fmt: skip
+                    start_time = time.perf_counter()
+                    lm.loglikelihood(letters, disable_tqdm=True)
+                    rate = len(letters) / (time.perf_counter() - start_time)
+                    rows.append((f"lalm-api {subtype}", "letter", concurrent, rate))
+                    start_time = time.perf_counter()
+                    lm.generate_until(generations, disable_tqdm=True)
+                    rate = len(generations) / (time.perf_counter() - start_time)
+                    rows.append((f"lalm-api {subtype}", "generation", concurrent, rate))
+            fidelity = noise_fidelity(url, generations[: min(8, len(generations))])
         finally:
             process.terminate()
             process.wait()
     direct = rows[0][3]
     print(f"{len(letters)} letters and {len(generations)} generations of {args.questions} "
-          f"questions, clips of {args.clip_seconds:g} s (16 kHz WAV, PCM_16); trivial adapter")
-    print(f"{'path':10}{'request':>12}{'concurrent':>12}{'requests/s':>12}{'ms/call':>10}"
+          f"questions, clips of {args.clip_seconds:g} s (16 kHz WAV); trivial adapter")
+    print(f"{'path':18}{'request':>12}{'concurrent':>12}{'requests/s':>12}{'ms/call':>10}"
           f"{'overhead ms':>13}")  # fmt: skip
     for path, kind, concurrent, rate in rows:
         overhead = 1000 / rate - 1000 / direct
-        print(f"{path:10}{kind:>12}{concurrent:>12}{rate:>12.1f}{1000 / rate:>10.2f}"
+        print(f"{path:18}{kind:>12}{concurrent:>12}{rate:>12.1f}{1000 / rate:>10.2f}"
               f"{overhead:>13.2f}")  # fmt: skip
+    rates = {(path, kind, c): rate for path, kind, c, rate in rows}
+    for kind in ("letter", "generation"):
+        ratio = rates[("lalm-api FLOAT", kind, 1)] / rates[("lalm-api PCM_16", kind, 1)]
+        print(f"FLOAT / PCM_16 requests per second ({kind}, 1 concurrent): {ratio:.2f}")
+    print(f"audio=noise (sigma 1, 10 s) as the adapter receives it, over lalm's "
+          f"({fidelity['questions']} questions):")
+    print(f"{'wav_subtype':14}{'RMS ratio':>12}{'peak ratio':>12}{'clipped samples':>17}")
+    for subtype, (rms, peak, clipped) in fidelity["rows"].items():
+        print(f"{subtype:14}{rms:>12.4f}{peak:>12.4f}{clipped:>17}")
+
+
+def noise_fidelity(url: str, generations: list) -> dict:
+    """RMS and peak of the noise the adapter received over the in-process noise's."""
+    import numpy as np
+
+    from lm_eval_rul.audio import AudioSpec, condition_audio
+    from lm_eval_rul.models.api import LALMAPI
+
+    spec = AudioSpec(sampling_rate=16_000, max_seconds=None, condition="noise", seed=0,
+                     noise_seconds=10.0, noise_std=1.0)  # fmt: skip
+    own = [condition_audio(g.doc, spec)[1] for g in generations]
+    rows = {}
+    for subtype in ("FLOAT", "PCM_16"):
+        lm = LALMAPI(base_url=url, model="trivial", results_cache="none", audio="noise",
+                     wav_subtype=subtype)  # fmt: skip
+        heard = [tuple(map(float, text.split())) for text in lm.generate_until(generations, True)]
+        rms = np.mean([h[0] / float(np.sqrt(np.mean(np.square(w, dtype=np.float64))))
+                       for h, w in zip(heard, own, strict=True)])  # fmt: skip
+        peak = np.mean([h[1] / float(np.abs(w).max()) for h, w in zip(heard, own, strict=True)])
+        rows[subtype] = (float(rms), float(peak), lm.get_model_info()["audio_sent_clipped_samples"])
+    return {"questions": len(generations), "rows": rows}
 
 
 if __name__ == "__main__":

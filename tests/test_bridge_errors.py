@@ -81,7 +81,10 @@ def test_the_written_file_is_python_38_and_imports_only_stdlib_numpy_soundfile(m
     )  # fmt: skip
     assert "No module named 'torch'" in probe.stderr
     helped = _serve(minimal, "x.py", "--help")
-    for words in ("loglikelihood(audio", "MAX_AUDIO_SECONDS", "CHUNKED", "127.0.0.1", "HTTP 500"):
+    for words in (
+        "loglikelihood(audio", "MAX_AUDIO_SECONDS", "CHUNKED", "127.0.0.1", "HTTP 422",
+        "HTTP 503", "WORKDIR", "TRANSIENT_ERRORS", "--chdir",
+    ):  # fmt: skip
         assert words in helped.stdout
 
 
@@ -162,14 +165,17 @@ def _run(url: str, model: str, tasks: str, data: dict, out, extra: str = "") -> 
 
 
 @pytest.mark.parametrize(
-    "body, says",
-    [
-        ("raise RuntimeError('CUDA out of memory (test)')", "RuntimeError: CUDA out of memory"),
-        ("return 42", "adapter generate returned int, not str"),
+    "body, says, status, posts",
+    [  # CUDA out of memory may pass (retried); anything else fails the same way again
+        ("raise RuntimeError('CUDA out of memory (test)')", "RuntimeError: CUDA out of memory",
+         503, 2),
+        ("return 42", "adapter generate returned int, not str", 422, 1),
+        ("raise ValueError('the prompt has no <Speech> tag')",
+         "adapter generate raised ValueError: the prompt has no <Speech> tag", 422, 1),
     ],
-)
+)  # fmt: skip
 def test_an_adapter_failure_stops_lalm_api_in_one_line_and_records_nothing(
-    minimal, audio_data, tmp_path, capsys, body, says
+    minimal, audio_data, tmp_path, capsys, body, says, status, posts
 ):
     source = "NAME = 'failing'\ndef generate(audio, sampling_rate, prompt, max_new_tokens):\n"
     adapter = _adapter(minimal, "failing", source + f"    {body}\n")
@@ -185,8 +191,10 @@ def test_an_adapter_failure_stops_lalm_api_in_one_line_and_records_nothing(
         process.wait(timeout=30)
     assert stopped.value.code == 2
     (line,) = [x for x in capsys.readouterr().err.splitlines() if "lm-eval-rul run: error" in x]
-    assert says in line and "after 1 retries" in line
-    assert log.read_text().count('"POST /v1/chat/completions HTTP/1.1" 500') == 2
+    assert says in line
+    assert ("after 1 retries" in line) == (status == 503)  # a 422 is never retried
+    assert log.read_text().count(f'"POST /v1/chat/completions HTTP/1.1" {status}') == posts
+    assert log.read_text().count("POST /v1/chat/completions") == posts
     assert not list((tmp_path / "out").rglob("results_*.json"))
     if cache.exists():  # the resume cache holds no answer
         with sqlite3.connect(cache) as db:

@@ -32,8 +32,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
             "defines generate(audio, sampling_rate, prompt, max_new_tokens) -> str and, for "
             "letter scoring and the Perceptual Index, loglikelihood(audio, sampling_rate, "
             "context, continuation) -> float, plus optional MAX_AUDIO_SECONDS, CHUNKED, NAME, "
-            "THREAD_SAFE. lalm-api reads the window and chunking the server declares. "
-            "Recipes per model: docs/bridge.md.",
+            "THREAD_SAFE, WORKDIR (the checkout to run from; or --chdir DIR) and "
+            "TRANSIENT_ERRORS. lalm-api reads the window and chunking the server declares. "
+            "An adapter failure stops the run at once with its message (HTTP 422); a "
+            "transient one is retried (HTTP 503). Recipes per model: docs/bridge.md.",
             width=88,
         ),
         epilog=textwrap.dedent(

@@ -30,7 +30,7 @@ from .api_bridge import NO_LOGLIKELIHOOD, read_declaration, watch_cuts, window_s
 from .api_client import ChatClient, Job, chat_url
 from .api_counts import RequestCounts
 from .api_letters import APILetterScoringMixin
-from .api_payload import AudioEncoder
+from .api_payload import DEFAULT_WAV_SUBTYPE, AudioEncoder
 from .args import LALMArgumentError
 from .audio_requests import AudioRequestsMixin
 from .common import audio_settings
@@ -60,7 +60,9 @@ class LALMAPI(AudioRequestsMixin, APILetterScoringMixin, LocalChatCompletion):
             ``lm-eval-rul bridge`` server declares, else no trimming (the server applies
             its model's limit).
         sampling_rate: Rate of the WAV sent (16 kHz, what the supported LALMs take).
-        wav_subtype: WAV sample format (``PCM_16``, ``PCM_24``, ``PCM_32``, ``FLOAT``).
+        wav_subtype: WAV sample format: ``FLOAT`` (default: the exact float32 samples
+            ``lalm`` hears, beyond +-1 too), or ``PCM_16``, ``PCM_24``, ``PCM_32`` for an
+            endpoint that refuses float WAV (clipped to +-1: warned and recorded).
         system_prompt: Optional system message (default: the server template's own).
         api_key_env: Environment variable holding the API key (the key itself is never
             a model argument, so never in the results); unset: no ``Authorization``.
@@ -97,7 +99,7 @@ class LALMAPI(AudioRequestsMixin, APILetterScoringMixin, LocalChatCompletion):
         seed: int = 0,
         max_audio_seconds: float | None = None,
         sampling_rate: int = 16_000,
-        wav_subtype: str = "PCM_16",
+        wav_subtype: str = DEFAULT_WAV_SUBTYPE,
         system_prompt: str | None = None,
         api_key_env: str = "OPENAI_API_KEY",
         logprobs: str = "auto",
@@ -335,6 +337,7 @@ class LALMAPI(AudioRequestsMixin, APILetterScoringMixin, LocalChatCompletion):
             **audio_settings(self.spec),
             **self.audio_info(),
             "audio_wav_subtype": self.wav_subtype,
+            **self._audio.sent(),
             "api_protocol": self.protocol,
             "api_generation": API_PROTOCOLS[self.protocol],
             "api_logprob_path": f"top-{self.top_logprobs}" if path == "top" else path,
@@ -349,6 +352,7 @@ class LALMAPI(AudioRequestsMixin, APILetterScoringMixin, LocalChatCompletion):
             "api_cache_hits": 0 if self._cache is None else self._cache.hits,
             "api_bridge": None if self.bridge is None else vars(self.bridge),
             "api_bridge_cuts": self.bridge_counts.get("cuts", 0),
+            "api_bridge_greedy_unknown": self.bridge_counts.get("greedy_unknown", 0),
         }
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .api_payload import WAV_SUBTYPES
+from .api_payload import DEFAULT_WAV_SUBTYPE, WAV_SUBTYPES
 from .args import LALMArgumentError, audio_condition, validate_model_args
 
 __all__ = ["LOGPROB_MODES", "API_PROTOCOLS", "check_api_model_args"]
@@ -48,7 +48,12 @@ def check_api_model_args(model_args: Mapping[str, Any], model_class: type) -> di
                 f"lalm-api: {name}= is required, e.g. --model_args "
                 "base_url=http://localhost:8000/v1,model=Qwen/Qwen2-Audio-7B-Instruct"
             )
-    defaults = {"audio": "original", "logprobs": "auto", "wav_subtype": "PCM_16", "protocol": "rul"}
+    defaults = {
+        "audio": "original",
+        "logprobs": "auto",
+        "wav_subtype": DEFAULT_WAV_SUBTYPE,
+        "protocol": "rul",
+    }
     args = {**defaults, **args}
     args["audio"] = audio_condition(args["audio"])
     choices = {"logprobs": LOGPROB_MODES, "wav_subtype": WAV_SUBTYPES, "protocol": API_PROTOCOLS}

@@ -118,7 +118,8 @@ def window_seconds(given: float | None, declared: BridgeDeclaration | None) -> f
 
 
 def watch_cuts(send: Callable[..., Any], counts: dict[str, int]) -> Callable[..., Any]:
-    """``send`` (:meth:`.api_client.ChatClient.send`) logging the audio cuts replies report."""
+    """``send`` (:meth:`.api_client.ChatClient.send`) counting what replies report: audio cuts
+    (``counts["cuts"]``) and letters whose ``is_greedy`` is unknown (``greedy_unknown``)."""
 
     def watched(jobs: Any, on_reply: Callable[[Any, dict[str, Any]], None], **kwargs: Any):
         def reply(job: Any, body: dict[str, Any]) -> None:
@@ -132,6 +133,15 @@ def watch_cuts(send: Callable[..., Any], counts: dict[str, int]) -> Callable[...
                         "the count is api_bridge_cuts in the results",
                         cut.get("audio_seconds"),
                         cut.get("cut_to_seconds"),
+                    )
+            if isinstance(record, Mapping) and record.get("is_greedy", False) is None:
+                counts["greedy_unknown"] = counts.get("greedy_unknown", 0) + 1
+                if counts["greedy_unknown"] == 1:
+                    logger.warning(
+                        "lalm-api: the bridge's loglikelihood returns a bare number, so whether "
+                        "a letter is the model's argmax is unknown: is_greedy is reported "
+                        "false (count: api_bridge_greedy_unknown); return (logprob, is_greedy) "
+                        "from the adapter to compute it"
                     )
             on_reply(job, body)
 

@@ -143,7 +143,8 @@ def prompt_path_score(body: Mapping[str, Any], continuation: str) -> tuple[float
         record = _actual_token(entry)
         text = str(record.get("decoded_token", "")) + text
         total += _logprob(record, "prompt_logprobs entry")
-        greedy = greedy and len(entry) == 1
+        # the argmax: the only record, ranked first (a bridge sends no rank when unknown)
+        greedy = greedy and len(entry) == 1 and record.get("rank", 1) == 1
     if text != continuation:
         raise ContinuationMismatchError(
             f"lalm-api: the prompt's last tokens spell {text!r}, not the continuation "

@@ -5,6 +5,12 @@ The waveform comes from :func:`lm_eval_rul.audio.condition_audio` (the same samp
 travels base64-encoded in an OpenAI ``input_audio`` part, before the question text
 (:func:`~lm_eval_rul.models.common.chat_messages`). The digest of the exact WAV bytes
 keys the resume cache, so any change in what the server hears is a new entry.
+
+By default the WAV holds 32-bit floats (``FLOAT``): the server decodes exactly the
+samples ``lalm`` hears, values beyond +-1 included (``audio=noise`` has sigma 1, so about a
+third of its samples lie beyond +-1). A PCM subtype, for an endpoint that refuses float
+WAV, clips every sample to +-1 and quantises the rest: :class:`AudioEncoder` counts the
+clipped samples, and the run warns once and records them (:meth:`AudioEncoder.sent`).
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
+import logging
 import struct
 from collections import OrderedDict
 from collections.abc import Hashable
@@ -23,8 +30,11 @@ from ..audio import AudioSpec
 from ..audio.requests import RequestAudio
 from .common import chat_messages
 
+logger = logging.getLogger(__name__)
+
 __all__ = [
     "WAV_SUBTYPES",
+    "DEFAULT_WAV_SUBTYPE",
     "wav_bytes",
     "input_audio_part",
     "EncodedAudio",
@@ -34,16 +44,22 @@ __all__ = [
 ]
 
 #: WAV sample formats ``wav_subtype=`` accepts (soundfile names). ``FLOAT`` carries the
-#: float32 waveform exactly; ``PCM_16`` is half the size, with a quantisation error of
-#: about 3e-5.
+#: float32 waveform exactly (values beyond +-1 too); the PCM subtypes clip to +-1 and
+#: quantise (``PCM_16``: half the size, a step of 3e-5).
 WAV_SUBTYPES: tuple[str, ...] = ("PCM_16", "PCM_24", "PCM_32", "FLOAT")
+#: What ``lalm-api`` sends unless ``wav_subtype=`` says otherwise: the exact samples.
+DEFAULT_WAV_SUBTYPE = "FLOAT"
+#: Quantisation step of each subtype, i.e. the precision the server decodes (0: exact).
+WAV_PRECISION: dict[str, float] = {
+    "PCM_16": 2.0**-15, "PCM_24": 2.0**-23, "PCM_32": 2.0**-31, "FLOAT": 0.0
+}  # fmt: skip
 
 
-def wav_bytes(wave: np.ndarray, sampling_rate: int, subtype: str = "PCM_16") -> bytes:
+def wav_bytes(wave: np.ndarray, sampling_rate: int, subtype: str = DEFAULT_WAV_SUBTYPE) -> bytes:
     """The bytes of a mono WAV file holding ``wave``.
 
     Args:
-        wave: Mono float waveform in [-1, 1] (PCM subtypes clip outside it).
+        wave: Mono float waveform (PCM subtypes clip it to [-1, 1]).
         sampling_rate: Its rate in Hz.
         subtype: One of :data:`WAV_SUBTYPES`.
     """
@@ -108,6 +124,7 @@ class AudioEncoder:
         self.max_parts = max_parts
         self.encodes = 0
         self._digests: dict[Hashable, str | None] = {}
+        self._clipped: dict[Hashable, tuple[int, int]] = {}  # key -> (clipped, samples)
         self._parts: OrderedDict[Hashable, EncodedAudio] = OrderedDict()
 
     def get(self, key: Hashable, source: RequestAudio) -> EncodedAudio:
@@ -118,6 +135,8 @@ class AudioEncoder:
         _, waves = source.waves(self.spec)
         self.encodes += 1
         rate = self.spec.sampling_rate
+        if waves is not None and self.subtype != "FLOAT" and key not in self._clipped:
+            self._count_clipped(key, waves)
         encoded = EncodedAudio(
             None if waves is None else [wav_bytes(w, rate, self.subtype) for w in waves]
         )
@@ -126,6 +145,33 @@ class AudioEncoder:
         while len(self._parts) > self.max_parts:
             self._parts.popitem(last=False)
         return encoded
+
+    def _count_clipped(self, key: Hashable, waves: list[np.ndarray]) -> None:
+        clipped = sum(int(np.count_nonzero(np.abs(w) > 1.0)) for w in waves)
+        total = sum(int(np.size(w)) for w in waves)
+        if clipped and not any(n for n, _ in self._clipped.values()):
+            logger.warning(
+                "lalm-api: wav_subtype=%s clips the waveform to +-1 (%d of %d samples of the "
+                "first clipped one, e.g. audio=noise with noise_std=%g), so the server hears "
+                "other audio than lalm feeds its processor; counted in audio_sent_clipped_samples. "
+                "Send wav_subtype=FLOAT (the default) if the endpoint takes float WAV.",
+                self.subtype,
+                clipped,
+                total,
+                self.spec.noise_std,
+            )
+        self._clipped[key] = (clipped, total)
+
+    def sent(self) -> dict[str, Any]:
+        """What the server was sent, for the results' config: encoding, precision, clipping."""
+        clipped = [n for n, _ in self._clipped.values()]
+        return {
+            "audio_sent_encoding": f"wav/{self.subtype}",
+            "audio_sent_lossless": self.subtype == "FLOAT",
+            "audio_sent_precision": WAV_PRECISION[self.subtype],
+            "audio_sent_clipped_waveforms": sum(1 for n in clipped if n),
+            "audio_sent_clipped_samples": sum(clipped),
+        }
 
     def digest(self, key: Hashable, source: RequestAudio) -> str | None:
         """The sha256 of the WAV bytes heard (``None`` without audio)."""

@@ -249,6 +249,8 @@ class LALM(AudioRequestsMixin, PrefixScoringMixin, AudioGenerationMixin, HFLM):
         """HFLM's model info plus the audio condition, so runs are told apart."""
         info = super().get_model_info()
         info.update(audio_settings(self.spec), audio_family=self.family.name, **self.audio_info())
+        # what lalm-api records as audio_sent_*: here the processor gets the array itself
+        info.update(audio_sent_encoding="float32 array (in process)", audio_sent_lossless=True)
         return info
 
     def set_cache_hook(self, cache_hook: Any) -> None:
