@@ -121,3 +121,15 @@ def test_a_cache_holding_a_non_finite_score_is_asked_again_not_replayed(
         with pytest.raises(MalformedLogprobsError, match="not finite"):  # the put site refuses
             rerun._cache_put(["prompt", "q", " A", "digest"], [float("inf"), True])
     assert len(_values(cache)) == entries
+
+
+@pytest.mark.parametrize("window", ["1e400", "Infinity", "NaN", "-5", '"long"'])
+def test_a_bridge_window_that_is_not_a_finite_number_above_zero_is_not_taken(window):
+    from lm_eval_rul.models.api_bridge import read_declaration
+    from lm_eval_rul.testing.scripted_http import Answer, ScriptedServer
+
+    record = f'{{"max_audio_seconds": {window}, "chunked": true, "has_loglikelihood": true}}'
+    body = f'{{"data": [{{"id": "{MODEL}", "lm_eval_rul_bridge": {record}}}]}}'
+    with ScriptedServer(lambda request: Answer(200, body.encode())) as server:
+        declared = read_declaration(server.url, MODEL)
+    assert declared is not None and declared.chunked and declared.max_audio_seconds is None
