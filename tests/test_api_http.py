@@ -101,6 +101,17 @@ def test_a_timeout_not_above_zero_is_one_line_before_any_request(
     assert f"timeout={float(timeout)!r} must be a number of seconds above 0" in line
 
 
+@pytest.mark.parametrize("backoff", ["nan", "inf", "-1"])
+def test_a_retry_backoff_that_is_not_a_finite_number_of_seconds_is_refused(backoff):
+    from lm_eval_rul.models.api import check_model_args
+    from lm_eval_rul.models.args import LALMArgumentError
+
+    args = {"base_url": "http://127.0.0.1:9/v1", "model": MODEL, "retry_backoff": backoff}
+    with pytest.raises(LALMArgumentError, match="retry_backoff=.* must be a number of seconds"):
+        check_model_args(args)
+    assert check_model_args({**args, "retry_backoff": "0"})["retry_backoff"] == 0
+
+
 def test_a_200_that_is_not_utf8_is_retried_then_one_line(audio_data, tmp_path, capsys):
     latin1 = Answer(200, COMPLETION.replace(b'"A"', b'"\xe9"'))  # "é" in Latin-1
     script = [latin1, Answer(200, COMPLETION)]  # the first run: a bad reply, then a good one

@@ -260,7 +260,8 @@ class ChatClient:
                 retry_after = response.headers.get("Retry-After")
         except (aiohttp.ClientError, asyncio.TimeoutError) as error:
             # never repr() an aiohttp error: its request_info holds the headers
-            reason = f"{type(error).__name__}: {self.redact(str(error))}"
+            said = self.redact(str(error)) or f"no whole answer within timeout={self.timeout:g} s"
+            reason = f"{type(error).__name__}: {said}"
             if isinstance(error, aiohttp.ClientConnectorError) and not self.answers:
                 raise APIUnavailableError(  # retrying a server that is not there cannot help
                     f"lalm-api: the server at {self.shown_url} is not reachable ({reason}). "
