@@ -76,6 +76,15 @@ def test_finite_terms_summing_past_the_float_range_and_infinite_ranks_are_malfor
     assert prompt_path_score({"prompt_logprobs": [ranks]}, " A") == (-1.0, False)
 
 
+def test_scoring_refuses_a_log_likelihood_of_plus_infinity_as_it_refuses_nan():
+    from lm_eval_rul.mcqa.scoring import choice_probabilities, perceptual_index
+
+    for bad in (float("inf"), float("nan")):  # whatever model produced them
+        with pytest.raises(ValueError, match="NaN or \\+inf"):
+            perceptual_index([bad, -1.0, -2.0, -3.0], 0)
+    assert choice_probabilities([0.0, float("-inf")]).tolist() == [1.0, 0.0]  # absent letter
+
+
 @pytest.mark.parametrize(
     ("path", "rewrite"), [("prompt", "prompt_logprob_infinity"), ("top", "top_logprob_1e400")]
 )
@@ -106,7 +115,7 @@ def test_an_infinite_logprob_stops_the_run_in_one_line_and_nothing_is_stored(
 def test_a_cache_holding_a_non_finite_score_is_asked_again_not_replayed(
     tiny_audio_lm, audio_data, tmp_path, path, stored
 ):
-    requests = _letter_requests(audio_data)
+    requests = _letter_requests(audio_data, n=1)
     cache = tmp_path / "api.sqlite"
     with OpenAIAudioServer(tiny_audio_lm, served_model=MODEL) as server:
         clean = _api(server, cache, logprobs=path).loglikelihood(requests, True)
