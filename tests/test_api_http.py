@@ -144,3 +144,17 @@ def test_a_key_no_header_can_carry_is_one_line_and_never_shown(
         assert server.requests == []  # nothing sent, not even the model list
     assert "the API key in $LALM_NEWLINE_KEY holds a" in line and "nothing was sent" in line
     assert KEY[:12] not in line and KEY[12:] not in line
+
+
+def test_credentials_in_both_base_url_and_the_key_variable_are_one_line(monkeypatch):
+    from lm_eval_rul.models.api import check_model_args
+    from lm_eval_rul.models.args import LALMArgumentError
+
+    monkeypatch.setenv("LALM_BOTH_KEY", KEY)
+    url = f"http://{KEY[:10]}@127.0.0.1:9/v1"
+    args = {"base_url": url, "model": MODEL, "api_key_env": "LALM_BOTH_KEY"}
+    with pytest.raises(LALMArgumentError, match="carries one Authorization only") as caught:
+        check_model_args(args)  # aiohttp would raise a ValueError at the first request
+    assert KEY[:10] not in str(caught.value)
+    monkeypatch.delenv("LALM_BOTH_KEY")
+    assert check_model_args(args)["base_url"] == url

@@ -176,7 +176,7 @@ def test_a_token_as_the_url_user_part_is_masked_in_the_results_and_the_console(
             url = server.url.replace("http://", f"http://{TOKEN}@")
             main(
                 ["run", "--model", "lalm-api", "--model_args",
-                 f"base_url={url},model=tiny-audio,results_cache=none",
+                 f"base_url={url},model=tiny-audio,results_cache=none,api_key_env=LALM_UNSET",
                  "--tasks", "rul_muchomusic_gen_fold0", "--metadata", json.dumps(audio_data),
                  "--limit", "1", "--gen_kwargs", "max_gen_toks=2", "--output_path", str(out),
                  "--log_samples"]

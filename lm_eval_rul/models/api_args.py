@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .api_http import check_api_key, check_timeout
-from .api_numbers import finite_number
+from .api_http import check_http_args
 from .api_payload import WAV_SUBTYPES
 from .args import LALMArgumentError, audio_condition, validate_model_args
 
@@ -65,15 +64,5 @@ def check_api_model_args(model_args: Mapping[str, Any], model_class: type) -> di
     for name, low in (("num_concurrent", 1), ("max_retries", 0), ("top_logprobs", 1)):
         if name in args and args[name] < low:
             raise LALMArgumentError(f"lalm-api: {name}={args[name]!r} must be at least {low}.")
-    if "timeout" in args:  # 0 would mean "no deadline" to aiohttp
-        args["timeout"] = check_timeout(args["timeout"])
-    backoff = finite_number(args.get("retry_backoff", 1.0))
-    if backoff is None or backoff < 0:
-        raise LALMArgumentError(  # a NaN wait would never end
-            f"lalm-api: retry_backoff={args['retry_backoff']!r} must be a number of seconds, "
-            "0 or more (the first wait between retries), e.g. retry_backoff=1."
-        )
-    if args.get("api_key_env") is not None:
-        args["api_key_env"] = str(args["api_key_env"])
-    check_api_key(args.get("api_key_env") or "OPENAI_API_KEY")  # refused before any request
+    check_http_args(args)  # timeout, retry_backoff, the key: before any request
     return args

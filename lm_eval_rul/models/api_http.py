@@ -22,6 +22,7 @@ import ssl
 from dataclasses import dataclass
 from typing import Any
 
+from ..masking import url_has_credentials
 from .api_numbers import finite_number
 from .args import LALMArgumentError
 
@@ -31,6 +32,7 @@ __all__ = [
     "NotUTF8Error",
     "check_timeout",
     "check_api_key",
+    "check_http_args",
     "key_headers",
     "decode_reply",
     "open_session",
@@ -100,6 +102,35 @@ def check_api_key(api_key_env: str) -> str:
             "nothing was sent."
         )
     return key
+
+
+def check_http_args(args: dict[str, Any]) -> None:
+    """The HTTP settings of ``lalm-api``'s converted ``--model_args``, checked before any
+    request (``args`` is updated in place with the converted values).
+
+    Raises:
+        LALMArgumentError: ``timeout`` not above 0 (:func:`check_timeout`), a
+            ``retry_backoff`` negative or not finite (a NaN wait never ends), a key no
+            header can carry (:func:`check_api_key`), or credentials both in ``base_url``
+            and in ``$api_key_env`` (one request cannot carry both).
+    """
+    if "timeout" in args:
+        args["timeout"] = check_timeout(args["timeout"])
+    backoff = finite_number(args.get("retry_backoff", 1.0))
+    if backoff is None or backoff < 0:
+        raise LALMArgumentError(
+            f"lalm-api: retry_backoff={args['retry_backoff']!r} must be a number of seconds, "
+            "0 or more (the first wait between retries), e.g. retry_backoff=1."
+        )
+    if args.get("api_key_env") is not None:
+        args["api_key_env"] = str(args["api_key_env"])
+    variable = args.get("api_key_env") or "OPENAI_API_KEY"
+    if check_api_key(variable) and url_has_credentials(str(args.get("base_url", ""))):
+        raise LALMArgumentError(
+            f"lalm-api: base_url holds credentials (user part) and ${variable} holds a key; "
+            "a request carries one Authorization only. Keep the key in the variable and drop "
+            "it from base_url (safer), or name an unset variable: api_key_env=NONE_SET."
+        )
 
 
 def _named(char: str) -> str:
