@@ -2,8 +2,8 @@
 
 Credentials reach a run in four ways: ``model_args`` values (``api_key=``, ``token=``,
 :func:`is_secret_arg`), environment variables (``OPENAI_API_KEY``, ``HF_TOKEN``),
-credentials inside a URL (``http://user:KEY@host/v1``) and a server's error body that
-echoes the key it was sent. :func:`mask` hides every one of them in a text;
+credentials inside a URL (``http://user:KEY@host/v1``, ``http://TOKEN@host/v1``) and a
+server's error body that echoes the key it was sent. :func:`mask` hides every one of them in a text;
 :func:`redact_args` and :func:`mask_model_args` in ``model_args``; :func:`mask_logs`
 masks every log record while a command runs, the harness's own loggers included (its
 retry warnings print a server's error body whole).
@@ -34,8 +34,10 @@ __all__ = [
 MASK = "***"
 #: Key-like tokens masked in any text (OpenAI ``sk-``, Google ``AIza``, Hugging Face ``hf_``).
 KEY_PATTERN = re.compile(r"\b(sk-[A-Za-z0-9_\-]{6,}|AIza[0-9A-Za-z_\-]{20,}|hf_[A-Za-z0-9]{20,})")
-#: ``scheme://user:password@`` in a URL: the password part.
-_URL_CREDENTIALS = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]*:)([^/\s@]+)(@)")
+#: The user part of a URL's authority, whatever its shape (``scheme://TOKEN@``,
+#: ``user:password@``, ``:password@``): everything from ``//`` to the authority's last ``@``
+#: (a password may hold ``@`` or ``:``), never crossing ``/ ? #``, a space or a quote.
+_URL_CREDENTIALS = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.\-]*://)([^/?#\s'\"<>]*)@")
 
 #: ``model_args`` names whose values are credentials, compared whole (lower case).
 _SECRET_NAMES = frozenset(
@@ -73,26 +75,45 @@ def is_secret_arg(name: str) -> bool:
 
 
 def url_has_credentials(text: str) -> bool:
-    """Whether ``text`` holds a URL with a password (``http://user:KEY@host``).
+    """Whether ``text`` holds a URL with credentials (``http://user:KEY@host``,
+    ``http://TOKEN@host``).
 
-    >>> url_has_credentials("http://me:s3cret@h/v1"), url_has_credentials("http://h:8000/v1")
-    (True, False)
+    >>> url_has_credentials("http://me:s3cret@h/v1"), url_has_credentials("http://TOKEN@h/v1")
+    (True, True)
+    >>> url_has_credentials("http://h:8000/v1"), url_has_credentials("http://h/v1?to=a@b")
+    (False, False)
     """
     return bool(_URL_CREDENTIALS.search(str(text)))
 
 
+def _url_secret(userinfo: str) -> str:
+    """The secret of a URL's user part: the password after the first ``:``, else all of it
+    (a token alone: ``http://TOKEN@host``, ``https://TOKEN:@host``)."""
+    user, _, password = userinfo.partition(":")
+    return password or user
+
+
+def _masked_userinfo(match: re.Match[str]) -> str:
+    user, _, password = match.group(2).partition(":")
+    kept = f"{user}:" if password else ""  # a user name stays; a token alone is the secret
+    return f"{match.group(1)}{kept}{MASK}@"
+
+
 def mask_url(text: str) -> str:
-    """``text`` with the password of every URL in it masked.
+    """``text`` with the credentials of every URL in it masked: a password, or a token
+    given as the user part.
 
     >>> mask_url("base_url=http://me:s3cret@h:8000/v1")
     'base_url=http://me:***@h:8000/v1'
+    >>> mask_url("http://TOKEN@h/v1, https://TOKEN:@h, https://:pw@h, http://u:p@ss@h/x")
+    'http://***@h/v1, https://***@h, https://:***@h, http://u:***@h/x'
     """
-    return _URL_CREDENTIALS.sub(lambda m: f"{m.group(1)}{MASK}{m.group(3)}", str(text))
+    return _URL_CREDENTIALS.sub(_masked_userinfo, str(text))
 
 
 def redact_args(args: str | None) -> str | None:
     """``model_args`` with the values of credentials (:func:`is_secret_arg`) masked, and
-    the password of any URL in them.
+    the credentials of any URL in them.
 
     Everything else is kept as given, so a checkpoint's fingerprint changes with the
     tokenizer, ``add_bos_token`` or any other setting.
@@ -151,7 +172,7 @@ def environment_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
 
 
 def _secret_values(model_args: Any) -> list[str]:
-    """The credential values in ``model_args`` (string or dict), URL passwords included."""
+    """The credential values in ``model_args`` (string or dict), URL credentials included."""
     if isinstance(model_args, str):
         pairs = [part.partition("=")[::2] for part in model_args.split(",")]
     elif isinstance(model_args, Mapping):
@@ -161,13 +182,13 @@ def _secret_values(model_args: Any) -> list[str]:
     found = [value for name, value in pairs if is_secret_arg(name)]
     for _, value in pairs:
         for match in _URL_CREDENTIALS.finditer(value):
-            found.append(match.group(2))
+            found.append(_url_secret(match.group(2)))
     return [value for value in found if len(value) >= _MIN_SECRET]
 
 
 def mask(text: str, secrets: Iterable[str] = ()) -> str:
     """``text`` with each of ``secrets``, key-like tokens (:data:`KEY_PATTERN`) and URL
-    passwords masked.
+    credentials masked.
 
     >>> mask("Incorrect API key provided: abcd1234", ["abcd1234"])
     'Incorrect API key provided: ***'
@@ -206,7 +227,7 @@ def mask_logs(*model_args: Any, secrets: Iterable[str] = ()) -> Iterator[list[st
     """Mask every log record made while the block runs (any logger: ours, the harness's,
     its HTTP clients'): the credential values of ``model_args`` (strings or dicts), of
     the environment (:func:`environment_secrets`), ``secrets``, key-like tokens and URL
-    passwords. Yields the list of secret values (callers may add to it).
+    credentials. Yields the list of secret values (callers may add to it).
 
     >>> import logging
     >>> with mask_logs("base_url=http://h,api_key=abcd1234"):

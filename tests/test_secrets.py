@@ -124,3 +124,71 @@ def test_run_masks_an_hf_token_in_the_results_config_and_the_summary_line(
     assert results["config"]["model_args"]["token"] == "***"
     assert WRONG_KEY not in json.dumps(results) and WRONG_KEY not in printed.out
     assert "'token': '***'" in printed.out
+
+
+TOKEN = "tok3n-VALUE-9a8b7c6d5e4f"
+
+
+#: A password holding ``@`` and ``:`` (the authority ends at its last ``@``).
+ODD = f"{TOKEN[:8]}@:{TOKEN[8:]}"
+
+
+@pytest.mark.parametrize(
+    ("url", "shown", "secret"),
+    [
+        (f"http://{TOKEN}@h:8000/v1", "http://***@h:8000/v1", TOKEN),
+        (f"https://{TOKEN}:@h/v1", "https://***@h/v1", TOKEN),
+        (f"http://me:{TOKEN}@h/v1", "http://me:***@h/v1", TOKEN),
+        (f"http://:{TOKEN}@h/v1", "http://:***@h/v1", TOKEN),
+        (f"http://me:{ODD}@h/v1", "http://me:***@h/v1", ODD),
+    ],
+)
+def test_url_credentials_of_every_shape_are_masked(url, shown, secret):
+    from lm_eval_rul.masking import mask, mask_model_args, redact_args, url_has_credentials
+
+    assert url_has_credentials(url)
+    assert mask(f"POST {url}/chat/completions failed") == f"POST {shown}/chat/completions failed"
+    assert redact_args(f"base_url={url},model=m") == f"base_url={shown},model=m"
+    assert mask_model_args({"base_url": url}) == {"base_url": shown}
+    with mask_logs(f"base_url={url}"):  # the value is masked wherever it appears alone
+        record = logging.getLogger("x").makeRecord(
+            "x", logging.INFO, "f", 1, "sent %s", (secret,), None
+        )
+    assert record.getMessage() == "sent ***"
+
+
+@pytest.mark.parametrize("text", ["http://h:8000/v1?to=a@b", "http://h/v1 (mail me@h.org)"])
+def test_an_at_sign_outside_a_url_authority_is_not_a_credential(text):
+    from lm_eval_rul.masking import mask_url, url_has_credentials
+
+    assert not url_has_credentials(text) and mask_url(text) == text
+
+
+def test_a_token_as_the_url_user_part_is_masked_in_the_results_and_the_console(
+    tiny_audio_lm, audio_data, tmp_path, caplog, capsys
+):
+    from lm_eval_rul.cli import main
+
+    out = tmp_path / "out"
+    loggers = _listening(caplog)
+    try:
+        with OpenAIAudioServer(tiny_audio_lm, served_model="tiny-audio") as server:
+            url = server.url.replace("http://", f"http://{TOKEN}@")
+            main(
+                ["run", "--model", "lalm-api", "--model_args",
+                 f"base_url={url},model=tiny-audio,results_cache=none,api_key_env=LALM_UNSET",
+                 "--tasks", "rul_muchomusic_gen_fold0", "--metadata", json.dumps(audio_data),
+                 "--limit", "1", "--gen_kwargs", "max_gen_toks=2", "--output_path", str(out),
+                 "--log_samples"]
+            )  # fmt: skip
+            assert server.posts == 1
+    finally:
+        for logger in loggers:
+            logger.removeHandler(caplog.handler)
+    printed = capsys.readouterr()
+    output = caplog.text + printed.out + printed.err
+    files = [p.read_text() for p in out.rglob("*") if p.is_file()]
+    assert files and not any(TOKEN in text for text in [output, *files])
+    results, _ = read_output(out)
+    assert results["config"]["model_args"]["base_url"].startswith("http://***@127.0.0.1")
+    assert "holds a password or token" in caplog.text and "http://***@127.0.0.1" in caplog.text

@@ -174,14 +174,14 @@ _ARGS_OPTIONS = ("model_args", "generator_args", "judge_args", "parser_args")
 
 
 def _warn_url_credentials(given: list[Any]) -> None:
-    """Warn about a password written into a URL of the model arguments."""
+    """Warn about a password or token written into a URL of the model arguments."""
     import logging
 
     for value in given:
         text = value if isinstance(value, str) else " ".join(map(str, (value or {}).values()))
         if url_has_credentials(text):
             logging.getLogger(__name__).warning(
-                "a URL in the model arguments holds a password (%s): it is masked in logs "
+                "a URL in the model arguments holds a password or token (%s): it is masked in logs "
                 "and results files, but stays in your shell history; prefer an API key in "
                 "an environment variable (api_key_env= for lalm-api, OPENAI_API_KEY for the "
                 "harness's API models).",

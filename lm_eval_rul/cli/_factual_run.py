@@ -142,8 +142,10 @@ def set_chunk_seconds(args: argparse.Namespace) -> None:
     chunked = is_chunked(model_args.get("chunked", metadata.get("chunked")))
     if not chunked and args.model == SERVED_AUDIO_MODEL and model_args.get("base_url"):
         from ..models.api_bridge import read_declaration  # a bridge's CHUNKED
+        from ..models.api_http import HTTPSettings
 
-        declared = read_declaration(str(model_args["base_url"]), model_args.get("model"))
+        settings = HTTPSettings.of(model_args)
+        declared = read_declaration(str(model_args["base_url"]), model_args.get("model"), settings)
         chunked = bool(declared and declared.chunked)
         if chunked:  # the tasks read it from the metadata, as a user's chunked=true
             metadata = {**metadata, "chunked": True}

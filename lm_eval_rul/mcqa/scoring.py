@@ -25,8 +25,8 @@ def _as_logits(logliks: Sequence[float] | np.ndarray) -> np.ndarray:
     values = np.asarray(logliks, dtype=np.float64)
     if values.ndim != 1 or values.size == 0:
         raise ValueError(f"logliks must be a non-empty 1-D sequence, got shape {values.shape}")
-    if np.isnan(values).any():
-        raise ValueError(f"logliks contain NaN: {values.tolist()}")
+    if np.isnan(values).any() or np.isposinf(values).any():  # -inf is "no probability"
+        raise ValueError(f"logliks contain NaN or +inf (not log-probabilities): {values.tolist()}")
     return values
 
 

@@ -14,7 +14,9 @@ Modules: :mod:`.lalm` (the model class and :func:`~.lalm.check_model_args`),
 :mod:`.audio_requests` (each request's audio source, the per-task condition in the run
 log and results config, what each document heard); :mod:`.api`
 (``lalm-api`` and its :func:`~.api.check_model_args`), :mod:`.api_client` (sending,
-retries), :mod:`.api_replies` (its errors, what counts as a reply), :mod:`.api_payload`
+retries), :mod:`.api_http` (the one HTTP policy: deadlines, key origin, UTF-8 replies),
+:mod:`.api_numbers` (the one reader of numbers in replies), :mod:`.api_replies` (its
+errors, what counts as a reply), :mod:`.api_payload`
 (WAV parts, request bodies), :mod:`.api_letters` (letter scoring), :mod:`.api_logprobs`
 (reading log-probabilities), :mod:`.api_counts`, :mod:`.api_args` (its ``--model_args``),
 :mod:`.api_bridge` (what a bridge server declares: window, chunking, letter support);

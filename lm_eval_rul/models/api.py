@@ -29,7 +29,10 @@ from .api_args import API_PROTOCOLS, LOGPROB_MODES, check_api_model_args
 from .api_bridge import NO_LOGLIKELIHOOD, read_declaration, watch_cuts, window_seconds
 from .api_client import ChatClient, Job, chat_url
 from .api_counts import RequestCounts
+from .api_http import DEFAULT_TIMEOUT, HTTPSettings
 from .api_letters import APILetterScoringMixin
+from .api_logprobs import MalformedLogprobsError
+from .api_numbers import non_finite_in
 from .api_payload import DEFAULT_WAV_SUBTYPE, AudioEncoder
 from .args import LALMArgumentError
 from .audio_requests import AudioRequestsMixin
@@ -71,7 +74,8 @@ class LALMAPI(AudioRequestsMixin, APILetterScoringMixin, LocalChatCompletion):
         num_concurrent: Requests in flight at once.
         max_retries: Retries of a request on 429/5xx/connection errors (not attempts).
         retry_backoff: First wait between retries in seconds (doubling, with jitter).
-        timeout: Seconds per request.
+        timeout: Seconds per request, answer included: a total deadline (a server that
+            drips bytes cannot stretch it), for the start-up ``GET /models`` too.
         max_gen_toks: Generation budget when a task sets none.
         protocol: ``rul`` (temperature 0, the task's token cap) or ``paper`` (the
             provider's defaults: no ``temperature``, no ``max_tokens`` sent); also read
@@ -107,7 +111,7 @@ class LALMAPI(AudioRequestsMixin, APILetterScoringMixin, LocalChatCompletion):
         num_concurrent: int = 1,
         max_retries: int = 3,
         retry_backoff: float = 1.0,
-        timeout: float = 300,
+        timeout: float = DEFAULT_TIMEOUT,
         max_gen_toks: int = 256,
         protocol: str = "rul",
         chunked: bool = False,
@@ -139,7 +143,7 @@ class LALMAPI(AudioRequestsMixin, APILetterScoringMixin, LocalChatCompletion):
         )
         self.condition = args["audio"]
         # a bridge's declaration (lm-eval-rul bridge): its window and chunking, read once
-        self.bridge = read_declaration(self.base_url, self.model, api_key_env=args["api_key_env"])
+        self.bridge = read_declaration(self.base_url, self.model, HTTPSettings.of(args))
         self.max_audio_seconds = window_seconds(args["max_audio_seconds"], self.bridge)
         self.spec = AudioSpec(
             sampling_rate=args["sampling_rate"],
@@ -210,13 +214,30 @@ class LALMAPI(AudioRequestsMixin, APILetterScoringMixin, LocalChatCompletion):
         return ResultCache(path, scope=scope)
 
     def _cache_get(self, parts: list[Any]) -> Any | None:
-        """A stored answer (this run's, or the resume cache's), or ``None``."""
+        """A stored answer (this run's, or the resume cache's), or ``None``.
+
+        An entry holding a number that is not finite (written before replies were
+        checked for them) is a miss: the request is asked again and the entry replaced.
+        """
         key = digest(parts)
         if key in self._memo:
             return self._memo[key]
-        return None if self._cache is None else self._cache.get(parts)
+        value = None if self._cache is None else self._cache.get(parts)
+        if value is not None and non_finite_in(value):
+            self._cache.hits, self._cache.misses = self._cache.hits - 1, self._cache.misses + 1
+            self.stats["non_finite_cache_entries"] += 1
+            if self.stats["non_finite_cache_entries"] == 1:
+                logger.warning(
+                    "lalm-api: the resume cache %s holds a score that is not finite (inf or "
+                    "NaN, from a bad reply); such entries are asked again and replaced",
+                    self._cache.path,
+                )
+            return None
+        return value
 
     def _cache_put(self, parts: list[Any], value: Any) -> None:
+        if non_finite_in(value):  # the readers refuse such numbers; this keeps the cache clean
+            raise MalformedLogprobsError(f"{parts[0]} result", value, "a number is not finite")
         self._memo[digest(parts)] = value
         if self._cache is not None:
             self._cache.put(parts, value)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .api_http import check_http_args
 from .api_payload import DEFAULT_WAV_SUBTYPE, WAV_SUBTYPES
 from .args import LALMArgumentError, audio_condition, validate_model_args
 
@@ -25,7 +26,8 @@ def check_api_model_args(model_args: Mapping[str, Any], model_class: type) -> di
 
     Raises:
         LALMArgumentError: A secret passed as an argument, a missing ``base_url`` or
-            ``model``, or a value of the wrong kind.
+            ``model``, a value of the wrong kind, a ``timeout`` not above 0, or a key (in
+            ``$api_key_env``) no HTTP header can carry.
         UnknownModelArgsError: A name ``lalm-api`` does not take.
         UnknownConditionError: ``audio=`` names no condition.
     """
@@ -67,4 +69,5 @@ def check_api_model_args(model_args: Mapping[str, Any], model_class: type) -> di
     for name, low in (("num_concurrent", 1), ("max_retries", 0), ("top_logprobs", 1)):
         if name in args and args[name] < low:
             raise LALMArgumentError(f"lalm-api: {name}={args[name]!r} must be at least {low}.")
+    check_http_args(args)  # timeout, retry_backoff, the key: before any request
     return args

@@ -11,13 +11,16 @@ reports. Any other server (vLLM, OpenAI...) has no such record: nothing changes.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
-import os
-import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from ..masking import mask_url
+from .api_http import HTTPSettings, NotUTF8Error, check_api_key, check_timeout, get
+from .api_numbers import finite_number
 
 __all__ = [
     "BridgeDeclaration",
@@ -56,37 +59,66 @@ def models_url(base_url: str) -> str:
 
 
 def read_declaration(
-    base_url: str, model: str | None = None, *, api_key_env: str = "OPENAI_API_KEY",
-    timeout: float = 10.0,
-) -> BridgeDeclaration | None:  # fmt: skip
+    base_url: str, model: str | None = None, settings: HTTPSettings | None = None
+) -> BridgeDeclaration | None:
     """The declaration of the bridge at ``base_url`` (of ``model``), or ``None``.
 
-    ``None`` for any server that is not a bridge, or that does not answer ``GET /models``
+    One ``GET /models`` under the requests' own policy (:mod:`.api_http`: the key,
+    ``timeout=`` as a total deadline, TLS settings, no key on a redirect to another
+    origin). ``None`` for any server that is not a bridge, or that does not answer
     (the chat requests then report what is wrong).
+
+    Raises:
+        LALMArgumentError: ``timeout`` or the key cannot be used (nothing is sent).
     """
-    request = urllib.request.Request(models_url(base_url))
-    key = os.environ.get(api_key_env, "")
-    if key:
-        request.add_header("Authorization", f"Bearer {key}")
+    import aiohttp
+
+    settings = settings or HTTPSettings()
+    check_timeout(settings.timeout)
+    check_api_key(settings.api_key_env)  # refused here, never swallowed below
+    url = models_url(base_url)
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as answer:  # noqa: S310
-            body = json.loads(answer.read())
-    except (OSError, ValueError) as error:
-        logger.debug("lalm-api: no model list at %s (%s)", models_url(base_url), error)
+        status, text = get(url, settings)
+        body = json.loads(text) if status == 200 else None
+    except (asyncio.TimeoutError, NotUTF8Error) as error:
+        logger.warning(
+            "lalm-api: GET %s: %s; going on without a bridge's declaration (window, "
+            "chunking); the chat requests will tell whether the server answers.",
+            mask_url(url),
+            str(error) or f"no whole answer within timeout={settings.timeout:g} s",
+        )
+        return None
+    except (OSError, aiohttp.ClientError, ValueError) as error:
+        logger.debug("lalm-api: no model list at %s (%s)", mask_url(url), mask_url(str(error)))
         return None
     entries = body.get("data") if isinstance(body, Mapping) else None
     for entry in entries if isinstance(entries, list) else []:
         record = entry.get("lm_eval_rul_bridge") if isinstance(entry, Mapping) else None
         if not isinstance(record, Mapping) or (model is not None and entry.get("id") != model):
             continue
-        window = record.get("max_audio_seconds")
         return BridgeDeclaration(
             name=str(entry.get("id")),
-            max_audio_seconds=None if window is None else float(window),
+            max_audio_seconds=_window(record.get("max_audio_seconds"), url),
             chunked=bool(record.get("chunked")),
             has_loglikelihood=bool(record.get("has_loglikelihood")),
         )
     return None
+
+
+def _window(value: Any, url: str) -> float | None:
+    """A declared window: a finite number of seconds above 0, else none (with a warning)."""
+    if value is None:
+        return None
+    seconds = finite_number(value)
+    if seconds is None or seconds <= 0:
+        logger.warning(
+            "lalm-api: the bridge at %s declares max_audio_seconds=%r, not a number of "
+            "seconds above 0; ignored (give max_audio_seconds= in --model_args).",
+            mask_url(url),
+            value,
+        )
+        return None
+    return seconds
 
 
 def window_seconds(given: float | None, declared: BridgeDeclaration | None) -> float | None:

@@ -30,7 +30,6 @@ import contextlib
 import json
 import os
 import signal
-import ssl
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -40,6 +39,15 @@ from urllib.parse import urlsplit
 from tqdm import tqdm
 
 from ..masking import mask, mask_url
+from .api_http import (
+    HTTPSettings,
+    NotUTF8Error,
+    check_timeout,
+    decode_reply,
+    key_headers,
+    open_session,
+)
+from .api_numbers import finite_seconds
 from .api_replies import (
     APIAuthError,
     APIError,
@@ -101,7 +109,8 @@ class ChatClient:
             sent as ``Authorization: Bearer``; unset or empty sends no header.
         num_concurrent: Requests in flight at once.
         max_retries: Retries of a request after a retriable failure (0: none).
-        timeout: Seconds for one request, answer included.
+        timeout: Seconds for one request, answer included (a total deadline, above 0;
+            :mod:`.api_http`).
         retry_backoff: First backoff in seconds (doubling, plus up to as much jitter).
         max_backoff: Longest wait between two attempts (``Retry-After`` included).
         verify_certificate: Check the server's TLS certificate.
@@ -133,11 +142,10 @@ class ChatClient:
         self.api_key_env = api_key_env
         self.num_concurrent = max(1, int(num_concurrent))
         self.max_retries = max(0, int(max_retries))
-        self.timeout = float(timeout)
+        self.timeout = check_timeout(timeout)
         self.retry_backoff = float(retry_backoff)
         self.max_backoff = float(max_backoff)
-        self.verify_certificate = verify_certificate
-        self.ca_cert_path = ca_cert_path
+        self.http = HTTPSettings(self.timeout, api_key_env, verify_certificate, ca_cert_path)
         self.posts = self.retries = self.answers = 0  # answers: HTTP replies of any status
 
     def __repr__(self) -> str:
@@ -146,6 +154,7 @@ class ChatClient:
 
     # ------------------------------------------------------------------ secrecy
     def _key(self) -> str:
+        """The raw key, for redaction only (requests send :func:`.api_http.key_headers`)."""
         return os.environ.get(self.api_key_env, "")
 
     def redact(self, text: str) -> str:
@@ -177,13 +186,9 @@ class ChatClient:
             bar.close()
 
     async def _send_all(self, jobs: list[Job], on_reply: Callable, bar: tqdm) -> None:
-        import aiohttp
-
         errors: list[BaseException] = []
         semaphore = asyncio.Semaphore(self.num_concurrent)
-        connector = aiohttp.TCPConnector(limit=self.num_concurrent, ssl=self._ssl())
-        timeout = aiohttp.ClientTimeout(total=self.timeout)
-        async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
+        async with open_session(self.http, connections=self.num_concurrent) as session:
 
             async def run(job: Job) -> None:
                 async with semaphore:
@@ -203,13 +208,6 @@ class ChatClient:
                     await asyncio.gather(*(run(job) for job in jobs[1:]))
         if errors:
             raise errors[0]
-
-    def _ssl(self) -> Any:
-        if not self.verify_certificate:
-            return False
-        if self.ca_cert_path:
-            return ssl.create_default_context(cafile=self.ca_cert_path)
-        return True
 
     async def _post_with_retries(
         self, session: Any, payload: dict[str, Any], errors: list[BaseException]
@@ -253,19 +251,17 @@ class ChatClient:
     async def _post(self, session: Any, payload: dict[str, Any]) -> dict[str, Any]:
         import aiohttp
 
-        headers = {"Content-Type": "application/json"}
-        key = self._key()
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
+        headers = {"Content-Type": "application/json", **key_headers(self.api_key_env)}
         self.posts += 1
         try:
             async with session.post(self.url, json=payload, headers=headers) as response:
                 status = response.status
-                text = await response.text()
+                data = await response.read()
                 retry_after = response.headers.get("Retry-After")
         except (aiohttp.ClientError, asyncio.TimeoutError) as error:
             # never repr() an aiohttp error: its request_info holds the headers
-            reason = f"{type(error).__name__}: {self.redact(str(error))}"
+            said = self.redact(str(error)) or f"no whole answer within timeout={self.timeout:g} s"
+            reason = f"{type(error).__name__}: {said}"
             if isinstance(error, aiohttp.ClientConnectorError) and not self.answers:
                 raise APIUnavailableError(  # retrying a server that is not there cannot help
                     f"lalm-api: the server at {self.shown_url} is not reachable ({reason}). "
@@ -274,11 +270,15 @@ class ChatClient:
                 ) from None
             raise _Transient(reason) from None
         self.answers += 1
-        return self._classify(status, text, retry_after)
+        return self._classify(status, data, retry_after)
 
-    def _classify(self, status: int, text: str, retry_after: str | None) -> dict[str, Any]:
+    def _classify(self, status: int, data: bytes, retry_after: str | None) -> dict[str, Any]:
         """The JSON body of a success, or the error this answer calls for."""
         if 200 <= status < 300:
+            try:  # a body that is not UTF-8 is a bad reply like any other: retried
+                text = decode_reply(data)
+            except NotUTF8Error as error:
+                raise _Transient(f"HTTP {status} with {error}") from None
             try:
                 body = json.loads(text)
             except ValueError:
@@ -289,6 +289,7 @@ class ChatClient:
                     f"{self.redact(server_message(text))}"
                 )
             return body
+        text = data.decode("utf-8", errors="replace")  # an error's text: its message only
         message = self.redact(server_message(text))
         if status in (401, 403) or any(marker in text for marker in _AUTH_MARKERS):
             state = "set" if self._key() else "not set or empty"
@@ -313,7 +314,7 @@ class ChatClient:
                     status=status,
                     server_message=message,
                 )
-            raise _Transient(f"HTTP {status}: {message}", _seconds(retry_after))
+            raise _Transient(f"HTTP {status}: {message}", finite_seconds(retry_after))
         raise APIRequestError(
             f"lalm-api: {self.host} rejected a request (HTTP {status}: {message}).",
             status=status,
@@ -355,11 +356,3 @@ def _graceful_interrupt(errors: list[BaseException], task: asyncio.Task | None) 
         raise KeyboardInterrupt from None
     finally:
         loop.remove_signal_handler(signal.SIGINT)
-
-
-def _seconds(retry_after: str | None) -> float | None:
-    """``Retry-After`` in seconds (the HTTP-date form is ignored: backoff applies)."""
-    try:
-        return max(0.0, float(retry_after)) if retry_after is not None else None
-    except ValueError:
-        return None

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .api_client import APIError
+from .api_numbers import finite_number
 
 __all__ = [
     "NoLogprobsError",
@@ -62,13 +63,17 @@ class MalformedLogprobsError(APIError):
 
 
 def _logprob(record: Any, where: str) -> float:
-    """The number ``record["logprob"]``, or :class:`MalformedLogprobsError`."""
+    """The finite number ``record["logprob"]``, or :class:`MalformedLogprobsError`
+    (``Infinity``, ``NaN`` and out-of-range literals such as ``1e400`` included)."""
     if not isinstance(record, Mapping) or "logprob" not in record:
         raise MalformedLogprobsError(where, record, "no 'logprob'")
     value = record["logprob"]
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
-        raise MalformedLogprobsError(where, record, "'logprob' is not a number")
-    return float(value)
+    number = finite_number(value)
+    if number is None:
+        is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        why = "'logprob' is not finite" if is_number else "'logprob' is not a number"
+        raise MalformedLogprobsError(where, record, why)
+    return number
 
 
 class ContinuationMismatchError(APIError):
@@ -98,10 +103,7 @@ def has_prompt_logprobs(body: Mapping[str, Any]) -> bool:
 
 
 def _ranked_first(record: Mapping[str, Any]) -> bool:
-    try:
-        return int(record.get("rank", 0)) == 1
-    except (TypeError, ValueError):
-        return False
+    return finite_number(record.get("rank")) == 1
 
 
 def _actual_token(entry: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -133,7 +135,8 @@ def prompt_path_score(body: Mapping[str, Any], continuation: str) -> tuple[float
 
     Raises:
         ContinuationMismatchError: The last tokens do not spell ``continuation``.
-        MalformedLogprobsError: An entry lacks its ``logprob`` number.
+        MalformedLogprobsError: An entry lacks its ``logprob`` number, or a number (or
+            their sum) is not finite.
     """
     entries = body.get("prompt_logprobs") or []
     text, total, greedy = "", 0.0, True
@@ -151,6 +154,8 @@ def prompt_path_score(body: Mapping[str, Any], continuation: str) -> tuple[float
             f"{continuation!r}: the server's chat template does not end the prompt with the "
             "prefilled answer. Use logprobs=top, or serve the model with its own template."
         )
+    if not math.isfinite(total):  # finite terms can still sum past the float range
+        raise MalformedLogprobsError("prompt_logprobs sum", total, "not finite")
     return total, greedy
 
 
@@ -158,7 +163,8 @@ def top_logprobs_of(body: Mapping[str, Any]) -> list[tuple[str, float]] | None:
     """``[(token, logprob), ...]`` of the first answer token, or ``None`` when absent.
 
     Raises:
-        MalformedLogprobsError: An entry lacks its ``token`` text or ``logprob`` number.
+        MalformedLogprobsError: An entry lacks its ``token`` text or its finite
+            ``logprob`` number.
     """
     try:
         first = body["choices"][0]["logprobs"]["content"][0]

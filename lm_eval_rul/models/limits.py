@@ -34,9 +34,13 @@ def audio_limit_seconds(model_args: Mapping[str, Any]) -> float | None:
         return float(override)
     if not model_args.get("pretrained"):  # a served model (lalm-api): told, or a bridge's
         from .api_bridge import read_declaration
+        from .api_http import HTTPSettings
 
         base_url = model_args.get("base_url")
-        declared = read_declaration(str(base_url), model_args.get("model")) if base_url else None
+        if not base_url:
+            return None
+        settings = HTTPSettings.of(model_args)
+        declared = read_declaration(str(base_url), model_args.get("model"), settings)
         return None if declared is None else declared.max_audio_seconds
     import transformers
 

@@ -19,6 +19,7 @@ __all__ = [
     "VLLM_EXTRAS",
     "SCRIPTED",
     "REWRITES",
+    "SPELLINGS",
     "Reply",
     "error_reply",
     "fingerprint",
@@ -95,12 +96,28 @@ def _no_prompt_logprobs(answer: dict[str, Any]) -> None:
     answer.pop("prompt_logprobs", None)
 
 
+def _infinite_prompt_logprob(answer: dict[str, Any]) -> None:
+    for record in answer["prompt_logprobs"][-1].values():  # the continuation's last token
+        record["logprob"] = float("inf")  # json.dumps writes Infinity
+
+
+def _infinite_top_logprob(answer: dict[str, Any]) -> None:
+    _top_entries(answer)[0]["logprob"] = float("inf")
+
+
 #: Scripted answers computed by the model, then altered (a misbehaving server or proxy).
 REWRITES: dict[str, Callable[[dict[str, Any]], None]] = {
     "no_prompt_logprobs": _no_prompt_logprobs,
     "top_without_logprob": _drop("logprob"),
     "top_logprob_null": _null_logprob,
     "top_without_token": _drop("token"),
+    "prompt_logprob_infinity": _infinite_prompt_logprob,
+    "top_logprob_1e400": _infinite_top_logprob,
+}
+#: How a rewritten answer is spelled where ``json.dumps`` cannot say it: an out-of-range
+#: literal, which Python's ``json`` reads as ``inf``.
+SPELLINGS: dict[str, Callable[[str], str]] = {
+    "top_logprob_1e400": lambda text: text.replace("Infinity", "1e400"),
 }
 
 
@@ -144,8 +161,10 @@ def make_handler(server: Any) -> type[BaseHTTPRequestHandler]:
         def log_message(self, *args: Any) -> None:
             """Keep test output quiet (the base class writes every request to stderr)."""
 
-        def _send(self, status: int, body: Any, headers: dict[str, str] | None = None):
-            data = json.dumps(body).encode()
+        def _send(
+            self, status: int, body: Any, headers: dict[str, str] | None = None, rewrite=None
+        ):
+            data = SPELLINGS.get(rewrite, str)(json.dumps(body)).encode()
             if self.command == "POST":  # chat answers only (lalm-api also GETs /models)
                 with server._count_lock:  # before the answer leaves: a retry may come at once
                     server.statuses.append(status)
@@ -180,6 +199,6 @@ def make_handler(server: Any) -> type[BaseHTTPRequestHandler]:
                 return
             with server._count_lock:
                 server.answered.append(recorded)
-            self._send(200, answer)
+            self._send(200, answer, rewrite=rewrite)
 
     return Handler

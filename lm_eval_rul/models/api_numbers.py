@@ -1,0 +1,69 @@
+"""The one reader of numbers in what a server answers, and the check of what is stored.
+
+Python's ``json`` reads ``Infinity``, ``-Infinity`` and ``NaN`` (not JSON, but some
+servers write them) and turns an out-of-range literal such as ``1e400`` into ``inf``.
+No such number is a log-probability, a window or a wait: every number ``lalm-api`` reads
+from a reply (log-probabilities, ranks, a bridge's window, ``Retry-After``) goes through
+:func:`finite_number`, and nothing that :func:`non_finite_in` flags reaches the resume
+cache.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["finite_number", "finite_seconds", "non_finite_in"]
+
+
+def finite_number(value: Any) -> float | None:
+    """``value`` as a float when it is a finite number, else ``None``.
+
+    Booleans are not numbers here (``True`` would read as 1), nor are strings (a JSON
+    number is never quoted); an integer too large for a float is not finite.
+
+    >>> finite_number(-0.25), finite_number(3)
+    (-0.25, 3.0)
+    >>> [finite_number(v) for v in (float("inf"), float("nan"), 10**400, True, "-1.0", None)]
+    [None, None, None, None, None, None]
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond the float range
+        return None
+    return number if math.isfinite(number) else None
+
+
+def finite_seconds(text: str | None) -> float | None:
+    """A header's number of seconds (``Retry-After: 2``), ``None`` when absent, not a
+    number or not finite (``inf``, ``nan``, ``1e400``); a negative one is 0.
+
+    >>> finite_seconds("2"), finite_seconds("-3"), finite_seconds("inf"), finite_seconds("soon")
+    (2.0, 0.0, None, None)
+    """
+    if text is None:
+        return None
+    try:
+        number = finite_number(float(text))
+    except ValueError:
+        return None
+    return None if number is None else max(0.0, number)
+
+
+def non_finite_in(value: Any) -> bool:
+    """Whether ``value`` (a JSON-like tree of lists, dicts, numbers, strings) holds a
+    number that is not finite.
+
+    >>> non_finite_in([float("inf"), True]), non_finite_in({"a": [[" A", -0.5]]})
+    (True, False)
+    """
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, Mapping):
+        return any(non_finite_in(item) for item in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(non_finite_in(item) for item in value)
+    return False
