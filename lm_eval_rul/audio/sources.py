@@ -32,7 +32,19 @@ __all__ = [
 
 
 def file_ref(path: Path) -> str:
-    return json.dumps({"kind": "file", "path": str(path.resolve())}, sort_keys=True)
+    """The reference of an audio file, by its absolute path with links resolved.
+
+    Raises:
+        AudioDecodeError: ``path`` is a link that leads back to itself (a loop).
+    """
+    try:
+        resolved = path.resolve()
+    except (RuntimeError, OSError) as error:  # 3.11/3.12: RuntimeError("Symlink loop ...")
+        raise AudioDecodeError(
+            f"audio {path}: a symbolic link that leads back to itself ({error}). Replace it "
+            "with the audio file, or with a link to one."
+        ) from None
+    return json.dumps({"kind": "file", "path": str(resolved)}, sort_keys=True)
 
 
 def hf_ref(source: str, split: str, column: str, row: int) -> str:
