@@ -103,6 +103,24 @@ def test_pi_output_that_cannot_be_written_stops_before_the_model(
     )
 
 
+def test_run_output_path_below_a_file_stops_before_the_model(
+    tiny_lm, data_dir, tmp_path, capsys, constructions
+):
+    """The harness writes --output_path only after the whole run: checked first."""
+    from lm_eval_rul.testing.harness import cli_error_line
+
+    (tmp_path / "notes.txt").write_text("a file")
+    line = cli_error_line(
+        ["run", "--model", "hf", "--model_args", f"pretrained={tiny_lm}", "--device", "cpu",
+         "--tasks", "rul_muchomusic_fold0", "--metadata",
+         json.dumps({"rul_data_path": str(data_dir / "rul.json")}),
+         "--output_path", tmp_path / "notes.txt" / "runs"],  # fmt: skip
+        capsys,
+    )
+    assert "OutputPathError: --output_path" in line and "notes.txt is a file" in line
+    assert constructions == []
+
+
 def _read_only_folder(tmp_path: Path, monkeypatch) -> Path:
     """A folder on a read-only file system: a read-only tmpfs when this process may mount
     one, else a folder without write permission, else (root without mounts) the check's
