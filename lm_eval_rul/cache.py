@@ -6,7 +6,13 @@ the prompt version...); an entry is found only under the scope and the request p
 was written with, so a changed setting never reads a stale entry. Entries are committed
 as they are written (:meth:`ResultCache.put_many` commits a batch at once), so at most
 the batch in flight is lost to an interruption. SQLite serialises writers, so several
-processes (``accelerate launch``) may share a file.
+processes (``accelerate launch``, two runs on one cache) may share a file: every
+connection waits for a busy file (a busy timeout, then retries with backoff for the
+cases SQLite reports at once), the schema is created inside ``BEGIN IMMEDIATE`` and
+every write takes the write lock before it reads, so concurrent first opens of a fresh
+file neither crash nor lose rows. A file that is not a cache, a folder that cannot be
+made, a read-only or full disk are :class:`CacheFileError`: one line naming the file
+and the fix, and nothing half-written (a batch is one transaction).
 
 >>> import tempfile, os
 >>> path = os.path.join(tempfile.mkdtemp(), "cache.sqlite")
@@ -23,13 +29,28 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 import threading
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+import time
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-__all__ = ["ResultCache", "digest"]
+from .errors import UserInputError
+
+__all__ = ["ResultCache", "CacheFileError", "digest"]
+
+_T = TypeVar("_T")
+#: SQLite's own wait for a lock held by another connection (its busy handler).
+_BUSY_SECONDS = 30.0
+#: How long the retries go on for the locks SQLite reports busy at once (a WAL switch,
+#: a WAL being recovered by another opener), on top of the busy handler.
+_RETRY_SECONDS = 120.0
+_FIX = (
+    "choose another file with model_args results_cache=PATH (or another folder with "
+    "LM_EVAL_RUL_CACHE), or run without one (results_cache=none)"
+)
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS results "
@@ -53,6 +74,123 @@ def _jsonable(value: Any) -> Any:
     raise TypeError(f"cannot key a cache entry on {type(value).__name__}: {value!r:.80}")
 
 
+class CacheFileError(UserInputError, OSError):
+    """The cache file cannot be opened or written: not a cache, no folder, no room."""
+
+
+def _named(path: Path, error: BaseException) -> CacheFileError:
+    """The one-line error of a cache file that SQLite could not use."""
+    text = str(error)
+    if isinstance(error, sqlite3.DatabaseError) and not isinstance(
+        error, sqlite3.OperationalError
+    ):  # "file is not a database", "database disk image is malformed"
+        return CacheFileError(
+            f"results cache {path}: not a readable SQLite cache ({text}). It holds only "
+            "results that are recomputed: delete or move it away and rerun, or choose "
+            "another file (model_args results_cache=PATH)."
+        )
+    if "full" in text:
+        return CacheFileError(
+            f"results cache {path}: the disk is full ({text}); the batch in flight was not "
+            "stored, everything before it was. Free some space and rerun (it resumes), "
+            f"or {_FIX}."
+        )
+    if "readonly" in text or "read-only" in text or "unable to open" in text:
+        return CacheFileError(
+            f"results cache {path}: cannot be written ({text}): the file or its folder is "
+            f"read-only or missing: {_FIX}."
+        )
+    if _busy(error):
+        return CacheFileError(
+            f"results cache {path}: still locked by another process after "
+            f"{_RETRY_SECONDS:.0f} s ({text}). Wait for the other run, or {_FIX}."
+        )
+    return CacheFileError(f"results cache {path}: {text}: {_FIX}.")
+
+
+def _busy(error: BaseException) -> bool:
+    text = str(error).lower()
+    return isinstance(error, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
+
+
+def _retrying(path: Path, action: Callable[[], _T]) -> _T:
+    """``action()``, retried with backoff while the file is busy; SQLite's other errors
+    as a :class:`CacheFileError` naming ``path``."""
+    deadline = time.monotonic() + _RETRY_SECONDS
+    delay = 0.02 + (os.getpid() % 10) * 0.002  # openers started together spread out
+    while True:
+        try:
+            return action()
+        except sqlite3.DatabaseError as error:
+            if not _busy(error) or time.monotonic() + delay > deadline:
+                raise _named(path, error) from None
+        time.sleep(delay)
+        delay = min(delay * 2, 1.0)
+
+
+def _folder_for(path: Path) -> None:
+    """Make ``path``'s folder, or say in one line why it cannot be made."""
+    if path.is_dir():
+        raise CacheFileError(f"results cache {path} is a folder, not a file: {_FIX}.")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        blocking = next(
+            (p for p in reversed(path.parents) if p.exists() and not p.is_dir()), path.parent
+        )
+        raise CacheFileError(
+            f"results cache {path}: its folder cannot be made, {blocking} is a file. "
+            f"Move that file away, or {_FIX}."
+        ) from None
+    except OSError as error:
+        raise CacheFileError(
+            f"results cache {path}: its folder cannot be made ({error.strerror}): {_FIX}."
+        ) from None
+
+
+def _open(path: Path) -> sqlite3.Connection:
+    """A connection to the cache at ``path``, its schema made (safe under concurrency)."""
+    _folder_for(path)
+    try:
+        db = sqlite3.connect(
+            str(path), timeout=_BUSY_SECONDS, isolation_level=None, check_same_thread=False
+        )
+    except sqlite3.DatabaseError as error:
+        raise _named(path, error) from None
+
+    def set_up() -> None:
+        # WAL lets readers go on while one process writes; switching to it takes an
+        # exclusive lock that SQLite may report busy at once, hence inside the retries
+        db.execute("PRAGMA journal_mode=WAL").fetchone()
+        _transaction(db, lambda: db.execute(_SCHEMA))
+
+    try:
+        _retrying(path, set_up)
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def _transaction(db: sqlite3.Connection, action: Callable[[], Any]) -> None:
+    """``action()`` in one ``BEGIN IMMEDIATE`` transaction: the write lock is taken (or
+    waited for) before anything is read, so two writers never deadlock."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        action()
+        db.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+
+
+def _write(db: sqlite3.Connection, rows: list[tuple[str, str, str]]) -> None:
+    _transaction(
+        db, lambda: db.executemany("INSERT OR REPLACE INTO results VALUES (?, ?, ?)", rows)
+    )
+
+
 class ResultCache:
     """A persistent map from request parts to JSON results, under one scope.
 
@@ -68,15 +206,11 @@ class ResultCache:
 
     def __init__(self, path: str | Path, *, scope: Mapping[str, Any]) -> None:
         self.path = Path(path).expanduser()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self.scope = dict(scope)
         self.scope_digest = digest(self.scope)
         self.hits = self.misses = self.writes = 0
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(_SCHEMA)
-        self._db.commit()
+        self._db = _open(self.path)
 
     @staticmethod
     def key(parts: Hashable | Sequence[Any]) -> str:
@@ -85,11 +219,15 @@ class ResultCache:
 
     def get(self, parts: Any) -> Any | None:
         """The stored result of ``parts``, or ``None`` when this scope has none."""
+        key = self.key(parts)
         with self._lock:
-            row = self._db.execute(
-                "SELECT value FROM results WHERE scope = ? AND key = ?",
-                (self.scope_digest, self.key(parts)),
-            ).fetchone()
+            row = _retrying(
+                self.path,
+                lambda: self._db.execute(
+                    "SELECT value FROM results WHERE scope = ? AND key = ?",
+                    (self.scope_digest, key),
+                ).fetchone(),
+            )
         if row is None:
             self.misses += 1
             return None
@@ -113,16 +251,18 @@ class ResultCache:
         if not rows:
             return
         with self._lock:
-            self._db.executemany("INSERT OR REPLACE INTO results VALUES (?, ?, ?)", rows)
-            self._db.commit()
+            _retrying(self.path, lambda: _write(self._db, rows))
         self.writes += len(rows)
 
     def __len__(self) -> int:
         """Entries stored under this scope."""
         with self._lock:
-            (count,) = self._db.execute(
-                "SELECT COUNT(*) FROM results WHERE scope = ?", (self.scope_digest,)
-            ).fetchone()
+            (count,) = _retrying(
+                self.path,
+                lambda: self._db.execute(
+                    "SELECT COUNT(*) FROM results WHERE scope = ?", (self.scope_digest,)
+                ).fetchone(),
+            )
         return int(count)
 
     def close(self) -> None:

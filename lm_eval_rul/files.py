@@ -8,6 +8,12 @@
 * :class:`OutputLock`: ``<output>.lock`` held with ``fcntl.flock`` (holding the writer's
   pid) while a command writes ``<output>``; a second command on the same output is refused
   with :class:`OutputBusyError` instead of redoing the same work.
+* :func:`check_output_file` / :func:`check_output_folder`: an output path checked before
+  any model loads (not a folder where a file is written, nor a file where a folder is;
+  its folder can be made and written; the disk has room left), one line naming the flag,
+  the path and the fix (:class:`OutputPathError`). A disk that fills up (or turns
+  read-only) while :func:`atomic_write` writes is the same one line, and the target is
+  left as it was.
 * :func:`open_jsonl_for_append`: a JSONL log (one record per line, appended as work
   finishes) whose last line was cut by a kill, a power loss or a full disk is truncated
   back to its last complete line before anything is appended, so a torn record is never
@@ -25,6 +31,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import logging
 import os
@@ -41,6 +48,9 @@ __all__ = [
     "write_json_atomic",
     "OutputLock",
     "OutputBusyError",
+    "OutputPathError",
+    "check_output_file",
+    "check_output_folder",
     "repair_torn_tail",
     "open_jsonl_for_append",
 ]
@@ -79,10 +89,85 @@ def atomic_write(
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(handle.name, target)
-    except BaseException:
+    except BaseException as error:
         with contextlib.suppress(OSError):
             os.unlink(handle.name)
+        if isinstance(error, OSError) and error.errno in _NO_ROOM:
+            raise OutputPathError(
+                f"could not write {target}: {os.strerror(error.errno)}; nothing of it was "
+                "written (an older file there is as it was). Free some space, or write "
+                "elsewhere, and rerun."
+            ) from None
         raise
+
+
+#: Write errors that are the disk's, not the program's: one line, not a traceback.
+_NO_ROOM = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG}
+#: Free bytes below which an output's disk is taken as full before anything runs.
+MIN_FREE_BYTES = 1 << 20
+
+
+class OutputPathError(UserInputError, OSError):
+    """An output path that cannot be written: checked before any model loads."""
+
+
+def _nearest_existing(path: Path) -> Path:
+    return next(p for p in (path, *path.parents) if p.exists() or p == p.parent)
+
+
+def _check_writable_place(path: Path, flag: str) -> None:
+    """The folder ``path`` goes in can be made and written, with room left."""
+    where = _nearest_existing(path.parent)
+    if not where.is_dir():
+        raise OutputPathError(
+            f"{flag} {path}: {where} is a file, so no folder can be made there. Choose "
+            f"another {flag}, or move that file away."
+        )
+    if not os.access(where, os.W_OK | os.X_OK):
+        raise OutputPathError(
+            f"{flag} {path}: {where} cannot be written (read-only, or not yours). Choose "
+            f"another {flag} on a writable disk."
+        )
+    try:
+        stats = os.statvfs(where)
+    except (OSError, AttributeError):  # no statvfs (Windows): the write says it
+        return
+    free = stats.f_bavail * stats.f_frsize
+    if free < MIN_FREE_BYTES:
+        raise OutputPathError(
+            f"{flag} {path}: the disk of {where} is full ({free} bytes free). Free some "
+            f"space, or choose another {flag}."
+        )
+
+
+def check_output_file(path: str | os.PathLike[str], *, flag: str = "--output") -> Path:
+    """``path`` can be written as a file (checked before any work; nothing is created).
+
+    Raises:
+        OutputPathError: ``path`` is a folder, its folder cannot be made or written, or
+            its disk is full.
+    """
+    path = Path(path).expanduser()
+    if path.is_dir():
+        raise OutputPathError(
+            f"{flag} {path} is a folder; give a file name (e.g. {path / 'out.jsonl'})."
+        )
+    _check_writable_place(path, flag)
+    return path
+
+
+def check_output_folder(path: str | os.PathLike[str], *, flag: str = "--out") -> Path:
+    """``path`` can be made (or is) a folder and written into (nothing is created).
+
+    Raises:
+        OutputPathError: ``path`` is a file, cannot be made or written, or its disk is
+            full.
+    """
+    path = Path(path).expanduser()
+    if path.exists() and not path.is_dir():
+        raise OutputPathError(f"{flag} {path} is a file; give a folder to write the outputs in.")
+    _check_writable_place(path / "x", flag)
+    return path
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:

@@ -119,6 +119,7 @@ def create_lm(
     from lm_eval.api.registry import get_model
     from lm_eval.utils import simple_parse_args_string
 
+    from .cli._harness_args import settle_model_flags
     from .hub import check_model_available
 
     register_models()
@@ -126,15 +127,18 @@ def create_lm(
     parsed = simple_parse_args_string(model_args or "")
     check_model_available(model, parsed, flag=flag, data_hint="")
     _refuse_audio_checkpoint(model, parsed, flag)
-    config: dict[str, Any] = {}
-    if batch_size is not None:
-        config["batch_size"] = batch_size
-    if device is None:
+    # device=/batch_size= in model_args are taken as the flags (the harness would pass both)
+    settled, config = settle_model_flags(
+        parsed, {"device": device, "batch_size": batch_size}, option=flag
+    )
+    if config["device"] is None:
         import torch
 
-        device = "cuda" if torch.cuda.is_available() else "cpu"
-    config["device"] = device
-    lm = get_model(model).create_from_arg_string(model_args or "", config)
+        config["device"] = "cuda" if torch.cuda.is_available() else "cpu"
+    if settled == parsed:
+        lm = get_model(model).create_from_arg_string(model_args or "", config)
+    else:
+        lm = get_model(model).create_from_arg_obj(settled, config)
     _one_attempt_per_call(lm)
     return lm
 

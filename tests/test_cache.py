@@ -44,3 +44,107 @@ def test_a_second_process_reads_what_the_first_committed(tmp_path):
     subprocess.run([sys.executable, "-c", code], check=True)
     cache = ResultCache(path, scope={"m": 1})
     assert cache.get_many([("q", i) for i in range(6)]) == [0, 1, 4, 9, 16, None]
+
+
+_WRITER = """
+import sys, time
+from lm_eval_rul.cache import ResultCache
+path, start, me = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
+time.sleep(max(0.0, start - time.time()))  # every process opens the fresh file at once
+cache = ResultCache(path, scope={"writer": me % 2})
+for i in range(20):
+    cache.get(("q", me, i))
+    cache.put(("q", me, i), [me, i])
+"""
+
+
+def test_concurrent_first_opens_of_a_fresh_cache_keep_every_row(tmp_path):
+    import time
+
+    for attempt in range(2):
+        path = tmp_path / f"round{attempt}" / "fresh" / "c.sqlite"  # no folder yet either
+        start = time.time() + 1.5
+        writers = [
+            subprocess.Popen(
+                [sys.executable, "-c", _WRITER, str(path), str(start), str(me)],
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for me in range(8)
+        ]
+        errors = [w.communicate()[1] for w in writers]
+        assert [w.returncode for w in writers] == [0] * 8, errors
+        stored = {
+            scope: ResultCache(path, scope={"writer": scope}).get_many(
+                [("q", me, i) for me in range(scope, 8, 2) for i in range(20)]
+            )
+            for scope in (0, 1)
+        }
+        assert all(v is not None for values in stored.values() for v in values)
+        assert sum(len(values) for values in stored.values()) == 160
+
+
+_HOLDER = """
+import sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=10)
+db.execute("BEGIN")
+db.execute("SELECT * FROM sqlite_master").fetchall()
+db.execute("CREATE TABLE other (x)")  # a write lock held, not yet committed
+print("holding", flush=True)
+time.sleep(1.0)
+db.execute("COMMIT")
+"""
+
+
+def test_an_open_while_another_process_writes_waits_for_it(tmp_path):
+    """A lock SQLite reports busy at once (it would deadlock waiting) is retried: the
+    first open of a file another process is writing waits instead of crashing."""
+    path = tmp_path / "c.sqlite"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, str(path)], stdout=subprocess.PIPE, text=True
+    )
+    assert holder.stdout.readline().strip() == "holding"
+    cache = ResultCache(path, scope={"m": 1})
+    cache.put(("q",), 1)
+    assert holder.wait() == 0
+    assert ResultCache(path, scope={"m": 1}).get(("q",)) == 1
+
+
+def test_a_file_that_is_not_a_cache_is_named_with_the_fix(tmp_path):
+    from lm_eval_rul.cache import CacheFileError
+
+    path = tmp_path / "lalm_results.sqlite"
+    path.write_text("these are my notes, not a database\n" * 100)
+    with pytest.raises(CacheFileError) as caught:
+        ResultCache(path, scope={"m": 1})
+    message = str(caught.value)
+    assert str(path) in message and "not a readable SQLite cache" in message
+    assert "delete or move it away" in message and "\n" not in message
+    assert path.read_text().startswith("these are my notes")  # left as it was
+
+
+def test_a_cache_below_a_regular_file_is_one_line(tmp_path):
+    from lm_eval_rul.cache import CacheFileError
+
+    blocking = tmp_path / "results"
+    blocking.write_text("a file where a folder should be")
+    with pytest.raises(CacheFileError, match=r"its folder cannot be made, .*results is a file"):
+        ResultCache(blocking / "deeper" / "c.sqlite", scope={"m": 1})
+    with pytest.raises(CacheFileError, match="is a folder, not a file"):
+        ResultCache(tmp_path, scope={"m": 1})
+
+
+def test_a_full_disk_is_one_line_and_keeps_what_was_committed(tmp_path, monkeypatch):
+    """SQLite's ``database or disk is full`` (simulated: the cache file may not grow past
+    its size) names the file; the batch in flight is rolled back, earlier ones stay."""
+    from lm_eval_rul.cache import CacheFileError
+
+    path = tmp_path / "c.sqlite"
+    cache = ResultCache(path, scope={"m": 1})
+    cache.put(("kept",), 1)
+    pages = cache._db.execute("PRAGMA page_count").fetchone()[0]
+    cache._db.execute(f"PRAGMA max_page_count = {pages}")  # no room for a new page
+    with pytest.raises(CacheFileError, match="the disk is full") as caught:
+        cache.put_many([(("lost", i), "x" * 4000) for i in range(50)])
+    assert str(path) in str(caught.value) and "\n" not in str(caught.value)
+    assert len(cache) == 1 and cache.get(("kept",)) == 1

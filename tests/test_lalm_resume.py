@@ -198,3 +198,38 @@ def test_generation_is_stored_and_read_back(tiny_audio_lm, data, tmp_path):
     other = _model(tiny_audio_lm, cache, batch_size=2)
     other.generate_until(longer, disable_tqdm=True)
     assert other._stored.reused == 0  # other generation settings, other entries
+
+
+def test_two_clips_swapped_by_name_are_each_scored_as_themselves(tiny_audio_lm, data, tmp_path):
+    """``mv``, ``cp -p`` and ``tar`` keep sizes and modification times: the identity of a
+    clip is its content, so a file put in another's place is never read from its entries."""
+    from lm_eval_rul.audio import clear_audio_cache
+    from lm_eval_rul.mcqa.tasks import load_rul_muchomusic
+    from lm_eval_rul.testing.counters import ForwardCounter
+
+    own = {**data, "audio_dir": str(tmp_path / "audio")}
+    shutil.copytree(data["audio_dir"], own["audio_dir"])
+    docs = list(load_rul_muchomusic(0, **own)["test"])
+    cache = tmp_path / "results.sqlite"
+    _model(tiny_audio_lm, cache).loglikelihood(_requests(docs), disable_tqdm=True)
+    refs = sorted({d["audio_ref"] for d in docs if d["audio_ref"].endswith('.wav"}')})
+    first, second = (Path(json.loads(ref)["path"]) for ref in refs)
+    assert first.stat().st_size == second.stat().st_size  # what (path, size, mtime) missed
+    assert first.read_bytes() != second.read_bytes()
+    stamps = first.stat().st_mtime_ns, second.stat().st_mtime_ns
+    parked = first.with_name("parked")
+    first.rename(parked)  # mv: names change, sizes and modification times do not
+    second.rename(first)
+    parked.rename(second)
+    os.utime(first, ns=(stamps[0], stamps[0]))  # and each name keeps its old mtime (cp -p)
+    os.utime(second, ns=(stamps[1], stamps[1]))
+    clear_audio_cache()
+    model = _model(tiny_audio_lm, cache)
+    with ForwardCounter(model.model) as counts:
+        swapped = model.loglikelihood(_requests(docs), disable_tqdm=True)
+    moved = [d for d in docs if d["audio_ref"] in refs]
+    assert counts.audio == 2  # the two swapped clips are heard again, nothing else
+    assert model._stored.reused == 4 * (len(docs) - len(moved))
+    clear_audio_cache()
+    fresh = _model(tiny_audio_lm, "none").loglikelihood(_requests(docs), disable_tqdm=True)
+    assert swapped == fresh  # every score is that of the clip now under each name

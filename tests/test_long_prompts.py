@@ -209,3 +209,36 @@ def test_the_no_tokenizing_shortcut_never_lets_a_long_prompt_through(short_lm):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 120)))
         if fits_surely(text + " A", CONTEXT):
             assert request_tokens(short_lm, text, " A") <= CONTEXT + 1, text
+
+
+def test_a_huge_question_is_tokenised_once_before_its_error(short_lm, monkeypatch):
+    """A 1 MB question text: the PI's 16 prompts x 4 letters were each encoded twice (128
+    tokenisations, minutes) before ``PromptTooLongError``; now the question is measured
+    once, and a prompt near the limit still exactly as the harness encodes it."""
+    from lm_eval_rul.distractors import long_prompt_questions
+    from lm_eval_rul.mcqa.letter_scoring import longest_request_tokens, request_tokens
+    from lm_eval_rul.questions import Question
+
+    huge = "Which instrument plays the opening bars of this very long piece? " * 16_000
+    questions = [
+        Question(id="huge", question=huge, correct_answer="violin",
+                 distractors=["cello", "flute", "oboe"]),
+        Question(id="short", question="Which?", correct_answer="violin",
+                 distractors=["cello", "flute", "oboe"]),
+    ]  # fmt: skip
+    encoded: list[int] = []
+    original = type(short_lm).tok_encode
+
+    def counting(self, string, *args, **kwargs):
+        encoded.append(len(string))
+        return original(self, string, *args, **kwargs)
+
+    monkeypatch.setattr(type(short_lm), "tok_encode", counting)
+    lengths, limit = long_prompt_questions(short_lm, questions)
+    assert list(lengths) == ["huge"] and lengths["huge"] > 200_000 and limit == CONTEXT
+    assert sum(encoded) < 2 * len(huge)  # read once (it was 128 times)
+    # near the limit the count is the harness's own, letter by letter
+    near = "Which instrument plays? " * 6
+    assert longest_request_tokens(short_lm, near, [" A", " B"], CONTEXT) == max(
+        request_tokens(short_lm, near, " A"), request_tokens(short_lm, near, " B")
+    )

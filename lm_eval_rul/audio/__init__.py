@@ -16,8 +16,8 @@ Public names:
   :func:`pool_refs` (:mod:`.conditions`);
 * :data:`WINDOW_FIELD`, :func:`doc_window`, :func:`cut_window` (:mod:`.windows`: a
   document that asks about one stretch of its clip);
-* :func:`clip_identity` (:mod:`.sources`: what identifies a clip's content, for stored
-  results);
+* :func:`clip_identity`, :func:`file_content_digest` (:mod:`.sources`: what identifies a
+  clip's content, for stored results);
 * :func:`~.arrays.register_array`, :func:`~.arrays.array_clip`, :func:`~.arrays.is_array_ref`,
   :func:`~.arrays.array_ref_name` (:mod:`.arrays`: the harness's own waveforms, from a
   task's ``doc_to_audio``, as clip references);
@@ -61,7 +61,7 @@ from .preflight import (
     preflight_clips,
     refs_to_check,
 )
-from .sources import clip_identity
+from .sources import clip_identity, file_content_digest
 from .windows import WINDOW_FIELD, cut_window, doc_window
 
 __all__ = [
@@ -92,6 +92,7 @@ __all__ = [
     "cut_window",
     "pool_refs",
     "clip_identity",
+    "file_content_digest",
     "AUDIO_CHECKS",
     "UnreadableAudioError",
     "clip_header_problem",

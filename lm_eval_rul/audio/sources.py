@@ -10,6 +10,7 @@ soundfile/librosa, so no torchcodec is needed).
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -24,13 +25,26 @@ __all__ = [
     "ref_name",
     "clip_source",
     "clip_identity",
+    "file_content_digest",
     "load_any_dataset",
     "hf_audio_dataset",
 ]
 
 
 def file_ref(path: Path) -> str:
-    return json.dumps({"kind": "file", "path": str(path.resolve())}, sort_keys=True)
+    """The reference of an audio file, by its absolute path with links resolved.
+
+    Raises:
+        AudioDecodeError: ``path`` is a link that leads back to itself (a loop).
+    """
+    try:
+        resolved = path.resolve()
+    except (RuntimeError, OSError) as error:  # 3.11/3.12: RuntimeError("Symlink loop ...")
+        raise AudioDecodeError(
+            f"audio {path}: a symbolic link that leads back to itself ({error}). Replace it "
+            "with the audio file, or with a link to one."
+        ) from None
+    return json.dumps({"kind": "file", "path": str(resolved)}, sort_keys=True)
 
 
 def hf_ref(source: str, split: str, column: str, row: int) -> str:
@@ -98,25 +112,61 @@ def _cell_path(source: str, path: str, name: str) -> Path:
 
 
 def clip_identity(ref: str) -> dict[str, Any]:
-    """What identifies the *content* of a clip, read without decoding it.
+    """What identifies the *content* of a clip.
 
-    A file: its path, size and modification time (``stat``, no read), so an edited or
-    replaced file gets a new identity while an untouched one keeps it. A row of a Hugging
-    Face dataset: the row and the dataset's fingerprint (which changes with its files).
-    Used to key stored results (:mod:`lm_eval_rul.cache`), so a changed clip never
-    reads a stale entry.
+    A file: the SHA-256 of its bytes (:func:`file_content_digest`, read once per file and
+    state), so an edited file is a new clip and two files exchanged by name (``mv``,
+    ``cp -p`` and ``tar`` keep sizes and modification times) are each still themselves.
+    A row of a Hugging Face dataset: the row and the dataset's fingerprint (which changes
+    with its files). Used to key stored results (:mod:`lm_eval_rul.cache`), so a changed
+    clip never reads a stale entry.
     """
     spec = json.loads(ref)
     if spec["kind"] == "array":  # the harness's audio argument: its content hash says it all
         return spec
     if spec["kind"] == "file":
         try:
-            stat = os.stat(spec["path"])
+            return {"sha256": file_content_digest(spec["path"])}
         except OSError:
             return {"path": spec["path"], "missing": True}
-        return {"path": spec["path"], "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
     dataset = hf_audio_dataset(spec["source"], spec["split"], spec["column"])
     return {**spec, "fingerprint": getattr(dataset, "_fingerprint", None)}
+
+
+#: Content digests by file state: (path, device, inode, size, mtime, ctime) in ns.
+_DIGESTS: dict[tuple[str, int, int, int, int, int], str] = {}
+_BLOCK = 1 << 20
+
+
+def file_content_digest(path: str | os.PathLike[str]) -> str:
+    """The SHA-256 of a file's bytes, computed once per state of the file in a process.
+
+    The state includes the inode and the change time (``ctime``), which no rename, copy
+    or ``touch``/``tar`` restoring a modification time keeps: a file put in another's
+    place is read again, an untouched one is not (``benchmarks/bench_clip_identity.py``
+    measures the cost against decoding).
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    name = os.fspath(path)
+    state = os.stat(name)
+    key = (
+        name,
+        state.st_dev,
+        state.st_ino,
+        state.st_size,
+        state.st_mtime_ns,
+        state.st_ctime_ns,
+    )
+    known = _DIGESTS.get(key)
+    if known is None:
+        digest = hashlib.sha256()
+        with open(name, "rb") as handle:
+            while block := handle.read(_BLOCK):
+                digest.update(block)
+        known = _DIGESTS[key] = digest.hexdigest()
+    return known
 
 
 def load_any_dataset(source: str, split: str) -> Any:

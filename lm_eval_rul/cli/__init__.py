@@ -106,10 +106,26 @@ class PluginCLI(HarnessCLI):
             return
         from .run import check_command_line, run_hooks  # checks before the model; votes after
 
+        _settle_run_flags(args)
         check_command_line(args)
         audio_check = vars(args).pop("audio_check", "header")
         with run_hooks(args, audio_check=audio_check):
             super().execute(args)
+
+
+def _settle_run_flags(args: argparse.Namespace) -> None:
+    """``device=``/``batch_size=`` in ``--model_args`` taken as their flags (or refused when
+    the flags say otherwise), so the harness does not pass them to the model twice."""
+    from ._harness_args import MODEL_FLAGS, settle_model_flags
+
+    # --batch_size is absent from the namespace when not given (argparse.SUPPRESS)
+    flags = {name: vars(args).get(name) for name in MODEL_FLAGS}
+    if not isinstance(args.model_args, dict) or not set(MODEL_FLAGS) & set(args.model_args):
+        return
+    args.model_args, chosen = settle_model_flags(args.model_args, flags)
+    for name, value in chosen.items():
+        if value is not None:
+            setattr(args, name, value)
 
 
 def _with_plugin_tasks(include_path: str | list[str] | None) -> list[str] | str:

@@ -55,7 +55,7 @@ def check_requests_fit(lm: Any, requests: list[Any]) -> None:
         PromptTooLongError,
         context_limit,
         fits_surely,
-        request_tokens,
+        longest_request_tokens,
     )
 
     limit = context_limit(lm)
@@ -64,11 +64,13 @@ def check_requests_fit(lm: Any, requests: list[Any]) -> None:
     lengths: dict[str, int] = {}
     for request in requests:
         key = _plugin_key(request)
-        if key is None or fits_surely(request.args[0] + request.args[1], limit):
+        # a question already found too long is refused whole: its other letters (and a
+        # huge text's further tokenising) are not needed
+        if key is None or key in lengths or fits_surely(request.args[0] + request.args[1], limit):
             continue
-        tokens = request_tokens(lm, *request.args[:2])
+        tokens = longest_request_tokens(lm, request.args[0], [request.args[1]], limit)
         if tokens > limit + 1:
-            lengths[key] = max(tokens, lengths.get(key, 0))
+            lengths[key] = tokens
     if lengths:
         raise PromptTooLongError(lengths, limit, fix=_FIX)
 
@@ -98,7 +100,7 @@ def check_generation_fits(lm: Any, requests: list[Any]) -> None:
     room: dict[str, tuple[int, int]] = {}  # key -> (limit, max_gen_toks)
     for request in requests:
         key = _plugin_key(request)
-        if key is None:
+        if key is None or key in lengths:
             continue
         context, gen_kwargs = request.args[0], request.args[1]
         gen_toks = int(normalize_gen_kwargs(dict(gen_kwargs or {}), default)["max_gen_toks"])

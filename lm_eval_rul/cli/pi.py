@@ -85,6 +85,17 @@ def _load(path: str) -> list:
         raise
 
 
+def _check_outputs(output: str) -> None:
+    """The rows and the summary can be written: checked before the model loads."""
+    from pathlib import Path
+
+    from ..distractors.pi_summary import summary_path
+    from ..files import check_output_file
+
+    check_output_file(output, flag="--output")
+    check_output_file(summary_path(Path(output)), flag="--output's summary")
+
+
 def _execute(args: argparse.Namespace) -> None:
     from ..distractors import (
         check_pi_questions,
@@ -98,6 +109,7 @@ def _execute(args: argparse.Namespace) -> None:
     from .preflight import check_text_scorer
 
     check_text_scorer("pi", args.model, args.model_args, device=args.device)
+    _check_outputs(args.output)
     questions = _load(args.data)
     if args.limit is not None:
         questions = questions[: args.limit]

@@ -10,7 +10,8 @@ only after minutes of model loading. :func:`check_before_model` runs, in order:
 2. the model's availability (:mod:`lm_eval_rul.hub`: a local folder, the cache, or one
    request to the hub, never retried), and that its kind fits the model type
    (:func:`check_model_kind`: an audio LM is not run with ``hf``, nor a text-only
-   checkpoint with ``lalm``);
+   checkpoint with ``lalm``); then, for the audio models, that their results cache
+   opens (:func:`check_results_cache`);
 3. the tasks: loaded once with the run's ``--metadata`` (question files and metadata are
    validated here) and handed to the harness, so they are not read twice; a task that
    declares audio (``doc_to_audio``) given to a text model is refused in one line
@@ -38,6 +39,7 @@ __all__ = [
     "check_text_scorer",
     "check_before_model",
     "check_model_args_for",
+    "check_results_cache",
     "load_tasks_once",
     "plugin_docs",
     "check_clips_before_model",
@@ -245,6 +247,22 @@ def _refuse_audio_tasks_for_text_models(model: str | None, loaded: Mapping[str, 
     )
 
 
+def check_results_cache(model: str | None, model_args: Mapping[str, Any]) -> None:
+    """``lalm``/``lalm-api``'s results cache opens, before the model loads: a file that is
+    not SQLite, a folder that cannot be made, a read-only disk are one line now, not after
+    minutes of loading (:class:`~lm_eval_rul.cache.CacheFileError`)."""
+    if model not in AUDIO_MODELS:
+        return
+    from ..cache import ResultCache
+    from ..models.api import API_RESULTS_FILE
+    from ..models.stored_results import DEFAULT_RESULTS_FILE, results_path
+
+    default = DEFAULT_RESULTS_FILE if model == "lalm" else API_RESULTS_FILE
+    path = results_path(model_args.get("results_cache", "auto"), default)
+    if path is not None:
+        ResultCache(path, scope={"check": "opens"}).close()
+
+
 def check_before_model(
     *,
     model: str | None,
@@ -264,6 +282,7 @@ def check_before_model(
         raise LALMArgumentError(USE_CACHE_REFUSAL)
     check_model_available(model, args)
     check_model_kind(model, args)
+    check_results_cache(model, args)
     if task_manager is None:
         return
     loaded = load_tasks_once(task_manager, tasks)

@@ -155,8 +155,11 @@ def _parsed_runs(specs: list[str]) -> dict[str, list]:
 
 def _execute(args: argparse.Namespace) -> None:
     """Run the report; bad input raises a ``UserInputError`` (printed by the CLI, exit 2)."""
+    from ..files import check_output_folder
     from ..report import ReportSettings, build_report, load_runs, write_report
     from ..report.markdown import plural
+
+    check_output_folder(args.out, flag="--out")  # before the runs are read
 
     settings = ReportSettings(
         confidence_level=args.confidence,

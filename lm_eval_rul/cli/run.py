@@ -78,11 +78,13 @@ def _wants_majority(tasks: Any) -> bool:
 
 def check_command_line(args: argparse.Namespace) -> None:
     """The ``run`` command line's own values, before tasks or model load: ``--model`` is a
-    registered model, a ``cuda``/``mps`` ``--device`` exists (local models only) and every
-    ``--metadata`` key is one the requested tasks read (:mod:`.run_inputs`).
+    registered model, a ``cuda``/``mps`` ``--device`` exists (local models only), every
+    ``--metadata`` key is one the requested tasks read (:mod:`.run_inputs`) and
+    ``--output_path`` can be written.
 
     Raises:
-        UnknownModelError, DeviceUnavailableError, UnknownMetadataKeyError.
+        UnknownModelError, DeviceUnavailableError, UnknownMetadataKeyError,
+        OutputPathError.
     """
     from .run_inputs import check_device, check_metadata_keys, check_model_name
 
@@ -91,6 +93,20 @@ def check_command_line(args: argparse.Namespace) -> None:
     if not _is_api_model(model):
         check_device(getattr(args, "device", None))
     check_metadata_keys(getattr(args, "metadata", None), getattr(args, "tasks", None))
+    _check_output_path(getattr(args, "output_path", None))
+
+
+def _check_output_path(output_path: str | None) -> None:
+    """``--output_path`` can be written (the harness writes it only after the whole run):
+    a folder, or a ``.json`` file name whose folder holds the dated results files."""
+    if not output_path:
+        return
+    from pathlib import Path
+
+    from ..files import check_output_folder
+
+    path = Path(output_path).expanduser()
+    check_output_folder(path.parent if path.suffix == ".json" else path, flag="--output_path")
 
 
 def _is_api_model(model: str | None) -> bool:

@@ -218,15 +218,18 @@ def option_probabilities(
 def long_prompt_questions(
     lm: Any, questions: Sequence[Question], *, protocol: str = "release", seed: int = DEFAULT_SEED
 ) -> tuple[dict[str, int], int | None]:
-    """``({question id: tokens of its longest prompt}, limit)`` for the prompts of
-    ``questions`` that ``lm`` would have to cut (checked with its own tokenizer)."""
+    """``({question id: tokens of its first prompt found too long}, limit)`` for the
+    questions whose prompts ``lm`` would have to cut (checked with its own tokenizer)."""
     from ..mcqa.letter_scoring import overlong_prompts
 
     prompts = [
         (q.id, p) for q in questions for p in protocol_prompts(q, protocol=protocol, seed=seed)
     ]
     too_long, limit = overlong_prompts(
-        lm, [p.text for _, p in prompts], [len(p.options) for _, p in prompts]
+        lm,
+        [p.text for _, p in prompts],
+        [len(p.options) for _, p in prompts],
+        groups=[qid for qid, _ in prompts],  # one prompt too long refuses its question
     )
     lengths: dict[str, int] = {}
     for index, tokens in too_long.items():

@@ -15,7 +15,7 @@ from ..files import atomic_write, write_text_atomic
 if TYPE_CHECKING:
     from .pi import PIResult
 
-__all__ = ["N_BINS", "summarize_pi", "format_summary", "write_pi"]
+__all__ = ["N_BINS", "summarize_pi", "format_summary", "summary_path", "write_pi"]
 
 #: Bins of the PI histogram over [0, 1].
 N_BINS = 10
@@ -70,6 +70,11 @@ def format_summary(summary: dict[str, Any], *, title: str = "PI") -> str:
     return "\n".join(lines)
 
 
+def summary_path(output: Path) -> Path:
+    """``<output stem>.summary.json``, beside the rows."""
+    return output.with_name(output.stem + ".summary.json")
+
+
 def write_pi(
     results: Sequence[PIResult],
     output: str | Path,
@@ -92,6 +97,6 @@ def write_pi(
         summary["source_pi_mean"] = float(np.mean([r.source_pi for r in with_source]))
     if skipped:
         summary["skipped"] = skipped
-    path = output.with_name(output.stem + ".summary.json")
+    path = summary_path(output)
     write_text_atomic(path, json.dumps(summary, indent=2))
     return path, summary

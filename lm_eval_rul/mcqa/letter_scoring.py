@@ -14,7 +14,7 @@ questions instead; callers that were asked to skip such questions catch it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -42,7 +42,7 @@ class PromptTooLongError(UserInputError, ValueError):
     """Scoring prompts longer than the model's context (the harness would cut their start).
 
     Attributes:
-        lengths: ``{question id: tokens of its longest prompt}``.
+        lengths: ``{question id: tokens of its first prompt found too long}``.
         limit: Tokens the model can read (its ``max_length``), or may read of a prompt.
 
     Args:
@@ -106,25 +106,53 @@ def request_tokens(lm: Any, context: str, continuation: str) -> int:
     return sum(len(part) for part in lm._encode_pair(context, continuation))
 
 
+def longest_request_tokens(lm: Any, context: str, continuations: Sequence[str], limit: int) -> int:
+    """Tokens of the longest ``(context, continuation)`` request, as :func:`request_tokens`
+    counts them when that decides whether it fits ``limit``.
+
+    The context is tokenised once; when that alone is past ``limit + 1`` by more than a
+    continuation's few tokens could take back (a tokenizer may merge across the join),
+    the request is surely cut and its count is the context's plus the continuation's.
+    Only a context near the limit is encoded with each continuation as the harness does
+    (a 1 MB question was tokenised 128 times before its error, taking minutes).
+    """
+    context_tokens = len(lm.tok_encode(context))
+    if context_tokens > limit + 1 + _SPECIAL_TOKENS_MARGIN:
+        return context_tokens + max(len(lm.tok_encode(c)) for c in continuations)
+    return max(request_tokens(lm, context, c) for c in continuations)
+
+
 def overlong_prompts(
-    lm: Any, contexts: Sequence[str], n_options: Sequence[int]
+    lm: Any,
+    contexts: Sequence[str],
+    n_options: Sequence[int],
+    *,
+    groups: Sequence[Hashable] | None = None,
 ) -> tuple[dict[int, int], int | None]:
     """``({prompt index: tokens}, limit)`` of the prompts ``lm`` would have to cut.
 
     A prompt's length is its context plus its longest option letter, encoded as the
     harness encodes a ``loglikelihood`` request (``_encode_pair``); the harness keeps the
     last ``max_length + 1`` tokens of that, so anything longer is cut.
+
+    Args:
+        groups: One key per prompt (its question): once a prompt of a group is found too
+            long, the group's other prompts are not measured (the question is refused or
+            skipped whole), so a huge question is tokenised once, not once per prompt.
     """
     limit = context_limit(lm)
     if limit is None:
         return {}, None
-    too_long = {}
+    too_long: dict[int, int] = {}
+    refused: set[Hashable] = set()
     for index, (context, n) in enumerate(zip(contexts, n_options, strict=True)):
-        if fits_surely(context + " " + letters_for(n)[-1], limit):
+        group = groups[index] if groups is not None else index
+        if group in refused or fits_surely(context + " " + letters_for(n)[-1], limit):
             continue
-        tokens = max(request_tokens(lm, context, f" {letter}") for letter in letters_for(n))
+        tokens = longest_request_tokens(lm, context, [f" {x}" for x in letters_for(n)], limit)
         if tokens > limit + 1:
             too_long[index] = tokens
+            refused.add(group)
     return too_long, limit
 
 

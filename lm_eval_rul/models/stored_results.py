@@ -15,8 +15,9 @@ settings:
 * the **key** of an entry (:func:`request_parts`) is the request (context and
   continuation, or context and generation settings) and what the model hears for that
   document: the clip's :func:`~lm_eval_rul.audio.condition_key` with its reference
-  replaced by the file's identity (path, size, modification time, read with ``stat``:
-  an edited or replaced file is a new clip), the noise's (seed, item id, length, σ), ...
+  replaced by the file's content digest (:func:`~lm_eval_rul.audio.clip_identity`:
+  an edited file is a new clip, and two clips exchanged by name are each still
+  themselves), the noise's (seed, item id, length, σ), ...
 
 Batch size and device are not in the scope: they change results only by float rounding
 (the tests find the batched and unbatched paths equal on CPU), and a resumed run may

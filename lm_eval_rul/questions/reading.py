@@ -189,6 +189,46 @@ def _timed(path: Path, what: str, parse: Callable[[], T]) -> T:
     return value
 
 
+def _loads(text: str, **options: Any) -> Any:
+    """``json.loads``, with nesting too deep for the parser (``RecursionError``) reported
+    as the parse failure it is, so every reader names the file in one line."""
+    try:
+        return json.loads(text, **options)
+    except RecursionError:
+        raise json.JSONDecodeError(
+            f"nested too deep to parse (more than {_DEEP} levels from here; a question file "
+            "holds flat records)",
+            text,
+            _depth_position(text, _DEEP),
+        ) from None
+
+
+#: Nesting reported as the place a too-deep file goes wrong (no question file needs 10).
+_DEEP = 100
+
+
+def _depth_position(text: str, depth: int) -> int:
+    """Where the brackets of ``text`` first open ``depth`` deep (strings skipped)."""
+    level, in_string, escaped = 0, False, False
+    for position, char in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            level += 1
+            if level >= depth:
+                return position
+        elif char in "]}":
+            level -= 1
+    return 0
+
+
 def json_value(path: str | os.PathLike[str]) -> Any:
     """The file parsed as one JSON value; objects are :class:`KeyedObject`.
 
@@ -201,7 +241,7 @@ def json_value(path: str | os.PathLike[str]) -> Any:
     def parse() -> Any:
         text = read_text(path)
         hook = _keep_duplicate_keys
-        return _timed(path, "JSON", lambda: json.loads(text, object_pairs_hook=hook))
+        return _timed(path, "JSON", lambda: _loads(text, object_pairs_hook=hook))
 
     return _cached(path, "json", parse)
 
@@ -217,7 +257,7 @@ def jsonl_values(path: str | os.PathLike[str]) -> list[tuple[int, Any]]:
             if not line.strip():
                 continue
             try:
-                values.append((lineno, json.loads(line, object_pairs_hook=_keep_duplicate_keys)))
+                values.append((lineno, _loads(line, object_pairs_hook=_keep_duplicate_keys)))
             except json.JSONDecodeError as error:
                 values.append((lineno, error))
         return values
