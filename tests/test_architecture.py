@@ -29,6 +29,9 @@ TOP_LEVEL = {
     "errors", "registration", "cache", "progress", "hub", "retries", "paths", "masking", "files"
 }
 MAX_LINES = 400
+# The bridge server is one file by contract: `lm-eval-rul bridge --write` copies it alone into
+# a research model's own environment, so it cannot be split into modules it would import.
+ONE_FILE_LIMITS = {"models/bridge_server.py": 700}
 
 
 def _module_name(path: Path) -> str:
@@ -112,7 +115,8 @@ def test_no_import_cycles():
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_modules_stay_small(path):
     lines = len(path.read_text(encoding="utf-8").splitlines())
-    assert lines <= MAX_LINES, f"{path.relative_to(PACKAGE)} has {lines} lines; split it by job"
+    limit = ONE_FILE_LIMITS.get(path.relative_to(PACKAGE).as_posix(), MAX_LINES)
+    assert lines <= limit, f"{path.relative_to(PACKAGE)} has {lines} lines; split it by job"
 
 
 def test_every_subpackage_documents_its_public_names():
