@@ -58,6 +58,7 @@ MAJORITY_GROUPS: tuple[str, ...] = (
     "rul_muchomusic_gen",
     "rul_muchomusic_textonly_gen",
     "rul_muchomusic_native_gen",
+    "rul_mmau_music",
 )
 #: The fold votes added to those groups (:func:`~lm_eval_rul.report.majority_from_samples`).
 VOTE_METRICS: tuple[str, ...] = ("majority_acc", "plurality_acc_release")
