@@ -179,8 +179,8 @@ def _check_task_metadata(metadata: dict[str, Any]) -> None:
     import difflib
 
     from .factual.tasks import FACTUAL_METADATA_KEYS
+    from .mcqa.mmau.tasks import MMAU_METADATA_KEYS
     from .mcqa.tasks import METADATA_KEYS
-    from .mmau.tasks import MMAU_METADATA_KEYS
 
     known = sorted({*METADATA_KEYS, *FACTUAL_METADATA_KEYS, *MMAU_METADATA_KEYS, "version"})
     unknown = [key for key in metadata if key not in known]

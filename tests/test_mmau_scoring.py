@@ -11,29 +11,18 @@ import re
 import numpy as np
 import pytest
 
+from lm_eval_rul.mcqa.mmau.tasks import load_mmau, process_results, process_results_gen
 from lm_eval_rul.mcqa.mmau_parsing import (
     mmau_lmms_answer,
     mmau_official_answer,
     mmau_string_match,
 )
-from lm_eval_rul.mmau.tasks import load_mmau, process_results, process_results_gen
 from lm_eval_rul.questions import DataValidationError, load_questions
 from lm_eval_rul.questions.mmau import read_mmau_json
-from lm_eval_rul.testing.mmau import mmau_rows, write_mmau_json
+from lm_eval_rul.testing.mmau import mmau_rows, official_rule, write_mmau_json
 
 TEMPO = ["Very slow", "Moderate", "Fast", "Rubato"]
 METER = ["3/4", "4/4", "6/8", "5/4"]
-
-
-def official_rule(answer: str, prediction: str, choices: list[str]) -> bool:
-    """The rule as REFERENCES.md states it, written out independently of the package."""
-
-    def words(text: str) -> frozenset[str]:
-        return frozenset(m.group(0) for m in re.finditer(r"\b\w+\b", text.lower()))
-
-    said, wanted = words(prediction), words(answer)
-    forbidden = frozenset().union(*(words(c) - wanted for c in choices if words(c) != wanted))
-    return len(said) > 0 and wanted <= said and not (said & forbidden)
 
 
 @pytest.mark.parametrize(

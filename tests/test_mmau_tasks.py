@@ -11,12 +11,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from lm_eval_rul.mcqa.mmau.prompts import LMMS_POST_PROMPT
+from lm_eval_rul.mcqa.mmau.tasks import doc_to_text, doc_to_text_gen, load_mmau
 from lm_eval_rul.mcqa.mmau_parsing import mmau_official_answer, mmau_string_match
 from lm_eval_rul.mcqa.parsing import parse_answer
-from lm_eval_rul.mmau.prompts import LMMS_POST_PROMPT
-from lm_eval_rul.mmau.tasks import doc_to_text, doc_to_text_gen, load_mmau
 from lm_eval_rul.testing.harness import cli_error_line, read_output, run_cli
-from lm_eval_rul.testing.mmau import mmau_rows, write_mmau_audio, write_mmau_json
+from lm_eval_rul.testing.mmau import mmau_rows, official_rule, write_mmau_audio, write_mmau_json
 
 
 @pytest.fixture(scope="module")
@@ -76,6 +76,62 @@ def test_text_only_run_under_ours_and_the_official_protocol(tiny_lm, mmau_dir, t
     assert results["results"]["mmau_music_gen"]["parse_failure,none"] == np.mean(unread)
     in_order = samples["mmau_music"]
     assert [r["doc"]["gold_letter"] for r in in_order] == list("ABBCBDCCABBA")
+    # the predictions file the authors score: their rule on it gives the run's acc
+    items = json.loads((out / "mmau_predictions_mmau_music_gen.json").read_text())
+    assert [i["id"] for i in items] == [r["id"] for r in mmau_rows()[:12]]
+    assert {k for k in items[0] if k != "model_output"} == set(mmau_rows()[0])
+    assert [i["model_output"] for i in items] == [r["filtered_resps"][0] for r in official]
+    assert np.mean([official_rule(i["answer"], i["model_output"], i["choices"])
+                    for i in items]) == expected  # fmt: skip
+    check_report(tmp_path, shuffled=letters)
+
+
+def check_report(tmp_path: Path, shuffled: list[dict]) -> None:
+    """``report`` on both runs: the MMAU sections with the always-letter baselines of each
+    option order and the sub-category and difficulty tables."""
+    report_dir = tmp_path / "report"
+    run_cli(["report", str(tmp_path / "rul"), str(tmp_path / "official"), "--out",
+             str(report_dir), "--n-resamples", "99"])  # fmt: skip
+    report = json.loads((report_dir / "report.json").read_text())
+    section = report["benchmarks"]["mmau_music"]
+    baselines = section["always_letter"]
+    # the JSON's order: A B B C B D C C A B B A, the last item's answer also at D
+    assert baselines["official"]["letters"] == pytest.approx(
+        {"A": 3 / 12, "B": 5 / 12, "C": 3 / 12, "D": 2 / 12}
+    )
+    assert baselines["official"]["best"] == "B"
+    seeded = {x: np.mean([r["doc"]["options"][ord(x) - 65] == r["doc"]["answer"]
+                          for r in shuffled]) for x in "ABCD"}  # fmt: skip
+    assert baselines["rul"]["letters"] == pytest.approx(seeded)
+    tables = section["label_breakdowns"]
+    assert set(tables) == {"sub_category", "difficulty"}
+    assert {label: cells[next(iter(cells))]["n_questions"]
+            for label, cells in tables["difficulty"].items()} == {"easy": 4, "hard": 3,
+                                                                  "medium": 5}  # fmt: skip
+    assert tables["sub_category"]["Temporal Reasoning"]
+    markdown = (report_dir / "report.md").read_text()
+    assert "## MMAU-music\n" in markdown and "## MMAU-music (generation)" in markdown
+    assert "| official | 0.250 | 0.417 | 0.250 | 0.167 | 12 |" in markdown
+    assert "| sub-category |" in markdown and "| difficulty |" in markdown
+
+
+def test_a_test_split_run_writes_the_leaderboard_file(tiny_lm, tmp_path):
+    """No answers: acc is NaN, and every item gets its model_output (here a letter run's
+    chosen choice) in the release's fields, answer-less."""
+    data = write_mmau_json(tmp_path / "mmau-test.json", mmau_rows(answers=False))
+    out = tmp_path / "out"
+    metadata = {"mmau_data_path": str(data), "mmau_split": "test", "mmau_subset": "all"}
+    args = hf_args(tiny_lm, out, "mmau_music", metadata)
+    args.remove("--log_samples")  # the file is written without it
+    run_cli(args)
+    results, samples = read_output(out)
+    assert samples == {}
+    assert np.isnan(results["results"]["mmau_music"]["acc,none"])
+    items = json.loads((out / "mmau_predictions_mmau_music.json").read_text())
+    released = mmau_rows(answers=False)
+    assert [i["id"] for i in items] == [r["id"] for r in released]
+    assert all(i["model_output"] in i["choices"] and "answer" not in i for i in items)
+    assert [{k: v for k, v in i.items() if k != "model_output"} for i in items] == released
 
 
 def test_lmms_protocol_prompt_and_subsets(mmau_dir):

@@ -8,10 +8,17 @@ two sound items; clips at the release's ``test-mini-audios/{id}.wav`` inside a f
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
-__all__ = ["MMAU_MUSIC_ITEMS", "mmau_rows", "write_mmau_json", "write_mmau_audio"]
+__all__ = [
+    "MMAU_MUSIC_ITEMS",
+    "mmau_rows",
+    "write_mmau_json",
+    "write_mmau_audio",
+    "official_rule",
+]
 
 #: (question, choices, answer index, sub-category, difficulty)
 MMAU_MUSIC_ITEMS: tuple[tuple[str, tuple[str, ...], int, str, str], ...] = (
@@ -109,3 +116,15 @@ def write_mmau_audio(directory: str | Path, rows: list[dict[str, Any]] | None = 
         wave = synth_clip(kinds[index % len(kinds)], seconds=1.0, seed=index)
         write_clip(directory / row["audio_id"].removeprefix("./"), wave)
     return directory
+
+
+def official_rule(answer: str, prediction: str, choices: list[str]) -> bool:
+    """MMAU's scoring rule as ``REFERENCES.md`` states it, written out independently of
+    :mod:`lm_eval_rul.mcqa.mmau_parsing`, as the tests' oracle."""
+
+    def words(text: str) -> frozenset[str]:
+        return frozenset(m.group(0) for m in re.finditer(r"\b\w+\b", text.lower()))
+
+    said, wanted = words(prediction), words(answer)
+    forbidden = frozenset().union(*(words(c) - wanted for c in choices if words(c) != wanted))
+    return len(said) > 0 and wanted <= said and not (said & forbidden)

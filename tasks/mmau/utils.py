@@ -1,9 +1,6 @@
 """Thin bridge from the YAMLs to lm_eval_rul (the logic lives in the package)."""
 
-from lm_eval_rul.mcqa.tasks import doc_to_choice as doc_to_choice_rul  # noqa: F401
-from lm_eval_rul.mcqa.tasks import doc_to_text as doc_to_text_rul  # noqa: F401
-from lm_eval_rul.mcqa.tasks import process_results as process_results_rul  # noqa: F401
-from lm_eval_rul.mmau.tasks import (  # noqa: F401
+from lm_eval_rul.mcqa.mmau.tasks import (  # noqa: F401
     doc_to_choice,
     doc_to_text,
     doc_to_text_gen,
@@ -12,3 +9,6 @@ from lm_eval_rul.mmau.tasks import (  # noqa: F401
     process_results,
     process_results_gen,
 )
+from lm_eval_rul.mcqa.tasks import doc_to_choice as doc_to_choice_rul  # noqa: F401
+from lm_eval_rul.mcqa.tasks import doc_to_text as doc_to_text_rul  # noqa: F401
+from lm_eval_rul.mcqa.tasks import process_results as process_results_rul  # noqa: F401

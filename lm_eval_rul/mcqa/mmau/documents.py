@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..mcqa.folds import make_docs
-from ..mcqa.prompts import letters_for
-from ..questions.mmau import MMAUItem, as_question
+from ...questions.mmau import MMAUItem, as_question
+from ..folds import make_docs
+from ..prompts import letters_for
 
 __all__ = ["PROTOCOLS", "DEFAULT_PROTOCOL", "SEED_BENCHMARK", "mmau_docs", "answer_indices"]
 

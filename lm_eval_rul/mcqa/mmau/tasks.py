@@ -3,7 +3,7 @@
 ``--metadata`` keys (:data:`MMAU_METADATA_KEYS`; ``lm-eval-rul run`` refuses others):
 
 * ``mmau_data_path``: MMAU's released JSON (default: ``mmau_split``'s file downloaded
-  from github.com/Sakshi113/MMAU once, :func:`~lm_eval_rul.mmau.sources.default_mmau_path`);
+  from github.com/Sakshi113/MMAU once, :func:`~lm_eval_rul.mcqa.mmau.sources.default_mmau_path`);
 * ``mmau_split``: ``test-mini`` (default; with answers) or ``test`` (no answers: the run
   writes the authors' predictions file, :mod:`.predictions`);
 * ``mmau_subset``: ``music`` (default), ``sound``, ``speech`` or ``all``;
@@ -31,15 +31,15 @@ from typing import Any
 
 import numpy as np
 
-from ..audio import AUDIO_METADATA_KEYS, attach_audio
-from ..audio.requests import heard_fields
-from ..mcqa.folds import make_docs
-from ..mcqa.mmau_parsing import mmau_string_match
-from ..mcqa.reference_parsing import DEFAULT_PARSER, check_parser, parse_with
-from ..mcqa.scoring import choice_probabilities
-from ..mcqa.tasks import TaskMetadataError, _as_dataset, _existing, _seed, _stamp
-from ..questions import Question, load_questions
-from ..questions.mmau import MMAU_SUBSETS, MMAUItem, as_question, read_mmau_json, select_subset
+from ...audio import AUDIO_METADATA_KEYS, attach_audio
+from ...audio.requests import heard_fields
+from ...questions import Question, load_questions
+from ...questions.mmau import MMAU_SUBSETS, MMAUItem, as_question, read_mmau_json, select_subset
+from ..folds import make_docs
+from ..mmau_parsing import mmau_string_match
+from ..reference_parsing import DEFAULT_PARSER, check_parser, parse_with
+from ..scoring import choice_probabilities
+from ..tasks import TaskMetadataError, _as_dataset, _existing, _seed, _stamp
 from .documents import DEFAULT_PROTOCOL, PROTOCOLS, answer_indices, mmau_docs
 from .prompts import generation_prompt, letter_prompt
 from .sources import MMAU_SPLITS, default_mmau_path

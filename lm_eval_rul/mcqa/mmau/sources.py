@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..questions import DataSourceError, cache_dir
-from ..questions.sources import _download, _reason
+from ...questions import DataSourceError, cache_dir
+from ...questions.sources import _download, _reason
 
 __all__ = ["MMAU_GITHUB_RAW", "MMAU_SPLITS", "MMAU_FILES", "default_mmau_path"]
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..mcqa.prompts import gen_prompt, letters_for, pi_prompt
+from ..prompts import gen_prompt, letters_for, pi_prompt
 
 __all__ = [
     "LMMS_POST_PROMPT",
