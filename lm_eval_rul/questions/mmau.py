@@ -209,15 +209,6 @@ def read_mmau_json(path: str | os.PathLike[str]) -> list[MMAUItem]:
         raise DataValidationError(
             path, problems, hint="Fix or remove these items; nothing was loaded."
         )
-    repeated = [i.id for i in items if len(set(i.choices)) < len(i.choices)]
-    if repeated:
-        logger.warning(
-            "%s: %d item(s) repeat a choice, shown as released (either copy of the answer "
-            "counts as right): %s",
-            path,
-            len(repeated),
-            ", ".join(repeated[:MAX_LISTED]) + (" ..." if len(repeated) > MAX_LISTED else ""),
-        )
     return items
 
 
@@ -228,6 +219,16 @@ def select_subset(items: Sequence[MMAUItem], subset: str, path: str | Path) -> l
         DataValidationError: the file has no item of that subset.
     """
     chosen = list(items) if subset == "all" else [i for i in items if i.task == subset]
+    repeated = [i.id for i in chosen if len(set(i.choices)) < len(i.choices)]
+    if repeated:
+        logger.warning(
+            "%s: %d %s item(s) repeat a choice, shown as released (either copy of the answer "
+            "counts as right): %s",
+            path,
+            len(repeated),
+            subset,
+            ", ".join(repeated[:MAX_LISTED]) + (" ..." if len(repeated) > MAX_LISTED else ""),
+        )
     if not chosen:
         found = sorted({i.task for i in items})
         raise DataValidationError(
