@@ -193,3 +193,16 @@ def test_bad_input_is_one_line_before_the_model(tiny_lm, tiny_audio_lm, mmau_dir
     err = capsys.readouterr().err
     assert f"MissingAudioError: No audio for 1 of 12 items: ids {missing}." in err
     assert f"test-mini-audios/{missing}.wav" in err  # the release's layout was tried
+
+
+def test_random_condition_plays_another_items_clip(mmau_dir):
+    """``audio=random``: each item hears another MMAU item's clip, the same one every run."""
+    from lm_eval_rul.audio import random_clip
+
+    docs = list(load_mmau(mmau_data_path=str(mmau_dir / "mmau.json"),
+                          audio_dir=str(mmau_dir / "archive"))["test"])  # fmt: skip
+    own = {d["audio_ref"] for d in docs}
+    assert len(own) == 12 and all("test-mini-audios" in ref for ref in own)
+    drawn = [random_clip(d, 5) for d in docs]
+    assert all(ref in own and ref != d["audio_ref"] for ref, d in zip(drawn, docs, strict=True))
+    assert drawn == [random_clip(d, 5) for d in docs] and drawn != [random_clip(d, 6) for d in docs]
