@@ -119,7 +119,7 @@ def write_mmau_audio(directory: str | Path, rows: list[dict[str, Any]] | None = 
 
 
 def official_rule(answer: str, prediction: str, choices: list[str]) -> bool:
-    """MMAU's scoring rule as ``REFERENCES.md`` states it, written out independently of
+    """MMAU's scoring rule as tasks/mmau/README.md states it, written out independently of
     :mod:`lm_eval_rul.mcqa.mmau_parsing`, as the tests' oracle."""
 
     def words(text: str) -> frozenset[str]:
