@@ -183,9 +183,10 @@ def _check_task_metadata(metadata: dict[str, Any]) -> None:
     import difflib
 
     from .factual.tasks import FACTUAL_METADATA_KEYS
+    from .mcqa.mmau.tasks import MMAU_METADATA_KEYS
     from .mcqa.tasks import METADATA_KEYS
 
-    known = sorted({*METADATA_KEYS, *FACTUAL_METADATA_KEYS, "version"})
+    known = sorted({*METADATA_KEYS, *FACTUAL_METADATA_KEYS, *MMAU_METADATA_KEYS, "version"})
     unknown = [key for key in metadata if key not in known]
     if not unknown:
         return

@@ -23,6 +23,8 @@
   (:data:`MAJORITY_GROUPS`), so they are in the printed table and the saved results
   JSON. The samples this needs are collected even without ``--log_samples`` (and dropped
   again unless it was given).
+* MMAU tasks: the authors' predictions file of each, ``{output_path}/mmau_predictions_{task}.json``
+  (:mod:`lm_eval_rul.mcqa.mmau.predictions`; the leaderboard's input for the ``test`` split).
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ MAJORITY_GROUPS: tuple[str, ...] = (
     "rul_muchomusic_gen",
     "rul_muchomusic_textonly_gen",
     "rul_muchomusic_native_gen",
+    "rul_mmau_music",
 )
 #: The fold votes added to those groups (:func:`~lm_eval_rul.report.majority_from_samples`).
 VOTE_METRICS: tuple[str, ...] = ("majority_acc", "plurality_acc_release")
@@ -68,6 +71,12 @@ def _task_names(tasks: Any) -> set[str]:
     given as dicts have no name to match)."""
     parts = [tasks] if isinstance(tasks, str) else [t for t in tasks or [] if isinstance(t, str)]
     return {name.strip() for part in parts for name in part.split(",") if name.strip()}
+
+
+def _wants_mmau_predictions(tasks: Any) -> bool:
+    """Whether ``--tasks`` names an MMAU task (or the ``mmau`` group): the run then writes
+    the authors' predictions file (:mod:`lm_eval_rul.mcqa.mmau.predictions`)."""
+    return any(name == "mmau" or name.startswith("mmau_") for name in _task_names(tasks))
 
 
 def _wants_majority(tasks: Any) -> bool:
@@ -153,16 +162,21 @@ def run_hooks(args: argparse.Namespace, *, audio_check: str = "header") -> Itera
         )
         HELD_LOGS.release()  # the checks passed: the run's setup lines, then its progress
         majority = _wants_majority(kw.get("tasks"))
+        mmau = _wants_mmau_predictions(kw.get("tasks"))
         wanted = bool(kw.get("log_samples"))
-        kw["log_samples"] = wanted or majority
+        kw["log_samples"] = wanted or majority or mmau
         results = original(*a, **kw)
         record_device(results, models)
         mask_model_args(kw.get("model_args"))  # in place: the harness prints this object
         if results is not None:
             _mask_results(results)
-        if results is not None and (majority or factual):
+        if results is not None and (majority or factual or mmau):
             if majority:
                 add_majority_acc(results)
+            if mmau:
+                from ..mcqa.mmau.predictions import write_predictions
+
+                write_predictions(results, getattr(args, "output_path", None))
             if factual and wanted:
                 _factual_run.add_item_predictions(results)
             if not wanted:

@@ -28,7 +28,9 @@ Public names:
   and :mod:`.native_tasks` (the ``_native_gen`` tasks' ``doc_to_audio``,
   ``load_rul_muchomusic_native``, ``load_muchomusic_native``, ``NATIVE_SAMPLING_RATE``),
   imported by the task folders' ``utils.py`` (not re-exported here: they load audio
-  helpers).
+  helpers);
+* :mod:`.mmau` (the MMAU tasks: protocols, prompts, the authors' predictions file) and
+  :mod:`.mmau_parsing` (MMAU's official string-match rule, lmms-eval's letter reading).
 """
 
 from .folds import N_FOLDS, make_doc, make_docs, shuffled_options

@@ -24,6 +24,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from ..errors import UserInputError
+from .mmau_parsing import mmau_lmms_answer, mmau_official_answer
 from .parsing import ParsedAnswer, parse_answer
 from .prompts import MUCHOMUSIC_ANSWER_PREFIX, letters_for
 
@@ -139,6 +140,8 @@ PARSERS: dict[str, Callable[..., ParsedAnswer]] = {
     DEFAULT_PARSER: parse_answer,
     "release": parse_answer_release,
     "muchomusic_official": muchomusic_official_answer,
+    "mmau_official": mmau_official_answer,  # MMAU's string-match rule (mmau_parsing)
+    "mmau_lmms": mmau_lmms_answer,  # lmms-eval's mmau letter reading, never a random letter
 }
 
 

@@ -151,7 +151,12 @@ def _refuse_pools(error: DataValidationError, path: Path, key: str) -> None:
 
 
 #: The ``--metadata`` key of each benchmark's own question file (else ``data_path``).
-_OWN_DATA_KEYS = {"rul_muchomusic": "rul_data_path", "muchomusic": "muchomusic_data_path"}
+_OWN_DATA_KEYS = {
+    "rul_muchomusic": "rul_data_path",
+    "muchomusic": "muchomusic_data_path",
+    "mmau_music": "mmau_data_path",  # MMAU's JSON (lm_eval_rul.mcqa.mmau.tasks)
+    "rul_mmau_music": "rul_mmau_data_path",
+}
 
 
 def data_path_key(benchmark: str, metadata: dict[str, Any]) -> str:

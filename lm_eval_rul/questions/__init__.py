@@ -19,7 +19,9 @@ Public names:
 * :func:`default_rul_path`, :func:`default_muchomusic_csv`, :func:`cache_dir`,
   :data:`RUL_GITHUB_URL`, :data:`RUL_HF_REPO`, :data:`MUCHOMUSIC_HF_REPO`,
   :data:`MUCHOMUSIC_CSV_NAME` (:mod:`.sources`: the public copies and their cache);
-* :data:`DEFAULT_SEED`, :func:`derive_seed`, :func:`item_rng` (:mod:`.seeding`).
+* :data:`DEFAULT_SEED`, :func:`derive_seed`, :func:`item_rng` (:mod:`.seeding`);
+* MMAU's released JSON: :mod:`.mmau` (``read_mmau_json``, ``MMAUItem``; its music items
+  are read by :func:`load_questions` too).
 """
 
 from .categories import CATEGORY_DIMENSIONS, QuestionCategories, read_muchomusic_categories

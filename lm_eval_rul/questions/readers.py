@@ -5,6 +5,8 @@ Formats (see ``docs/method.md``, "Data"):
 * the released RUL-MuChoMusic JSON: ``{id: {question, caption, correct_answer,
   distractors[4], PI}}`` (a list of such rows with an ``id`` field is accepted too);
 * the released distractor pools: the same layout with 24–71 ``distractors``;
+* MMAU's released JSON (``question, choices, answer, task``): its music items
+  (:mod:`.mmau`);
 * the MuChoMusic CSV (``question, dataset, dataset_identifier, correct_answer,
   distractor_{1,2,3}_answer, ...`` plus a question id);
 * a JSONL / CSV / parquet of ``id, question, correct_answer, distractors[, caption]``.
@@ -27,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from .file_kinds import MUCHOMUSIC_COLUMNS, question_format
+from .mmau import looks_like_mmau, read_mmau_questions
 from .pools import clean_pools
 from .reading import csv_table, json_value, jsonl_values, reads_once
 from .schema import (
@@ -265,6 +268,8 @@ def load_questions(
     if not path.is_file():
         raise FileNotFoundError(f"question file not found: {path}")
     fmt = question_format(path)
+    if _is_mmau(path, fmt):
+        return read_mmau_questions(path, n_distractors=n_distractors)
     if fmt == "json":
         return read_rul_json(path, n_distractors=n_distractors)
     if fmt == "muchomusic_csv":
@@ -275,6 +280,17 @@ def load_questions(
             )
         return questions
     return read_questions_table(path, n_distractors=n_distractors)
+
+
+def _is_mmau(path: Path, fmt: str) -> bool:
+    """MMAU's released JSON (a list of items with ``choices`` and ``task``): its music
+    items are read as questions (:func:`~.mmau.read_mmau_questions`)."""
+    if fmt != "json":
+        return False
+    try:
+        return looks_like_mmau(json_value(path))
+    except json.JSONDecodeError:
+        return False
 
 
 def _as_row(question: Question) -> dict[str, Any]:
@@ -315,7 +331,7 @@ def load_questions_without_distractors(path: str | os.PathLike[str]) -> list[Que
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"question file not found: {path}")
-    if question_format(path) not in ("json", "jsonl"):
+    if question_format(path) not in ("json", "jsonl") or _is_mmau(path, question_format(path)):
         return load_questions(path)
     rows = _read_rows(path)
     prepared = []

@@ -41,18 +41,44 @@ _DIMENSION_TITLES = {
     "music_reasoning": "reasoning category",
     "genre": "genre",
     "source": "source dataset",
+    "sub_category": "sub-category",
+    "difficulty": "difficulty",
 }
 
 
-def _breakdown_lines(breakdowns: dict[str, Any] | None) -> list[str]:
-    """One table per MuChoMusic category dimension: a row per label, a column per run."""
+def _always_letter_lines(baselines: dict[str, Any] | None) -> list[str]:
+    """The always-the-same-letter table: one row per option order the runs showed."""
+    if not baselines:
+        return []
+    letters = sorted({x for b in baselines.values() for x in b["letters"]})
+    lines = [
+        "Always the same letter (accuracy of answering that letter to every question, in the "
+        "order the runs showed):",
+        "",
+        "| option order | " + " | ".join(letters) + " | n |",
+        "|---|" + "---|" * (len(letters) + 1),
+    ]
+    for order, b in baselines.items():
+        cells = [_pct(b["letters"].get(x)) for x in letters]
+        lines.append(f"| {order} | " + " | ".join(cells) + f" | {b['n_samples']} |")
+    return [*lines, ""]
+
+
+_MUCHOMUSIC_BREAKDOWNS = (
+    "Accuracy by MuChoMusic category (acc (n questions); a question counts in each of its "
+    "categories, `any` = questions with at least one):"
+)
+
+
+_LABEL_BREAKDOWNS = "Accuracy by MMAU sub-category and difficulty (acc (n questions)):"
+
+
+def _breakdown_lines(breakdowns: dict[str, Any] | None, title: str = _MUCHOMUSIC_BREAKDOWNS
+                     ) -> list[str]:  # fmt: skip
+    """One table per category dimension: a row per label, a column per run."""
     if not breakdowns:
         return []
-    lines = [
-        "Accuracy by MuChoMusic category (acc (n questions); a question counts in each of its "
-        "categories, `any` = questions with at least one):",
-        "",
-    ]
+    lines = [title, ""]
     for dimension, rows in breakdowns.items():
         if not rows:
             continue
@@ -151,6 +177,8 @@ def render_markdown(report: dict[str, Any]) -> str:
                 )
             lines.append("")
         lines += _breakdown_lines(data.get("breakdowns"))
+        lines += _always_letter_lines(data.get("always_letter"))
+        lines += _breakdown_lines(data.get("label_breakdowns"), _LABEL_BREAKDOWNS)
         for key, caption in (
             ("accuracy", "accuracy"),
             ("conditions", "audio conditions"),

@@ -149,12 +149,12 @@ class Run:
 
     @property
     def protocol(self) -> str | None:
-        """The factual protocol its factual tasks ran under (``rul`` when not recorded);
-        None for a run without factual tasks."""
+        """The protocol its factual or MMAU tasks ran under (``rul`` when not recorded);
+        None for a run without such tasks."""
         found = {
             str(task.metadata.get("protocol") or "rul")
             for task in self.tasks.values()
-            if task.windows or task.study_windows
+            if task.windows or task.study_windows or task.benchmark.startswith("mmau")
         }
         return "/".join(sorted(found)) or None
 

@@ -35,6 +35,10 @@ __all__ = [
 ]
 
 
+#: Document fields read as breakdown labels (MMAU's, see :mod:`.mmau`).
+BREAKDOWN_FIELDS: tuple[str, ...] = ("sub_category", "difficulty")
+
+
 class RunReadError(UserInputError, ValueError):
     """A run folder or file that cannot be read as harness output."""
 
@@ -56,6 +60,11 @@ class Sample:
         parse_failure: The sample's ``parse_failure`` (generation tasks only;
             ``unanswered_rate`` for ``muchomusic_official``).
         digest: :func:`~.run_keys.item_digest` of the question's content (None: unknown).
+        labels: (dimension, label) pairs the document carries for breakdowns (MMAU's
+            ``sub_category`` and ``difficulty``).
+        answer_letters: The letters showing the correct answer (several when a choice is
+            repeated), for the always-the-same-letter baseline.
+        order: How the options were ordered: the doc's ``protocol`` (MMAU), else ``seeded``.
     """
 
     id: str
@@ -69,6 +78,9 @@ class Sample:
     track: str | None = None
     parse_failure: float | None = None
     digest: str | None = None
+    labels: tuple[tuple[str, str], ...] = ()
+    answer_letters: tuple[str, ...] = ()
+    order: str = "seeded"
 
     @property
     def key(self) -> tuple[str, int]:
@@ -191,6 +203,15 @@ def sample_from_row(row: dict[str, Any], where: str) -> Sample:
             track=None if track in (None, "") else str(track),
             parse_failure=_float_or_none(row.get("parse_failure", row.get("unanswered_rate"))),
             digest=item_digest(doc),
+            labels=tuple(
+                (dim, str(doc[dim])) for dim in BREAKDOWN_FIELDS if doc.get(dim) not in (None, "")
+            ),
+            answer_letters=tuple(
+                letter
+                for letter, option in zip(doc.get("letters") or (), options, strict=False)
+                if option == correct_answer
+            ),
+            order=str(doc.get("protocol") or "seeded"),
         )
     except RunReadError:
         raise

@@ -39,6 +39,9 @@ BENCHMARK_NAMES = {
     "rul_muchomusic_oneshot": "RUL-MuChoMusic, one-shot (5 options)",
     "rul_muchomusic_oneshot_gen": "RUL-MuChoMusic, one-shot generation (5 options)",
     "muchomusic_official": "MuChoMusic (official protocol)",
+    "mmau_music": "MMAU-music",
+    "mmau_music_gen": "MMAU-music (generation)",
+    "rul_mmau_music": "RUL-MMAU-music",
 }
 
 

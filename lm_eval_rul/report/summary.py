@@ -14,6 +14,7 @@ from ..questions import derive_seed
 from .breakdowns import category_breakdowns, load_categories
 from .comparisons import find_backbone, paired_comparisons, pi_correlations
 from .factual.sections import factual_report
+from .mmau import always_letter_baselines, label_breakdowns
 from .run_keys import question_files_note
 from .runs import Run, RunReadError
 from .samples import Sample
@@ -142,7 +143,7 @@ def build_report(runs: Sequence[Run], settings: ReportSettings | None = None) ->
     needs_backbone = settings.text_backbone is not None or any(r.condition == "none" for r in runs)
     backbone = find_backbone(runs, settings.text_backbone, notes) if needs_backbone else None
     categories, categories_source = {}, None
-    if any(r.benchmarks() for r in runs):  # factual-only reports have no MuChoMusic categories
+    if any("muchomusic" in b for r in runs for b in r.benchmarks()):  # MuChoMusic ids only
         categories, categories_source = load_categories(runs, settings.muchomusic_csv, notes)
     benchmarks: dict[str, Any] = {}
     for benchmark in sorted({b for r in runs for b in r.benchmarks()}):
@@ -164,6 +165,8 @@ def build_report(runs: Sequence[Run], settings: ReportSettings | None = None) ->
             "leakage": leakage,
             "correlations": correlations,
             "breakdowns": category_breakdowns(members, benchmark, categories, notes),
+            "label_breakdowns": label_breakdowns(members, benchmark),
+            "always_letter": always_letter_baselines(members, benchmark),
             "_scatter": scatter,
         }
     return {

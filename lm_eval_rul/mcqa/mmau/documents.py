@@ -1,0 +1,66 @@
+"""MMAU items as harness documents, under one protocol's option order.
+
+Built by the same :func:`lm_eval_rul.mcqa.folds.make_docs` as the MuChoMusic documents
+(option order seeded from (``shuffle_seed``, ``mmau``, item id), whatever the data order
+or ``--limit``); the ``official`` and ``lmms`` protocols then show the choices in the
+JSON's order. Each document also carries the item's MMAU fields (``sub_category``,
+``difficulty``, ``category``, ``mmau_task``, ``choices``, ``answer``, ``audio_id``), read
+by the breakdowns, the always-letter baselines and the leaderboard file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ...questions.mmau import MMAUItem, as_question
+from ..folds import make_docs
+from ..prompts import letters_for
+
+__all__ = ["PROTOCOLS", "DEFAULT_PROTOCOL", "SEED_BENCHMARK", "mmau_docs", "answer_indices"]
+
+#: ``--metadata protocol`` values: ours, the authors' scorer, lmms-eval's task.
+PROTOCOLS: tuple[str, ...] = ("rul", "official", "lmms")
+DEFAULT_PROTOCOL = "rul"
+#: The benchmark name in the option-order seed: one order per item for every subset.
+SEED_BENCHMARK = "mmau"
+
+
+def answer_indices(options: Sequence[str], answer: str | None) -> list[int]:
+    """Every shown position of the answer (the release repeats a few choices)."""
+    return [] if answer is None else [i for i, o in enumerate(options) if o == answer]
+
+
+def _mmau_fields(item: MMAUItem, protocol: str) -> dict[str, Any]:
+    return {
+        "protocol": protocol,
+        "mmau_task": item.task,
+        "sub_category": item.sub_category,
+        "difficulty": item.difficulty,
+        "category": item.category,
+        "split": item.split,
+        "audio_id": item.audio_id,
+        "choices": list(item.choices),
+        "answer": item.answer,
+    }
+
+
+def mmau_docs(items: Sequence[MMAUItem], *, protocol: str, seed: int) -> list[dict[str, Any]]:
+    """One document per item, in the items' order (see the module docstring).
+
+    An unanswered item (``test`` split) gets ``gold`` -1, ``gold_letter`` "" and
+    ``correct_answer`` None.
+    """
+    questions = [as_question(item) for item in items]
+    docs = make_docs(questions, benchmark=SEED_BENCHMARK, fold=None, seed=seed)
+    for doc, item in zip(docs, items, strict=True):
+        if protocol != "rul":
+            doc["options"] = list(item.choices)
+            doc["letters"] = list(letters_for(len(item.choices)))
+            doc["gold"] = item.gold if item.gold is not None else -1
+        elif item.answer is None:  # shuffled all the same; the first choice is no answer
+            doc["gold"] = -1
+        doc["gold_letter"] = doc["letters"][doc["gold"]] if doc["gold"] >= 0 else ""
+        doc["correct_answer"] = item.answer
+        doc.update(_mmau_fields(item, protocol))
+    return docs

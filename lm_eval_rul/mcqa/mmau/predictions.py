@@ -1,0 +1,105 @@
+"""The predictions file MMAU's authors score: their JSON items, each with ``model_output``.
+
+The ``test`` split (9,000 items) has no answers; the authors score it from a JSON list
+of its items with the model's free-text answer added as ``model_output`` (the key their
+``evaluation.py`` reads; items without it are skipped there, so every item gets one). A
+generation task's output is its generated text; a letter task's is the text of the
+option it scored highest, which the string-match rule reads as that choice.
+
+``lm-eval-rul run`` writes one file per MMAU task it ran, on either split,
+``{output_path}/mmau_predictions_{task}.json`` (:func:`write_predictions`); on test-mini
+the authors' own scorer run on it gives the run's ``acc`` under ``protocol=official``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ...files import atomic_write
+
+__all__ = ["OUTPUT_KEY", "prediction_rows", "write_predictions", "is_mmau_task"]
+
+#: The key the authors' scorer reads the answer from.
+OUTPUT_KEY = "model_output"
+
+logger = logging.getLogger(__name__)
+
+
+def is_mmau_task(name: str) -> bool:
+    """``mmau_music``, ``mmau_music_gen`` (not ``rul_mmau_music``: its options are ours)."""
+    return name.startswith("mmau_")
+
+
+def _output(sample: Mapping[str, Any]) -> str:
+    doc, responses = sample["doc"], sample["filtered_resps"]
+    if len(responses) == 1 and isinstance(responses[0], str):
+        return responses[0]
+    logliks = [float(r[0] if isinstance(r, (list, tuple)) else r) for r in responses]
+    if not np.isfinite(logliks).any():
+        return ""
+    return str(doc["options"][int(np.argmax(logliks))])
+
+
+def prediction_rows(samples: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """One item per logged document (the first filter's), in the release's fields."""
+    rows: dict[str, dict[str, Any]] = {}
+    for sample in samples:
+        doc = sample["doc"]
+        if str(doc["id"]) in rows:
+            continue
+        row: dict[str, Any] = {
+            "id": doc["id"],
+            "audio_id": doc.get("audio_id", ""),
+            "question": doc["question"],
+            "choices": list(doc["choices"]),
+        }
+        if doc.get("answer") is not None:
+            row["answer"] = doc["answer"]
+        row.update(
+            {
+                "dataset": doc.get("source") or "",
+                "task": doc.get("mmau_task", ""),
+                "split": doc.get("split", ""),
+                "category": doc.get("category", ""),
+                "sub-category": doc.get("sub_category", ""),
+                "difficulty": doc.get("difficulty", ""),
+                OUTPUT_KEY: _output(sample),
+            }
+        )
+        rows[str(doc["id"])] = row
+    return list(rows.values())
+
+
+def write_predictions(results: Mapping[str, Any], output_path: str | None) -> list[Path]:
+    """Write the predictions file of every MMAU task in ``results["samples"]``.
+
+    Args:
+        results: What ``simple_evaluate`` returned (with its samples).
+        output_path: The run's ``--output_path``: a folder, or a results file whose
+            folder is used. None: nothing is written (a warning says why).
+    """
+    samples = {k: v for k, v in (results.get("samples") or {}).items() if is_mmau_task(k)}
+    if not samples:
+        return []
+    if not output_path:
+        logger.warning("no --output_path: MMAU's predictions file(s) not written")
+        return []
+    folder = Path(output_path)
+    folder = folder.parent if folder.suffix == ".json" else folder
+    written = []
+    for task, rows in sorted(samples.items()):
+        first = rows[0]["filter"] if rows else None
+        items = prediction_rows(r for r in rows if r.get("filter") == first)
+        path = folder / f"mmau_predictions_{task}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_write(path, "w") as handle:
+            json.dump(items, handle, indent=1, ensure_ascii=False)
+        logger.info("%s: wrote %d MMAU predictions (model_output) to %s", task, len(items), path)
+        written.append(path)
+    return written
