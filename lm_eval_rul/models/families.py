@@ -58,6 +58,11 @@ class Family:
         processor_kwargs: Extra keyword arguments of the processor's ``__call__``.
         needs_video_processor: The processor class also wants a video processor (which
             needs torchvision); without torchvision an audio-only variant is built.
+        audio_markers: Names of the processor's (or its tokenizer's) tokens the processor
+            writes around the expanded audio; they belong to the audio span
+            (:mod:`~lm_eval_rul.models.audio_span`).
+        audio_padding: Text the processor writes on each side of the expanded audio, outside
+            the markers (Gemma 3n: a blank line); it belongs to the audio span too.
     """
 
     name: str
@@ -70,6 +75,8 @@ class Family:
     max_seconds: float | str | None = None
     processor_kwargs: dict[str, Any] = field(default_factory=dict)
     needs_video_processor: bool = False
+    audio_markers: tuple[str, ...] = ()
+    audio_padding: str = ""
 
 
 FAMILIES: tuple[Family, ...] = (
@@ -118,6 +125,9 @@ FAMILIES: tuple[Family, ...] = (
         model_class="Gemma3nForConditionalGeneration",
         placeholder="<audio_soft_token>",
         max_seconds=30.0,
+        # Gemma3nProcessor.full_audio_sequence: "\n\n<boa><audio>x188<eoa>\n\n"
+        audio_markers=("boa_token", "eoa_token"),
+        audio_padding="\n\n",
     ),
     Family(
         name="Voxtral",

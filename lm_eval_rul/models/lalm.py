@@ -31,6 +31,7 @@ from ..audio import AudioSpec
 from ..audio.requests import RequestAudio
 from .args import USE_CACHE_REFUSAL, LALMArgumentError, audio_condition, validate_model_args
 from .audio_requests import AudioRequestsMixin
+from .audio_span import audio_token_ids, family_blank_ids
 from .common import audio_settings, chat_messages
 from .families import Family, family_for, family_max_seconds, resolve_attr
 from .generation import AudioGenerationMixin
@@ -154,6 +155,7 @@ class LALM(AudioRequestsMixin, PrefixScoringMixin, AudioGenerationMixin, HFLM):
             noise_std=args["noise_std"],
         )
         self._audio_ids = self._audio_token_ids()
+        self._blank_ids = family_blank_ids(self.tokenizer, self.family)
         self._parts = self._template_parts(clips=0 if condition == "none" else 1)
         self._parts_by_clips = {0 if condition == "none" else 1: self._parts}
         self._prefix_lru: OrderedDict[Hashable, ClipPrefix] = OrderedDict()
@@ -220,14 +222,7 @@ class LALM(AudioRequestsMixin, PrefixScoringMixin, AudioGenerationMixin, HFLM):
         return self.family.placeholder
 
     def _audio_token_ids(self) -> set[int]:
-        ids = set()
-        for name in ("audio_token", "audio_bos_token", "audio_eos_token"):
-            token = getattr(self.processor, name, None)
-            if isinstance(token, str):
-                ids.add(self.tokenizer.convert_tokens_to_ids(token))
-        ids.update(self.tokenizer.convert_tokens_to_ids(self.tokenizer.tokenize(self.placeholder)))
-        ids.discard(self.tokenizer.unk_token_id)
-        return ids
+        return audio_token_ids(self.processor, self.family, self.placeholder, where=self.pretrained)
 
     @property
     def max_gen_toks(self) -> int:
@@ -325,8 +320,16 @@ class LALM(AudioRequestsMixin, PrefixScoringMixin, AudioGenerationMixin, HFLM):
         kwargs: dict[str, Any] = dict(self.family.processor_kwargs)
         if waves is not None:
             kwargs.update(audio=list(waves), sampling_rate=self.spec.sampling_rate)
+        text_kwargs: dict[str, Any] = {}
         if len(texts) > 1:
-            kwargs["text_kwargs"] = {"padding": "longest", "padding_side": "left"}
+            text_kwargs.update(padding="longest", padding_side="left")
+        bos = self.tokenizer.bos_token
+        if bos and all(text.startswith(bos) for text in texts):
+            # the template wrote the BOS itself; as transformers' apply_chat_template does,
+            # the processor must not add another
+            text_kwargs["add_special_tokens"] = False
+        if text_kwargs:
+            kwargs["text_kwargs"] = text_kwargs
         encoded = self.processor(text=texts, return_tensors="pt", **kwargs)
         inputs = {}
         for name, value in encoded.items():
