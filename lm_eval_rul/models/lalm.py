@@ -261,7 +261,10 @@ class LALM(AudioRequestsMixin, PrefixScoringMixin, AudioGenerationMixin, HFLM):
             messages[-1]["content"] = self.placeholder * clips + _SENTINEL
         try:
             rendered = self.processor.apply_chat_template(
-                messages, tokenize=False, add_generation_prompt=True
+                messages,
+                chat_template=self._chat_template(),
+                tokenize=False,
+                add_generation_prompt=True,
             )
         except ValueError as error:
             raise LALMArgumentError(
@@ -279,6 +282,13 @@ class LALM(AudioRequestsMixin, PrefixScoringMixin, AudioGenerationMixin, HFLM):
                 "Pass model_args chat_template=false to write it without the template."
             )
         return before, after
+
+    def _chat_template(self) -> str | None:
+        """The processor's chat template, else its tokenizer's (a Phi-4-multimodal processor
+        loads with its template on the tokenizer only)."""
+        return getattr(self.processor, "chat_template", None) or getattr(
+            self.tokenizer, "chat_template", None
+        )
 
     def parts_for(self, clips: int | None) -> tuple[str, str]:
         """The template parts around the question for ``clips`` audio slots (``None``: the

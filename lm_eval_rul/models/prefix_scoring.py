@@ -185,6 +185,15 @@ class PrefixScoringMixin:
         rope_delta = getattr(inner, "rope_deltas", None) if inner is not None else None
         cache = getattr(out, "cache", None) or out.past_key_values
         layers = [(layer.keys, layer.values) for layer in cache.layers]
+        short = [
+            i for i, (k, _) in enumerate(layers) if k is not None and k.shape[-2] < len(expanded)
+        ]
+        if short:
+            raise LALMArgumentError(
+                f"lalm: {self.family.name}: layers {short} keep fewer keys than the "
+                f"{len(expanded)}-token system + audio prefix (a sliding window shorter than "
+                "the prefix). Run with prefix_cache=false."
+            )
         prefix = ClipPrefix(
             key=key,
             plain_ids=plain,
@@ -251,6 +260,8 @@ class PrefixScoringMixin:
     def _cache_copy(self, prefix: ClipPrefix, length: int, batch: int) -> transformers.DynamicCache:
         cache = transformers.DynamicCache()
         for layer, (keys, values) in enumerate(prefix.layers):
+            if keys is None:
+                continue  # a layer that reuses an earlier layer's keys (Gemma 3n) stores none
             cache.update(
                 keys[:, :, :length].expand(batch, -1, -1, -1),
                 values[:, :, :length].expand(batch, -1, -1, -1),

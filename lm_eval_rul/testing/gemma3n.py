@@ -205,7 +205,9 @@ def make_tiny_gemma3n(directory: str | Path, *, seed: int = 0) -> Path:
 
     Needs ``timm`` (the vision tower). The text model keeps the released structure in
     small: altup, laurel, per-layer inputs, sliding and full attention layers, and a layer
-    that shares its key/value cache with an earlier one.
+    that shares its key/value cache with an earlier one. The vision tower is timm's
+    ``test_efficientnet`` instead of the released ``mobilenetv5_300m_enc`` (1.2 GB of random
+    weights), which no audio input reaches.
     """
     import torch
     import transformers as tf
@@ -245,7 +247,12 @@ def make_tiny_gemma3n(directory: str | Path, *, seed: int = 0) -> Path:
         conf_attention_context_left=13,
         conf_attention_context_right=0,
     )
-    vision = tf.Gemma3nVisionConfig(vocab_size=_MM_VOCAB, vocab_offset=_TEXT_VOCAB, hidden_size=32)
+    vision = tf.Gemma3nVisionConfig(
+        architecture="test_efficientnet",
+        vocab_size=_MM_VOCAB,
+        vocab_offset=_TEXT_VOCAB,
+        hidden_size=32,
+    )
     config = tf.Gemma3nConfig(
         text_config=text,
         audio_config=audio,
