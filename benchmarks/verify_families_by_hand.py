@@ -94,81 +94,11 @@ def _model(path: Path, **kwargs: Any):
     )
 
 
-def _reference(model, request) -> tuple[list[int], float]:
-    """The processor's own rendering of the request's chat and the letter's log-prob on it."""
-    import torch
-    import torch.nn.functional as F
-
-    from lm_eval_rul.models.common import chat_messages
-
-    context, letter = request.args[:2]
-    source = model.audio_sources([request])[0]
-    text = model.question_text(context, source)
-    _, waves = model._waves(source)
-    processor, tokenizer = model.processor, model.tokenizer
-    rate = model.spec.sampling_rate  # lalm resampled the clip to the extractor's rate
-    # the checkpoint's template: the processor's, else its tokenizer's
-    template = processor.chat_template or tokenizer.chat_template
-    if model.family.content == "inline":
-        messages = chat_messages(text, system_prompt=model.system_prompt)
-        messages[-1]["content"] = model.placeholder * len(waves) + text  # a string content
-        rendered = processor.apply_chat_template(
-            messages, chat_template=template, tokenize=False, add_generation_prompt=True
-        )
-        inputs = processor(
-            text=[rendered], audio=list(waves), sampling_rate=rate, return_tensors="pt"
-        )
-    else:
-        parts = [{"type": "audio", "audio": wave} for wave in waves]
-        messages = chat_messages(text, audio_parts=parts, system_prompt=model.system_prompt)
-        rendered = processor.apply_chat_template(
-            messages, chat_template=template, tokenize=False, add_generation_prompt=True
-        )
-        inputs = processor.apply_chat_template(
-            messages,
-            chat_template=template,
-            tokenize=True,
-            add_generation_prompt=True,
-            return_dict=True,
-            return_tensors="pt",
-        )
-    plain = tokenizer(rendered, add_special_tokens=False)["input_ids"]
-    letter_ids = tokenizer(rendered + letter, add_special_tokens=False)["input_ids"][len(plain) :]
-    own = [int(t) for t in inputs["input_ids"][0]]
-    ids = torch.tensor([own + letter_ids])
-    forward = {
-        k: (v.to(model.model.dtype) if v.is_floating_point() else v)
-        for k, v in inputs.items()
-        if k in model._forward_names and k != "input_ids"
-    }
-    if model.family.content != "inline" and "input_features" not in forward:
-        raise RuntimeError(f"the processor's rendering carries no audio: {sorted(inputs)}")
-    forward["attention_mask"] = torch.ones_like(ids)
-    if "token_type_ids" in forward:
-        pad = torch.zeros((1, len(letter_ids)), dtype=forward["token_type_ids"].dtype)
-        forward["token_type_ids"] = torch.cat([forward["token_type_ids"], pad], dim=1)
-    with torch.no_grad():
-        logits = model.model(input_ids=ids, **forward).logits[0]
-    logprobs = F.log_softmax(logits[len(own) - 1 : -1].float(), dim=-1)
-    score = sum(float(logprobs[i, t]) for i, t in enumerate(letter_ids))
-    return own, score
-
-
-def _lalm_prompt_ids(model, request) -> list[int]:
-    """The ids lalm's prefix cache reads: the processor's prefix, then the plain suffix."""
-    source = model.audio_sources([request])[0]
-    context = model.question_text(request.args[0], source)
-    before = model.parts_for(source.clips(model.spec))[0]
-    _, waves = model._waves(source)
-    expanded = [int(t) for t in model._model_inputs([before], waves)["input_ids"][0]]
-    _, ctx_ids, _ = model._encode_request(context, request.args[1], source.clips(model.spec))
-    return expanded + ctx_ids[len(model._encode(before)) :]
-
-
 def verify(family: str, path: Path, metadata: dict[str, str]) -> bool:
     from lm_eval.api.instance import Instance
 
     from lm_eval_rul.mcqa.tasks import load_rul_muchomusic
+    from lm_eval_rul.testing.rendering import lalm_prompt_ids, processor_rendering_score
 
     docs = list(load_rul_muchomusic(0, **metadata)["test"])[:4]
     requests = _letter_requests(docs)
@@ -187,9 +117,9 @@ def verify(family: str, path: Path, metadata: dict[str, str]) -> bool:
 
     worst, same_tokens = 0.0, True
     for request, cached in zip(requests, original, strict=True):
-        own, score = _reference(model, request)
+        own, score = processor_rendering_score(model, request)
         worst = max(worst, abs(score - cached))
-        same_tokens &= _lalm_prompt_ids(model, request) == own
+        same_tokens &= lalm_prompt_ids(model, request) == own
     seconds = time.perf_counter() - start
 
     ok = differ > 0 and worst <= TOLERANCE and same_tokens and len(generated) == 2

@@ -14,7 +14,9 @@ Where each convention comes from:
 - the audio processor is ``Phi4MultimodalFeatureExtractor()`` at its defaults (80 mel
   bins, 16 kHz, 25 ms windows, 10 ms hop, compression rate 8), the image processor
   ``Phi4MultimodalImageProcessor()`` (it needs torchvision), the processor
-  ``Phi4MultimodalProcessor``.
+  ``Phi4MultimodalProcessor``. Without torchvision the processor is built audio-only
+  (:func:`~lm_eval_rul.models.families.audio_only_class`) and saved under the real class
+  name, as ``lalm`` loads it then; the model itself needs no torchvision, so CI runs it.
 """
 
 from __future__ import annotations
@@ -51,19 +53,29 @@ def _tokenizer(directory: Path):
 def make_tiny_phi4_multimodal(directory: str | Path, *, seed: int = 0) -> Path:
     """Save a random-weight ``Phi4MultimodalForCausalLM`` with its real processor.
 
-    Needs torchvision (the processor's image processor).
+    The processor is the full one where torchvision is installed, else audio-only.
     """
+    import json
+
     import torch
     import transformers as tf
 
+    from ..models.families import audio_only_class
+
     directory = Path(directory)
     tokenizer = _tokenizer(directory / "_tokenizer")
-    processor = tf.Phi4MultimodalProcessor(
-        image_processor=tf.Phi4MultimodalImageProcessor(),
-        audio_processor=tf.Phi4MultimodalFeatureExtractor(),
-        tokenizer=tokenizer,
-        chat_template=PHI4_CHAT_TEMPLATE,
-    )
+    audio = tf.Phi4MultimodalFeatureExtractor()
+    if tf.utils.is_torchvision_available():
+        processor = tf.Phi4MultimodalProcessor(
+            image_processor=tf.Phi4MultimodalImageProcessor(),
+            audio_processor=audio,
+            tokenizer=tokenizer,
+            chat_template=PHI4_CHAT_TEMPLATE,
+        )
+    else:
+        processor = audio_only_class(tf.Phi4MultimodalProcessor)(
+            audio_processor=audio, tokenizer=tokenizer, chat_template=PHI4_CHAT_TEMPLATE
+        )
     ids = tokenizer.convert_tokens_to_ids
     torch.manual_seed(seed)
     text = tiny_text_kwargs(
@@ -94,4 +106,8 @@ def make_tiny_phi4_multimodal(directory: str | Path, *, seed: int = 0) -> Path:
     model.eval()
     model.save_pretrained(directory)
     processor.save_pretrained(directory)
+    path = directory / "processor_config.json"
+    saved = json.loads(path.read_text())
+    saved["processor_class"] = "Phi4MultimodalProcessor"  # as the released checkpoint says
+    path.write_text(json.dumps(saved, indent=2))
     return directory
