@@ -26,7 +26,7 @@ def letter_requests(audio_data):
 
     from lm_eval_rul.mcqa.tasks import doc_to_choice, doc_to_text, load_rul_muchomusic
 
-    docs = list(load_rul_muchomusic(0, **audio_data)["test"])[:2]
+    docs = list(load_rul_muchomusic(0, **audio_data)["test"])[:1]
     return [
         Instance("loglikelihood", doc, (doc_to_text(doc), f" {letter}"), index)
         for doc in docs
@@ -37,19 +37,41 @@ def letter_requests(audio_data):
 def _model(path, **kwargs):
     from lm_eval_rul.models.lalm import LALM
 
-    return LALM(pretrained=str(path), dtype="float32", device="cpu", batch_size=2, **kwargs)
+    # results_cache=none: every call computes (the module-wide model outlives a test's cache)
+    return LALM(
+        pretrained=str(path),
+        dtype="float32",
+        device="cpu",
+        batch_size=2,
+        results_cache="none",
+        **kwargs,
+    )
 
 
-def test_letters_equal_the_processors_own_rendering(phi4, letter_requests, caplog):
+@pytest.fixture(scope="module")
+def loaded(phi4):
+    """``(model, warnings while loading)``, loaded once for this module's tests."""
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append
+    logger = logging.getLogger("lm_eval_rul.models.processors")
+    logger.addHandler(handler)
+    try:
+        model = _model(phi4)
+    finally:
+        logger.removeHandler(handler)
+    return model, [r.getMessage() for r in records]
+
+
+def test_letters_equal_the_processors_own_rendering(phi4, loaded, letter_requests):
     from lm_eval_rul.testing.rendering import lalm_prompt_ids, processor_rendering_score
 
-    with caplog.at_level(logging.WARNING, logger="lm_eval_rul.models.processors"):
-        model = _model(phi4)
+    model, warnings = loaded
     try:
         import torchvision  # noqa: F401
     except ImportError:
         assert type(model.processor).__name__ == "Phi4MultimodalProcessorAudioOnly"
-        assert any("audio-only part" in r.getMessage() for r in caplog.records)
+        assert any("audio-only part" in message for message in warnings)
     cached = [ll for ll, _ in model.loglikelihood(letter_requests, disable_tqdm=True)]
     for request, score in zip(letter_requests, cached, strict=True):
         own, reference = processor_rendering_score(model, request)
@@ -67,11 +89,11 @@ def test_letters_equal_the_processors_own_rendering(phi4, letter_requests, caplo
     assert heard_noise != pytest.approx(cached, abs=1e-6)
 
 
-def test_generation_runs_batched(phi4, letter_requests):
+def test_generation_runs_batched(loaded, letter_requests):
     from lm_eval.api.instance import Instance
 
-    model = _model(phi4)
-    docs = [letter_requests[0].doc, letter_requests[-1].doc]
+    model = loaded[0]
+    docs = [letter_requests[0].doc, dict(letter_requests[0].doc, question="What is heard?")]
     requests = [
         Instance("generate_until", doc, (doc["question"], {"until": [], "max_gen_toks": 4}), 0)
         for doc in docs
