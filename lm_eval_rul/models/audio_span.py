@@ -85,13 +85,13 @@ def match_spans(
         return ours
     if list(plain[: ours.start]) != list(expanded[: theirs.start]):
         raise SpanMismatch(
-            f"the text before the audio differs: {list(plain[: ours.start])} (template) vs "
-            f"{list(expanded[: theirs.start])} (processor)"
+            f"the text before the audio differs: {_tail(decode(plain[: ours.start]))} "
+            f"(template) vs {_tail(decode(expanded[: theirs.start]))} (processor)"
         )
     if list(plain[ours.end :]) != list(expanded[theirs.end :]):
         raise SpanMismatch(
-            f"the text after the audio differs: {list(plain[ours.end :])} (template) vs "
-            f"{list(expanded[theirs.end :])} (processor)"
+            f"the text after the audio differs: {_head(decode(plain[ours.end :]))} "
+            f"(template) vs {_head(decode(expanded[theirs.end :]))} (processor)"
         )
     left = (decode(plain[ours.start : ours.first]), decode(expanded[theirs.start : theirs.first]))
     right = (decode(plain[ours.last : ours.end]), decode(expanded[theirs.last : theirs.end]))
@@ -101,6 +101,16 @@ def match_spans(
             f"expected the template's {left[0]!r}/{right[0]!r} with {padding!r} added"
         )
     return ours
+
+
+def _tail(text: str, width: int = 60) -> str:
+    """The end of ``text`` (where it meets the audio), quoted."""
+    return repr(text if len(text) <= width else "..." + text[-width:])
+
+
+def _head(text: str, width: int = 60) -> str:
+    """The start of ``text`` (where it leaves the audio), quoted."""
+    return repr(text if len(text) <= width else text[:width] + "...")
 
 
 def blank_token_ids(vocab: dict[str, int], decode: Callable[[Sequence[int]], str]) -> set[int]:
