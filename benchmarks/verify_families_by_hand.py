@@ -18,7 +18,13 @@ It prints the figures and the environment (package versions, date) for docs/mode
     python benchmarks/verify_families_by_hand.py             # every family it can build
     python benchmarks/verify_families_by_hand.py gemma3n
 
-Exit status 1 when a check fails, 2 when a named family cannot be built here.
+Exit status 1 when a check fails, 2 when a named family is unknown. An environment for
+all three (outside the repository; torchaudio needs its matching torch)::
+
+    python3.11 -m venv ENV && . ENV/bin/activate
+    pip install torch==2.9.1 torchvision==0.24.1 && pip install torch==2.9.1 'torchaudio==2.9.*'
+    pip install timm transformers==5.24.0 'lm-eval[hf,api]==0.4.13' datasets soundfile librosa
+    pip install -e . --no-deps
 """
 
 from __future__ import annotations
