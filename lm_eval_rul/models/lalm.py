@@ -284,11 +284,12 @@ class LALM(AudioRequestsMixin, PrefixScoringMixin, AudioGenerationMixin, HFLM):
         return before, after
 
     def _chat_template(self) -> str | None:
-        """The processor's chat template, else its tokenizer's (a Phi-4-multimodal processor
-        loads with its template on the tokenizer only)."""
-        return getattr(self.processor, "chat_template", None) or getattr(
-            self.tokenizer, "chat_template", None
-        )
+        """None (the processor resolves its own template) where the processor has one, else
+        its tokenizer's (a Phi-4-multimodal processor loads with its template on the
+        tokenizer only)."""
+        if getattr(self.processor, "chat_template", None):
+            return None
+        return getattr(self.tokenizer, "chat_template", None)
 
     def parts_for(self, clips: int | None) -> tuple[str, str]:
         """The template parts around the question for ``clips`` audio slots (``None``: the

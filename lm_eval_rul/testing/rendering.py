@@ -27,8 +27,9 @@ def processor_rendering_score(model: Any, request: Any) -> tuple[list[int], floa
     _, waves = model._waves(source)
     processor, tokenizer = model.processor, model.tokenizer
     rate = model.spec.sampling_rate  # lalm resampled the clip to the extractor's rate
-    # the checkpoint's template: the processor's, else its tokenizer's
-    template = processor.chat_template or tokenizer.chat_template
+    # the checkpoint's template: the processor's (None: it resolves its own), else its
+    # tokenizer's
+    template = None if processor.chat_template else tokenizer.chat_template
     if model.family.content == "inline":
         messages = chat_messages(text, system_prompt=model.system_prompt)
         messages[-1]["content"] = model.placeholder * len(waves) + text  # a string content
