@@ -56,12 +56,17 @@ class Family:
             attribute path on the processor (``"max_audio_len"``,
             ``"feature_extractor.chunk_length"``) read at load time; ``None`` = no limit.
         processor_kwargs: Extra keyword arguments of the processor's ``__call__``.
-        needs_video_processor: The processor class also wants a video processor (which
-            needs torchvision); without torchvision an audio-only variant is built.
+        needs_video_processor: The processor class also wants a video or image processor
+            (which needs torchvision); without torchvision an audio-only variant is built.
         prompts: Who renders the prompt: ``"chat_template"`` (the processor's Jinja
             template, then the processor expands the placeholder in the text) or
             ``"mistral"`` (mistral-common's Tekken tokenizer through the processor's
             ``apply_chat_template`` with the audio: :mod:`.mistral_prompts`).
+        audio_markers: Names of the processor's (or its tokenizer's) tokens the processor
+            writes around the expanded audio; they belong to the audio span
+            (:mod:`~lm_eval_rul.models.audio_span`).
+        audio_padding: Text the processor writes on each side of the expanded audio, outside
+            the markers (Gemma 3n: a blank line); it belongs to the audio span too.
     """
 
     name: str
@@ -75,6 +80,8 @@ class Family:
     processor_kwargs: dict[str, Any] = field(default_factory=dict)
     needs_video_processor: bool = False
     prompts: str = "chat_template"
+    audio_markers: tuple[str, ...] = ()
+    audio_padding: str = ""
 
 
 FAMILIES: tuple[Family, ...] = (
@@ -123,6 +130,9 @@ FAMILIES: tuple[Family, ...] = (
         model_class="Gemma3nForConditionalGeneration",
         placeholder="<audio_soft_token>",
         max_seconds=30.0,
+        # Gemma3nProcessor.full_audio_sequence: "\n\n<boa><audio>x188<eoa>\n\n"
+        audio_markers=("boa_token", "eoa_token"),
+        audio_padding="\n\n",
     ),
     Family(
         name="Voxtral",
@@ -139,6 +149,7 @@ FAMILIES: tuple[Family, ...] = (
         placeholder="<|audio|>",
         content="inline",
         max_seconds=1800.0,
+        needs_video_processor=True,  # its image processor needs torchvision
     ),
     Family(
         name="Granite Speech",
@@ -194,24 +205,38 @@ def family_max_seconds(family: Family, processor: Any) -> float | None:
 
 
 def audio_only_class(base: type) -> type:
-    """A subclass of processor class ``base`` built from a feature extractor and tokenizer.
+    """A subclass of processor class ``base`` built from its audio processor and tokenizer.
 
-    Omni processors (Qwen2.5-Omni, Qwen3-Omni) also want image and video processors; the
-    video one needs torchvision, which audio evaluation never uses. The subclass keeps
-    ``base``'s own audio logic (placeholder expansion, chat template) unchanged.
+    Omni processors (Qwen2.5-Omni, Qwen3-Omni) also want image and video processors, and
+    Phi-4-multimodal's an image processor; those need torchvision, which audio evaluation
+    never uses. The subclass keeps ``base``'s own audio logic (placeholder expansion, chat
+    template) unchanged; its audio part keeps ``base``'s name for it (``feature_extractor``,
+    or ``audio_processor`` for Phi-4-multimodal), so the saved files load as they are.
     """
+    import inspect
+
     import transformers
 
-    def __init__(self, feature_extractor=None, tokenizer=None, chat_template=None):
-        transformers.ProcessorMixin.__init__(
-            self, feature_extractor, tokenizer, chat_template=chat_template
-        )
+    def build(self, audio, tokenizer, chat_template):
+        transformers.ProcessorMixin.__init__(self, audio, tokenizer, chat_template=chat_template)
         self.image_processor = self.video_processor = None
-        for attr in ("audio_token", "audio_bos_token", "audio_eos_token"):
+        for attr in ("audio_token", "audio_bos_token", "audio_eos_token", "image_token"):
             value = getattr(tokenizer, attr, None)
             if value is not None:
                 setattr(self, attr, value)
         self.audio_token_id = tokenizer.convert_tokens_to_ids(self.audio_token)
+        if getattr(self, "image_token", None) is not None:
+            self.image_token_id = tokenizer.convert_tokens_to_ids(self.image_token)
+
+    if "audio_processor" in inspect.signature(base.__init__).parameters:
+
+        def __init__(self, audio_processor=None, tokenizer=None, chat_template=None):
+            build(self, audio_processor, tokenizer, chat_template)
+
+    else:
+
+        def __init__(self, feature_extractor=None, tokenizer=None, chat_template=None):
+            build(self, feature_extractor, tokenizer, chat_template)
 
     name = f"{base.__name__}AudioOnly"
     return type(name, (base,), {"__init__": __init__, "__qualname__": name})

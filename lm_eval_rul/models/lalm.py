@@ -32,6 +32,7 @@ from ..audio import AudioSpec
 from ..audio.requests import RequestAudio
 from .args import USE_CACHE_REFUSAL, LALMArgumentError, audio_condition, validate_model_args
 from .audio_requests import AudioRequestsMixin
+from .audio_span import audio_token_ids, family_blank_ids
 from .common import audio_settings, chat_messages
 from .families import Family, family_for, family_max_seconds, resolve_attr
 from .generation import AudioGenerationMixin
@@ -156,6 +157,7 @@ class LALM(AudioRequestsMixin, PrefixScoringMixin, AudioGenerationMixin, HFLM):
             noise_std=args["noise_std"],
         )
         self._audio_ids = self._audio_token_ids()
+        self._blank_ids = family_blank_ids(self.tokenizer, self.family)
         self._parts = self._template_parts(clips=0 if condition == "none" else 1)
         self._parts_by_clips = {0 if condition == "none" else 1: self._parts}
         self._prefix_lru: OrderedDict[Hashable, ClipPrefix] = OrderedDict()
@@ -232,14 +234,7 @@ class LALM(AudioRequestsMixin, PrefixScoringMixin, AudioGenerationMixin, HFLM):
     def _audio_token_ids(self) -> set[int]:
         if self._mistral is not None:
             return self._mistral.audio_ids
-        ids = set()
-        for name in ("audio_token", "audio_bos_token", "audio_eos_token"):
-            token = getattr(self.processor, name, None)
-            if isinstance(token, str):
-                ids.add(self.tokenizer.convert_tokens_to_ids(token))
-        ids.update(self.tokenizer.convert_tokens_to_ids(self.tokenizer.tokenize(self.placeholder)))
-        ids.discard(self.tokenizer.unk_token_id)
-        return ids
+        return audio_token_ids(self.processor, self.family, self.placeholder, where=self.pretrained)
 
     @property
     def max_gen_toks(self) -> int:
@@ -290,7 +285,10 @@ class LALM(AudioRequestsMixin, PrefixScoringMixin, AudioGenerationMixin, HFLM):
             messages[-1]["content"] = self.placeholder * clips + _SENTINEL
         try:
             rendered = self.processor.apply_chat_template(
-                messages, tokenize=False, add_generation_prompt=True
+                messages,
+                chat_template=self._chat_template(),
+                tokenize=False,
+                add_generation_prompt=True,
             )
         except (ValueError, TypeError, KeyError, jinja2.TemplateError) as error:
             raise LALMArgumentError(
@@ -315,6 +313,14 @@ class LALM(AudioRequestsMixin, PrefixScoringMixin, AudioGenerationMixin, HFLM):
                 "write it without the template."
             )
         return before, after
+
+    def _chat_template(self) -> str | None:
+        """None (the processor resolves its own template) where the processor has one, else
+        its tokenizer's (a Phi-4-multimodal processor loads with its template on the
+        tokenizer only)."""
+        if getattr(self.processor, "chat_template", None):
+            return None
+        return getattr(self.tokenizer, "chat_template", None)
 
     def parts_for(self, clips: int | None) -> tuple[str, str]:
         """The template parts around the question for ``clips`` audio slots (``None``: the
@@ -358,8 +364,16 @@ class LALM(AudioRequestsMixin, PrefixScoringMixin, AudioGenerationMixin, HFLM):
         kwargs: dict[str, Any] = dict(self.family.processor_kwargs)
         if waves is not None:
             kwargs.update(audio=list(waves), sampling_rate=self.spec.sampling_rate)
+        text_kwargs: dict[str, Any] = {}
         if len(texts) > 1:
-            kwargs["text_kwargs"] = {"padding": "longest", "padding_side": "left"}
+            text_kwargs.update(padding="longest", padding_side="left")
+        bos = self.tokenizer.bos_token
+        if bos and all(text.startswith(bos) for text in texts):
+            # the template wrote the BOS itself; as transformers' apply_chat_template does,
+            # the processor must not add another
+            text_kwargs["add_special_tokens"] = False
+        if text_kwargs:
+            kwargs["text_kwargs"] = text_kwargs
         if self._mistral is not None:
             encoded = self._mistral.model_inputs(texts, waves)
         else:

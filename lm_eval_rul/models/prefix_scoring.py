@@ -23,6 +23,7 @@ from ..audio.requests import RequestAudio
 from ..mcqa.letters import announce_multi_token
 from ..progress import progress_bar
 from .args import LALMArgumentError
+from .audio_span import SpanMismatch, match_spans
 from .stored_results import request_parts
 
 __all__ = ["ClipPrefix", "PrefixScoringMixin", "continuation_score"]
@@ -47,8 +48,9 @@ class PrefixScoringMixin:
     """``loglikelihood`` for :class:`~lm_eval_rul.models.lalm.LALM` (see the module doc).
 
     Uses the model's ``audio_sources``, ``question_text``, ``_encode_request``, ``_encode``,
-    ``_model_inputs``, ``_waves``, ``parts_for``, ``_audio_ids``, ``_stored``, ``spec`` and
-    ``prefix_cache`` (:class:`~lm_eval_rul.models.audio_requests.AudioRequestsMixin`).
+    ``_model_inputs``, ``_waves``, ``parts_for``, ``_audio_ids``, ``_blank_ids``, ``family``,
+    ``_stored``, ``spec`` and ``prefix_cache``
+    (:class:`~lm_eval_rul.models.audio_requests.AudioRequestsMixin`).
     """
 
     def loglikelihood(self, requests: list[Any], disable_tqdm: bool = False) -> list:
@@ -159,17 +161,23 @@ class PrefixScoringMixin:
         _, waves = self._waves(source)
         inputs = self._model_inputs([before], waves)
         expanded = inputs["input_ids"][0].tolist()
-        audio_end_plain = _after_last(plain, self._audio_ids)
-        audio_end_expanded = _after_last(expanded, self._audio_ids)
-        first = next((i for i, t in enumerate(plain) if t in self._audio_ids), len(plain))
-        if (
-            plain[:first] != expanded[:first]
-            or plain[audio_end_plain:] != expanded[audio_end_expanded:]
-        ):
-            raise LALMArgumentError(
-                "lalm: the processor changed text outside the audio placeholder; "
-                f"plain={plain} expanded={expanded}. Run with prefix_cache=false."
+        try:
+            span = match_spans(
+                plain,
+                expanded,
+                self._audio_ids,
+                self._blank_ids,
+                self.family.audio_padding,
+                self.tokenizer.decode,
             )
+        except SpanMismatch as error:
+            raise LALMArgumentError(
+                f"lalm: {self.family.name}: the processor changed text outside the audio span "
+                f"({error}). Run with prefix_cache=false."
+            ) from error
+        # a prompt must share the prefix up to the end of the span: the blank lines in it
+        # are the processor's, counted in the expanded length
+        audio_end_plain = span.end if span is not None else 0
         inner = getattr(self.model, "model", None)
         if inner is not None and hasattr(inner, "rope_deltas"):
             inner.rope_deltas = None
@@ -177,6 +185,15 @@ class PrefixScoringMixin:
         rope_delta = getattr(inner, "rope_deltas", None) if inner is not None else None
         cache = getattr(out, "cache", None) or out.past_key_values
         layers = [(layer.keys, layer.values) for layer in cache.layers]
+        short = [
+            i for i, (k, _) in enumerate(layers) if k is not None and k.shape[-2] < len(expanded)
+        ]
+        if short:
+            raise LALMArgumentError(
+                f"lalm: {self.family.name}: layers {short} keep fewer keys than the "
+                f"{len(expanded)}-token system + audio prefix (a sliding window shorter than "
+                "the prefix). Run with prefix_cache=false."
+            )
         prefix = ClipPrefix(
             key=key,
             plain_ids=plain,
@@ -243,6 +260,8 @@ class PrefixScoringMixin:
     def _cache_copy(self, prefix: ClipPrefix, length: int, batch: int) -> transformers.DynamicCache:
         cache = transformers.DynamicCache()
         for layer, (keys, values) in enumerate(prefix.layers):
+            if keys is None:
+                continue  # a layer that reuses an earlier layer's keys (Gemma 3n) stores none
             cache.update(
                 keys[:, :, :length].expand(batch, -1, -1, -1),
                 values[:, :, :length].expand(batch, -1, -1, -1),
@@ -287,14 +306,6 @@ def continuation_score(logits: torch.Tensor, cont_ids: Sequence[int]) -> tuple[f
     total = logprobs.gather(1, target[:, None]).sum().item()
     greedy = bool((logprobs.argmax(dim=-1) == target).all().item())
     return float(total), greedy
-
-
-def _after_last(ids: Sequence[int], wanted: set[int]) -> int:
-    """Index just after the last element of ``ids`` that is in ``wanted`` (0 if none)."""
-    for position in range(len(ids) - 1, -1, -1):
-        if ids[position] in wanted:
-            return position + 1
-    return 0
 
 
 def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:

@@ -28,7 +28,7 @@ def load_processor(family: Family, pretrained: str, kwargs: dict[str, Any]) -> A
             raise
         logger.warning(
             "lalm: the full processor of %s could not load (%s: %s); using its audio-only part "
-            "(install torchvision to load the video processor; lalm never uses it).",
+            "(install torchvision to load its image/video processor; lalm never uses it).",
             pretrained,
             type(error).__name__,
             error,
@@ -39,7 +39,8 @@ def load_processor(family: Family, pretrained: str, kwargs: dict[str, Any]) -> A
 def audio_only_processor(pretrained: str, **options: Any) -> Any:
     """The checkpoint's processor class without its image/video processors.
 
-    Qwen Omni processors want a video processor, which needs torchvision; audio
+    Qwen Omni processors want a video processor, Phi-4-multimodal's an image processor,
+    both needing torchvision; audio
     evaluation does not use it. See :func:`~lm_eval_rul.models.families.audio_only_class`.
     """
     from transformers.utils import cached_file
