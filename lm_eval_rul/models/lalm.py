@@ -38,7 +38,7 @@ from .families import Family, family_for, family_max_seconds, resolve_attr
 from .generation import AudioGenerationMixin
 from .mistral_prompts import MISSING_MISTRAL_COMMON, MistralPrompts
 from .prefix_scoring import ClipPrefix, PrefixScoringMixin
-from .processors import load_processor
+from .processors import fallback_chat_template, load_processor
 from .stored_results import StoredResults, results_path, results_scope
 
 __all__ = ["LALM", "check_model_args"]
@@ -286,7 +286,7 @@ class LALM(AudioRequestsMixin, PrefixScoringMixin, AudioGenerationMixin, HFLM):
         try:
             rendered = self.processor.apply_chat_template(
                 messages,
-                chat_template=self._chat_template(),
+                chat_template=fallback_chat_template(self.processor, self.tokenizer),
                 tokenize=False,
                 add_generation_prompt=True,
             )
@@ -313,14 +313,6 @@ class LALM(AudioRequestsMixin, PrefixScoringMixin, AudioGenerationMixin, HFLM):
                 "write it without the template."
             )
         return before, after
-
-    def _chat_template(self) -> str | None:
-        """None (the processor resolves its own template) where the processor has one, else
-        its tokenizer's (a Phi-4-multimodal processor loads with its template on the
-        tokenizer only)."""
-        if getattr(self.processor, "chat_template", None):
-            return None
-        return getattr(self.tokenizer, "chat_template", None)
 
     def parts_for(self, clips: int | None) -> tuple[str, str]:
         """The template parts around the question for ``clips`` audio slots (``None``: the

@@ -51,3 +51,12 @@ def audio_only_processor(pretrained: str, **options: Any) -> Any:
     if base is None:
         raise UnknownFamilyError(f"lalm: no processor class {name!r} in {pretrained}.")
     return audio_only_class(base).from_pretrained(pretrained, **options)
+
+
+def fallback_chat_template(processor: Any, tokenizer: Any) -> str | None:
+    """None (the processor resolves its own template) where the processor has one, else
+    its tokenizer's (a Phi-4-multimodal processor loads with its template on the
+    tokenizer only)."""
+    if getattr(processor, "chat_template", None):
+        return None
+    return getattr(tokenizer, "chat_template", None)
