@@ -99,9 +99,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def _execute(args: argparse.Namespace) -> None:
     from ..distractors import BuildConfig, run_build
+    from .limits import check_count_limit
     from .preflight import check_text_scorer
     from .run_inputs import check_model_name
 
+    check_count_limit(args.limit)
     if args.stage in ("all", "filter"):  # the stages that load the scorer
         check_text_scorer("build", args.model, args.model_args, device=args.device)
     if args.generator and args.pools is None and args.stage in ("all", "generate"):

@@ -78,14 +78,17 @@ def _wants_majority(tasks: Any) -> bool:
 
 def check_command_line(args: argparse.Namespace) -> None:
     """The ``run`` command line's own values, before tasks or model load: ``--model`` is a
-    registered model, a ``cuda``/``mps`` ``--device`` exists (local models only) and every
+    registered model, ``--limit`` selects documents (:mod:`.limits`), a
+    ``cuda``/``mps`` ``--device`` exists (local models only) and every
     ``--metadata`` key is one the requested tasks read (:mod:`.run_inputs`).
 
     Raises:
-        UnknownModelError, DeviceUnavailableError, UnknownMetadataKeyError.
+        LimitError, UnknownModelError, DeviceUnavailableError, UnknownMetadataKeyError.
     """
+    from .limits import check_run_limit
     from .run_inputs import check_device, check_metadata_keys, check_model_name
 
+    check_run_limit(getattr(args, "limit", None))
     model = getattr(args, "model", None)
     check_model_name(model)
     if not _is_api_model(model):

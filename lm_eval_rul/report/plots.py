@@ -137,6 +137,7 @@ def accuracy_bars(
     chance: float | None = None,
     title: str = "",
     confidence_level: float = 0.95,
+    counts: Sequence[str] | None = None,
 ) -> Path:
     """Accuracy per run as bars with confidence-interval whiskers and a chance line.
 
@@ -149,6 +150,9 @@ def accuracy_bars(
         chance: Accuracy of a uniform guess, drawn as a dashed line.
         title: Figure title.
         confidence_level: Shown in the axis label.
+        counts: The questions behind each bar (``"150 of 1,187"`` for a run of part of
+            the benchmark), written on the bars when they differ or one is partial, so a
+            bar of 150 questions is not read as one of 1,187.
     """
     if not (len(labels) == len(estimates) == len(lows) == len(highs)) or not labels:
         raise ValueError("accuracy_bars needs one estimate, low and high per label (>= 1 label)")
@@ -169,6 +173,11 @@ def accuracy_bars(
     for bar, hatch in zip(bars, hatches, strict=True):
         bar.set_hatch(hatch)
         bar.set_edgecolor("white" if hatch else bar.get_facecolor())
+    if counts is not None and (len(set(counts)) > 1 or any(" of " in c for c in counts)):
+        for position, count in zip(x, counts, strict=True):
+            ax.text(
+                position, 0.02, f"n={count}", rotation=90, ha="center", va="bottom", fontsize=7
+            )
     if chance is not None:
         ax.axhline(
             chance, color="black", linestyle="--", linewidth=1, label=f"chance ({chance:.2f})"
