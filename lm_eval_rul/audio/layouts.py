@@ -31,6 +31,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..metadata_naming import metadata_key
 from ..paths import contained_path
 from ..questions import normalize_answer
 from .conditions import CLIP_IDENTITY, register_clip_pool
@@ -99,7 +100,7 @@ def _resolve_files(
 ) -> list[tuple[str | None, list[str]]]:
     if not audio_dir.is_dir():
         raise FileNotFoundError(
-            f"--metadata audio_dir={str(audio_dir)!r}: no such directory. Give the folder "
+            f"{metadata_key('audio_dir')}={str(audio_dir)!r}: no such directory. Give the folder "
             "holding one audio file per question id or per MuChoMusic track."
         )
     if layout not in ("auto", "id", "track"):
