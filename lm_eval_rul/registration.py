@@ -86,7 +86,7 @@ def task_manager(
     from lm_eval.tasks import TaskManager
 
     from .mcqa.tasks import check_task_metadata
-    from .metadata_naming import named_as_keywords
+    from .questions.metadata_naming import named_as_keywords
 
     extra = [include_path] if isinstance(include_path, str) else list(include_path or [])
     if not extra:  # only the plugin's tasks: every key must be one they read

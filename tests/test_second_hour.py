@@ -183,21 +183,26 @@ def test_several_processes_without_gpus_stop_before_the_model(
     assert constructions == []
 
 
-def test_plain_lm_eval_prints_no_custom_kwargs_warning_for_our_tasks(tiny_lm, data_dir, tmp_path):
-    """The harness's own CLI, on the plugin's task folder: its per-task "Custom kwargs can
-    be passed to `--metadata`" warning says nothing about our tasks and is dropped."""
-    import json
-    import sys
+def test_plain_lm_eval_prints_no_custom_kwargs_warning_for_our_tasks(data_dir, caplog):
+    """The harness's own task loading (what plain ``lm_eval`` does) on the plugin's task
+    folder: its per-task "Custom kwargs can be passed to `--metadata`" warning says
+    nothing about our tasks and is dropped; another task's would stay."""
+    import logging
+
+    from lm_eval.tasks import TaskManager
 
     from lm_eval_rul.registration import tasks_dir
-    from lm_eval_rul.testing.harness import run_cli
 
-    metadata = json.dumps({"data_path": str(data_dir / "rul.json")})
-    done = run_cli(
-        ["run", "--include_path", tasks_dir(), "--tasks", "rul_muchomusic_fold0", "--model",
-         "hf", "--model_args", f"pretrained={tiny_lm},dtype=float32", "--metadata", metadata,
-         "--device", "cpu", "--limit", "2", "--output_path", tmp_path],
-        program=[sys.executable, "-m", "lm_eval"],
-    )  # fmt: skip
-    assert "perceptual_index" in done.stdout  # it ran and printed its table
-    assert "Custom kwargs" not in done.stdout + done.stderr
+    manager = TaskManager(
+        include_path=[str(tasks_dir())],
+        include_defaults=False,
+        metadata={"data_path": str(data_dir / "rul.json")},
+    )
+    with caplog.at_level(logging.WARNING):
+        manager.load(["rul_muchomusic_fold0"])
+        logging.getLogger("lm_eval.api.task").warning(
+            "other_task: Custom kwargs can be passed to `--metadata` in console"
+        )
+    messages = [r.getMessage() for r in caplog.records]
+    assert not any(m.startswith("rul_muchomusic_fold0: Custom kwargs") for m in messages)
+    assert any(m.startswith("other_task: Custom kwargs") for m in messages)

@@ -31,9 +31,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..metadata_naming import metadata_key
 from ..paths import contained_path
 from ..questions import normalize_answer
+from ..questions.metadata_naming import metadata_key
 from .conditions import CLIP_IDENTITY, register_clip_pool
 from .errors import AMBIGUOUS, AudioError
 from .hf_rows import match_hf_rows, resolve_hf_rows

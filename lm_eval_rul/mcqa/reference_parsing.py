@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from ..errors import UserInputError
-from ..metadata_naming import metadata_key
+from ..questions.metadata_naming import metadata_key
 from .parsing import ParsedAnswer, parse_answer
 from .prompts import MUCHOMUSIC_ANSWER_PREFIX, letters_for
 

@@ -34,7 +34,6 @@ from typing import Any
 from ..audio import AUDIO_METADATA_KEYS, attach_audio
 from ..audio.requests import heard_fields
 from ..errors import UserInputError
-from ..metadata_naming import metadata_example, metadata_key
 from ..questions import (
     DEFAULT_SEED,
     DataValidationError,
@@ -46,6 +45,7 @@ from ..questions import (
     read_muchomusic_csv,
 )
 from ..questions.file_kinds import question_format, sniff_data_file
+from ..questions.metadata_naming import metadata_example, metadata_key
 from .folds import make_docs
 from .prompts import gen_prompt, muchomusic_official_prompt, pi_prompt
 from .reference_parsing import DEFAULT_PARSER, check_parser, muchomusic_official_answer, parse_with
@@ -222,7 +222,7 @@ def check_task_metadata(metadata: dict[str, Any]) -> None:
     Raises:
         FileNotFoundError, DataValidationError, TaskMetadataError, UnknownParserError:
             the messages the CLI gives, naming the key as the caller gave it
-            (:mod:`lm_eval_rul.metadata_naming`).
+            (:mod:`lm_eval_rul.questions.metadata_naming`).
     """
     _seed(metadata)
     _parser(metadata)

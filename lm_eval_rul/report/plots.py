@@ -16,16 +16,9 @@ import numpy as np
 from ..files import atomic_write
 
 __all__ = [
-    "pyplot",
-    "save_figure",
-    "accuracy_bars",
-    "condition_bars",
-    "pi_histograms",
-    "pi_accuracy_scatter",
-    "group_positions",
-    "centred_positions",
-    "merge_identical",
-]
+    "pyplot", "save_figure", "accuracy_bars", "condition_bars", "pi_histograms",
+    "pi_accuracy_scatter", "group_positions", "centred_positions", "merge_identical",
+]  # fmt: skip
 
 _DPI = 120
 
@@ -150,9 +143,8 @@ def accuracy_bars(
         chance: Accuracy of a uniform guess, drawn as a dashed line.
         title: Figure title.
         confidence_level: Shown in the axis label.
-        counts: The questions behind each bar (``"150 of 1,187"`` for a run of part of
-            the benchmark), written on the bars when they differ or one is partial, so a
-            bar of 150 questions is not read as one of 1,187.
+        counts: Questions per bar (``"150 of 1,187"``: part of the benchmark), written on
+            the bars when they differ or one is partial.
     """
     if not (len(labels) == len(estimates) == len(lows) == len(highs)) or not labels:
         raise ValueError("accuracy_bars needs one estimate, low and high per label (>= 1 label)")
@@ -175,9 +167,7 @@ def accuracy_bars(
         bar.set_edgecolor("white" if hatch else bar.get_facecolor())
     if counts is not None and (len(set(counts)) > 1 or any(" of " in c for c in counts)):
         for position, count in zip(x, counts, strict=True):
-            ax.text(
-                position, 0.02, f"n={count}", rotation=90, ha="center", va="bottom", fontsize=7
-            )
+            ax.text(position, 0.02, f"n={count}", rotation=90, ha="center", fontsize=7)
     if chance is not None:
         ax.axhline(
             chance, color="black", linestyle="--", linewidth=1, label=f"chance ({chance:.2f})"
