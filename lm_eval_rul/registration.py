@@ -75,12 +75,24 @@ def task_manager(
         include_defaults: Also index the harness's own tasks (``arc_easy``...); ``False``
             indexes only the plugin's (and ``include_path``'s) folders, which is faster.
         **metadata: Task metadata (``rul_data_path``, ``audio_dir``, ``seed``...).
+
+    Raises:
+        UnknownTaskMetadataError: a keyword no plugin task reads (without ``include_path``).
+        FileNotFoundError, DataValidationError, TaskMetadataError: a question file or
+            ``audio_dir`` that is missing or not what the tasks read, a bad
+            ``shuffle_seed`` or ``parser``: the CLI's one-line messages, naming the keyword
+            (``lm_eval_rul.task_manager keyword rul_data_path='...'``), raised at this call.
     """
     from lm_eval.tasks import TaskManager
+
+    from .mcqa.tasks import check_task_metadata
+    from .questions.metadata_naming import named_as_keywords
 
     extra = [include_path] if isinstance(include_path, str) else list(include_path or [])
     if not extra:  # only the plugin's tasks: every key must be one they read
         _check_task_metadata(metadata)
+    with named_as_keywords():  # a typo in a path stops here, not after the model loads
+        check_task_metadata(metadata)
     return TaskManager(
         include_path=[str(tasks_dir()), *map(str, extra)],
         include_defaults=include_defaults,

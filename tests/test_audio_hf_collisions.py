@@ -160,12 +160,12 @@ def test_what_stays_ambiguous_is_named_or_left_out_on_request(collision, caplog,
     with pytest.raises(MissingAudioError) as error:
         check_audio_available(docs)
     message = str(error.value)
-    assert "No audio for 3 of 5 items: ids 1243, 1301, 429." in message
+    assert "No audio for 3 of 5 items: ids 429, 1243, 1301." in message
     assert "ambiguous: rows" in message and "audio_skip_ambiguous" in message
     assert "audio_id_column" in message and "muchomusic_csv" in message
     with caplog.at_level(logging.WARNING):
         kept = list(load_rul_muchomusic(1, **meta, audio_skip_ambiguous=True)["test"])
-    assert [d["id"] for d in kept] == ["390", "7"]
+    assert sorted(d["id"] for d in kept) == ["390", "7"]
     check_audio_available(kept)
     assert "leaving out 3 question(s)" in caplog.text and "ids 429, 1243, 1301" in caplog.text
 
@@ -179,5 +179,5 @@ def test_cli_names_the_ambiguous_questions_before_loading_a_model(collision, tmp
             "--tasks", "rul_muchomusic", "--metadata", json.dumps(meta), "--device", "cpu"]
     done = run_cli(args, check=False, timeout=300)
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert "MissingAudioError: No audio for 3 of 5 items: ids 1243, 1301, 429." in done.stderr
+    assert "MissingAudioError: No audio for 3 of 5 items: ids 429, 1243, 1301." in done.stderr
     assert "audio_skip_ambiguous" in done.stderr

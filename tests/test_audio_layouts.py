@@ -14,10 +14,13 @@ import soundfile as sf
 from lm_eval_rul import audio
 from lm_eval_rul.audio import AudioSpec, MissingAudioError, check_audio_available, condition_audio
 from lm_eval_rul.mcqa.tasks import load_muchomusic, load_rul_muchomusic, muchomusic_questions
+from lm_eval_rul.questions import DEFAULT_SEED, sample_order
 from lm_eval_rul.testing.harness import run_cli
 
 SR = 16_000
 IDS = ["2", "5", "8", "11", "14", "17", "20", "23"]
+#: The documents' order: the seeded sample order ``--limit`` takes from (tasks.md).
+ORDER = sample_order(IDS, seed=DEFAULT_SEED, item_id=str)
 
 
 def _tone(index: int, seconds: float = 0.3) -> np.ndarray:
@@ -25,8 +28,11 @@ def _tone(index: int, seconds: float = 0.3) -> np.ndarray:
     return (0.3 * np.sin(2 * np.pi * (200 + 50 * index) * t)).astype(np.float32)
 
 
-def _docs(dataset) -> list[dict]:
-    return [dict(row) for row in dataset["test"]]
+def _docs(dataset, *, file_order: bool = True) -> list[dict]:
+    """The documents, put back in the fixture files' order (ascending ids) so tests can
+    name neighbours; the tasks list them in the seeded sample order (``ORDER``)."""
+    docs = [dict(row) for row in dataset["test"]]
+    return sorted(docs, key=lambda d: int(d["id"])) if file_order else docs
 
 
 @pytest.fixture(scope="module")
@@ -54,9 +60,10 @@ def track_dir(tmp_path_factory, tracks) -> Path:
 
 def test_one_file_per_question_id(data_dir, id_dir):
     docs = _docs(
-        load_rul_muchomusic(1, rul_data_path=str(data_dir / "rul.json"), audio_dir=str(id_dir))
+        load_rul_muchomusic(1, rul_data_path=str(data_dir / "rul.json"), audio_dir=str(id_dir)),
+        file_order=False,
     )
-    assert [d["id"] for d in docs] == IDS
+    assert [d["id"] for d in docs] == ORDER
     for doc in docs:
         assert Path(json.loads(doc["audio_ref"])["path"]).stem == doc["id"]
     check_audio_available(docs)
@@ -236,12 +243,12 @@ def test_pre_model_check_covers_only_the_limited_documents(data_dir, id_dir, tmp
 
     partial = tmp_path / "first3"
     partial.mkdir()
-    for qid in IDS[:3]:
+    for qid in ORDER[:3]:
         (partial / f"{qid}.wav").write_bytes(next(id_dir.glob(f"{qid}.*")).read_bytes())
     meta = json.dumps({"rul_data_path": str(data_dir / "rul.json"), "audio_dir": str(partial)})
     base = ["run", "--model", "lalm", "--tasks", "rul_muchomusic_gen", "--metadata", meta]
     check_audio_before_model(_run_args([*base, "--limit", "3"], monkeypatch))
-    with pytest.raises(MissingAudioError, match=r"No audio for 1 of 4 items: ids 11\."):
+    with pytest.raises(MissingAudioError, match=rf"No audio for 1 of 4 items: ids {ORDER[3]}\."):
         check_audio_before_model(_run_args([*base, "--limit", "4"], monkeypatch))
     # conditions that need no files pass with no audio at all
     check_audio_before_model(_run_args([*base, "--model_args", "audio=noise"], monkeypatch))

@@ -100,3 +100,33 @@ def test_bad_metadata_values_are_user_errors_naming_the_key(data_dir, key, value
         data = data_dir / ("rul.json" if load is not load_muchomusic else "muchomusic.csv")
         with pytest.raises(UserInputError, match=message):
             load(data_path=str(data), **{key: value})
+
+
+def _pi_sorted_questions(n: int) -> list:
+    """A benchmark sorted by PI, highest first, as the released RUL-MuChoMusic file is."""
+    from lm_eval_rul.questions import Question
+
+    return [
+        Question(str(i), f"q{i}?", "right", ("w1", "w2", "w3", "w4"), pi=1 - i / n)
+        for i in range(n)
+    ]
+
+
+def test_limit_takes_a_seeded_sample_of_the_whole_benchmark():
+    """``--limit N`` takes the first N documents: they are a seeded sample spread over the
+    file, not its head (the highest PI), the same N whatever the file's order, and the
+    same questions in every fold."""
+    questions = _pi_sorted_questions(400)
+    whole = sum(q.pi for q in questions) / len(questions)
+    folds = [make_docs(questions, benchmark="rul_muchomusic", fold=f) for f in range(4)]
+    first = [d["id"] for d in folds[0][:40]]
+    head_pi = sum(d["source_pi"] for d in folds[0][:40]) / 40
+    assert abs(head_pi - whole) < 0.08, head_pi
+    assert first != [q.id for q in questions[:40]]
+    assert all([d["id"] for d in docs[:40]] == first for docs in folds)
+    shuffled = make_docs(questions[::-1], benchmark="rul_muchomusic", fold=0)
+    assert [d["id"] for d in shuffled[:40]] == first
+    assert [d["id"] for d in make_docs(questions, benchmark="muchomusic", fold=None)[:40]] == first
+    other_seed = make_docs(questions, benchmark="rul_muchomusic", fold=0, seed=7)
+    assert [d["id"] for d in other_seed[:40]] != first
+    assert set(d["id"] for d in folds[0]) == {q.id for q in questions}

@@ -36,7 +36,8 @@ def fixture_data(audio_data) -> dict[str, str]:
 def _docs(metadata: dict[str, str], fold: int = 0) -> list[dict]:
     from lm_eval_rul.mcqa.tasks import load_rul_muchomusic
 
-    return list(load_rul_muchomusic(fold, **metadata)["test"])
+    docs = list(load_rul_muchomusic(fold, **metadata)["test"])
+    return sorted(docs, key=lambda d: int(d["id"]))  # the file's order (the tasks': seeded)
 
 
 def _requests(docs: list[dict]) -> list:

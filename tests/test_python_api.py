@@ -76,12 +76,41 @@ def test_simple_evaluate_gives_the_cli_numbers(notebook, tiny_lm, audio_data, tm
             assert api[task][metric] == pytest.approx(cli["results"][task][metric], abs=1e-9)
 
 
-def test_a_misspelt_task_manager_keyword_is_refused_with_the_closest():
+def test_a_misspelt_task_manager_keyword_is_refused_with_the_closest(data_dir):
     import lm_eval_rul
     from lm_eval_rul.registration import UnknownTaskMetadataError
 
     says = r"'rul_data_pth' \(did you mean 'rul_data_path'\?\)"
     with pytest.raises(UnknownTaskMetadataError, match=says):
         lm_eval_rul.task_manager(rul_data_pth="bench/rul.json")
-    manager = lm_eval_rul.task_manager(rul_data_path="bench/rul.json", audio="none")
-    assert manager.metadata["rul_data_path"] == "bench/rul.json"  # known keys pass
+    rul = str(data_dir / "rul.json")
+    manager = lm_eval_rul.task_manager(rul_data_path=rul, audio="none")
+    assert manager.metadata["rul_data_path"] == rul  # known keys pass
+
+
+@pytest.mark.parametrize(
+    ("metadata", "says"),
+    [
+        ({"rul_data_path": "rul_smal.json"},
+         "lm_eval_rul.task_manager keyword rul_data_path='rul_smal.json': no such file"),
+        ({"data_path": "nowhere.csv"},
+         "lm_eval_rul.task_manager keyword data_path='nowhere.csv': no such file"),
+        ({"rul_data_path": "{dir}/muchomusic.csv"},
+         "lm_eval_rul.task_manager keyword rul_data_path is MuChoMusic's CSV"),
+        ({"data_path": "{dir}/rul.json", "audio_dir": "no_clips/"},
+         "lm_eval_rul.task_manager keyword audio_dir='no_clips/': no such directory"),
+        ({"shuffle_seed": "x"},
+         "lm_eval_rul.task_manager keyword shuffle_seed must be an integer"),
+    ],
+)  # fmt: skip
+def test_task_manager_checks_its_files_at_the_call(metadata, says, data_dir, constructions):
+    """Wrong paths stop at ``task_manager(...)`` with the CLI's line, naming the keyword
+    (not ``--metadata``), before ``simple_evaluate`` could load a model."""
+    import lm_eval_rul
+
+    given = {k: v.format(dir=data_dir) for k, v in metadata.items()}
+    with pytest.raises(Exception) as raised:  # noqa: PT011 - the message is what is checked
+        lm_eval_rul.task_manager(**given)
+    message = str(raised.value)
+    assert says in message and "--metadata" not in message and "\n" not in message.strip()
+    assert constructions == []

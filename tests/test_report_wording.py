@@ -130,3 +130,42 @@ def test_zero_bars_are_marked_in_every_factual_figure(monkeypatch, tmp_path):
         [np.nan],  # no readable answer: no mark
     )
     assert len(drawn[2].axes[0].texts) == 1
+
+
+def test_a_limit_run_is_marked_as_part_of_its_benchmark(
+    tiny_lm, data_dir, tmp_path, monkeypatch
+):
+    out = tmp_path / "limited"
+    run_cli(
+        text_run_args(tiny_lm, data_dir, out, "rul_muchomusic", "--log_samples", "--limit", "3")
+    )
+    (run,) = load_runs([out])
+    report = build_report([run], ReportSettings(n_resamples=50))
+    assert report["benchmarks"]["rul_muchomusic"]["rows"][0]["n_questions_total"] == 8
+    drawn = keep_figures(monkeypatch, plots)
+    text = write_report(report, tmp_path / "r")["markdown"].read_text()
+    assert "| 3 of 8 |" in text
+    bars = next(f for f in drawn if "accuracy" in f.axes[0].get_title())
+    assert "n=3 of 8" in [t.get_text() for t in bars.axes[0].texts]
+
+
+def test_the_pi_histogram_title_names_the_text_only_model(logged, tmp_path, monkeypatch):
+    (run,) = load_runs([logged])
+    drawn = keep_figures(monkeypatch, plots)
+    write_report(build_report([run], ReportSettings(n_resamples=50)), tmp_path / "r")
+    titles = [f.axes[0].get_title() for f in drawn]
+    wanted = f"Perceptual Index per question, as the text-only model {run.model} scored it"
+    assert wanted in titles, titles
+    assert not any("run of" in t for t in titles)
+
+
+def test_a_baseline_at_f1_one_stays_inside_the_axes(monkeypatch, tmp_path):
+    drawn = keep_figures(monkeypatch, factual_plots)
+    factual_plots.factual_f1_bars(
+        tmp_path / "f.png", ["factual_genre_open"], ["original"],
+        {("factual_genre_open", "original"): (0.4, 0.3, 0.5)},
+        {"factual_genre_open": (1.0, 1.0)},
+    )  # fmt: skip
+    ax = drawn[0].axes[0]
+    top = ax.get_ylim()[1]
+    assert all(max(line.get_ydata(), default=0) < top for line in ax.lines)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ..errors import UserInputError
-from ..questions.schema import MAX_LISTED
+from ..questions.schema import MAX_LISTED, natural_id_key
 
 __all__ = [
     "AUDIO_CONDITIONS",
@@ -37,7 +37,8 @@ class MissingAudioError(AudioError):
     """Items have no audio; ``missing`` maps each item id to the paths tried."""
 
     def __init__(self, missing: Mapping[str, Sequence[str]], *, total: int, hint: str = ""):
-        self.missing = {str(k): list(v) for k, v in missing.items()}
+        ordered = sorted(missing.items(), key=lambda kv: natural_id_key(str(kv[0])))
+        self.missing = {str(k): list(v) for k, v in ordered}
         ids = list(self.missing)
         more = f", ... (+{len(ids) - MAX_LISTED} more)" if len(ids) > MAX_LISTED else ""
         shown = ", ".join(ids[:MAX_LISTED]) + more

@@ -33,6 +33,7 @@ from typing import Any
 
 from ..paths import contained_path
 from ..questions import normalize_answer
+from ..questions.metadata_naming import metadata_key
 from .conditions import CLIP_IDENTITY, register_clip_pool
 from .errors import AMBIGUOUS, AudioError
 from .hf_rows import match_hf_rows, resolve_hf_rows
@@ -99,7 +100,7 @@ def _resolve_files(
 ) -> list[tuple[str | None, list[str]]]:
     if not audio_dir.is_dir():
         raise FileNotFoundError(
-            f"--metadata audio_dir={str(audio_dir)!r}: no such directory. Give the folder "
+            f"{metadata_key('audio_dir')}={str(audio_dir)!r}: no such directory. Give the folder "
             "holding one audio file per question id or per MuChoMusic track."
         )
     if layout not in ("auto", "id", "track"):

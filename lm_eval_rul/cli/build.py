@@ -100,9 +100,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def _execute(args: argparse.Namespace) -> None:
     from ..distractors import BuildConfig, run_build
     from ..files import check_output_file
+    from .limits import check_count_limit
     from .preflight import check_text_scorer
     from .run_inputs import check_model_name
 
+    check_count_limit(args.limit)
     check_output_file(args.output, flag="--output")  # before any model loads
     if args.stage in ("all", "filter"):  # the stages that load the scorer
         check_text_scorer("build", args.model, args.model_args, device=args.device)

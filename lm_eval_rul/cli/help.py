@@ -71,8 +71,12 @@ RUN_EPILOG = textwrap.dedent(
     Before any model loads, the run checks the model_args, that the model can be loaded
     (local folder, cache, or one request to the hub), the question files and --metadata,
     and for --model lalm every clip (--audio_check). Tasks: muchomusic, muchomusic_gen,
-    rul_muchomusic, rul_muchomusic_gen (groups of _fold0.._fold3). lalm keeps its results
-    in a resumable cache (model_args results_cache=PATH|none). See the README and docs/.
+    rul_muchomusic, rul_muchomusic_gen (groups of _fold0.._fold3); factual
+    comprehension: factual (every factual task), factual_instrument, factual_composer,
+    factual_genre, factual_regional, factual_mood, factual_timesig, factual_binary,
+    factual_truefalse (docs/factual.md). `lm-eval-rul ls tasks` lists every task. lalm
+    keeps its results in a resumable cache (model_args results_cache=PATH|none). See the
+    README and docs/.
     """
 )
 

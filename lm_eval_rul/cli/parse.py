@@ -171,6 +171,13 @@ def _execute(args: argparse.Namespace) -> None:
         return
     if args.text is None:
         raise ParseInputError("nothing to read: give the answer TEXT or --jsonl FILE")
+    if args.task is None:
+        from ..factual.reading.labels import TASKS
+
+        raise ParseInputError(
+            f"which task's labels does the answer name? Give --task (one of {', '.join(TASKS)}),"
+            f" e.g. lm-eval-rul parse --task instrument {json.dumps(args.text)}"
+        )
     options = args.options.split(",") if args.options is not None else None
     task, kind, options = _check(args.task, args.kind, options, "")
     value, why = reading(task, kind, args.text, options, args.fma_genres)

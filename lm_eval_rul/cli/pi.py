@@ -106,8 +106,10 @@ def _execute(args: argparse.Namespace) -> None:
     )
     from ..mcqa import PromptTooLongError
     from ..registration import create_lm
+    from .limits import check_count_limit
     from .preflight import check_text_scorer
 
+    check_count_limit(args.limit)
     check_text_scorer("pi", args.model, args.model_args, device=args.device)
     _check_outputs(args.output)
     questions = _load(args.data)

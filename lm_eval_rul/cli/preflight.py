@@ -150,6 +150,10 @@ def check_model_args_for(model: str | None, model_args: Mapping[str, Any]) -> di
             f"--model_args pretrained=...,{wrong[0]}={model_args[wrong[0]]}; for a text-only "
             f"run drop {', '.join(wrong)}."
         )
+    if get_model(model) is HFLM:  # the harness's own hf model, not a subclass of it
+        from .hf_args import check_hf_model_args
+
+        check_hf_model_args(model, model_args)
     return dict(model_args)
 
 
@@ -322,9 +326,11 @@ def check_text_scorer(
     from lm_eval.utils import simple_parse_args_string
 
     from ..models.families import ModelKindError
+    from .processes import check_processes
     from .run_inputs import check_device, check_model_name
 
     check_model_name(model)
+    check_processes(simple_parse_args_string(model_args or ""))
     if model in AUDIO_MODELS:
         raise ModelKindError(
             f"{command} scores text-only prompts (the PI is how often a model picks the "

@@ -25,6 +25,7 @@ __all__ = [
     "HeldLogs",
     "HELD_LOGS",
     "PluginTaskWarningFilter",
+    "quiet_plugin_task_warnings",
     "quiet_git_hash",
     "quiet_harness_logs",
 ]
@@ -92,15 +93,35 @@ HELD_LOGS = HeldLogs()
 class PluginTaskWarningFilter(logging.Filter):
     """Drop the harness's per-task "Custom kwargs" warning for the plugin's tasks."""
 
-    def __init__(self, task_names: set[str]) -> None:
+    def __init__(self, task_names: set[str] | None = None) -> None:
         super().__init__()
-        self.task_names = task_names
+        self._names = task_names  # None: the plugin's task folder, read at the first warning
+
+    @property
+    def task_names(self) -> set[str]:
+        if self._names is None:
+            from .task_names import plugin_task_names
+
+            self._names = set(plugin_task_names())
+        return self._names
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
         if _CUSTOM_KWARGS not in message:
             return True
         return message.split(_CUSTOM_KWARGS, 1)[0] not in self.task_names
+
+
+_PLAIN_HARNESS_FILTER: PluginTaskWarningFilter | None = None
+
+
+def quiet_plugin_task_warnings() -> None:
+    """Drop the "Custom kwargs" warning of the plugin's tasks under plain ``lm_eval`` too:
+    the task folders' ``utils.py`` call this when the harness imports them (idempotent)."""
+    global _PLAIN_HARNESS_FILTER
+    if _PLAIN_HARNESS_FILTER is None:
+        _PLAIN_HARNESS_FILTER = PluginTaskWarningFilter()
+        logging.getLogger("lm_eval.api.task").addFilter(_PLAIN_HARNESS_FILTER)
 
 
 def quiet_git_hash() -> str | None:

@@ -87,16 +87,21 @@ def _wants_majority(tasks: Any) -> bool:
 
 def check_command_line(args: argparse.Namespace) -> None:
     """The ``run`` command line's own values, before tasks or model load: ``--model`` is a
-    registered model, a ``cuda``/``mps`` ``--device`` exists (local models only), every
-    ``--metadata`` key is one the requested tasks read (:mod:`.run_inputs`) and
-    ``--output_path`` can be written.
+    registered model, ``--limit`` selects documents (:mod:`.limits`), several processes
+    are launched only with GPUs (:mod:`.processes`), a ``cuda``/``mps`` ``--device``
+    exists (local models only), every ``--metadata`` key is one the requested tasks
+    read (:mod:`.run_inputs`) and ``--output_path`` can be written.
 
     Raises:
-        UnknownModelError, DeviceUnavailableError, UnknownMetadataKeyError,
-        OutputPathError.
+        LimitError, DataParallelError, UnknownModelError, DeviceUnavailableError,
+        UnknownMetadataKeyError, OutputPathError.
     """
+    from .limits import check_run_limit
+    from .processes import check_processes
     from .run_inputs import check_device, check_metadata_keys, check_model_name
 
+    check_run_limit(getattr(args, "limit", None))
+    check_processes(_model_args_of(args))
     model = getattr(args, "model", None)
     check_model_name(model)
     if not _is_api_model(model):
@@ -118,6 +123,19 @@ def _check_output_path(output_path: str | None) -> None:
     check_output_folder(path.parent if path.suffix == ".json" else path, flag="--output_path")
 
 
+def _model_args_of(args: argparse.Namespace) -> dict[str, Any]:
+    """``--model_args`` as a dict (the harness keeps the string or the parsed JSON)."""
+    from lm_eval.utils import simple_parse_args_string
+
+    value = getattr(args, "model_args", None) or {}
+    if isinstance(value, dict):
+        return dict(value)
+    try:
+        return simple_parse_args_string(str(value))
+    except ValueError:  # malformed: the model's own checks say so
+        return {}
+
+
 def _is_api_model(model: str | None) -> bool:
     """Whether ``model`` is served (the harness's API models, ``lalm-api``): no ``--device``."""
     from lm_eval.api.registry import get_model
@@ -128,6 +146,17 @@ def _is_api_model(model: str | None) -> bool:
         return issubclass(get_model(model), TemplateAPI)
     except Exception:  # noqa: BLE001 - a model whose optional package is missing is not ours
         return False
+
+
+def _text_models_hear_nothing(args: argparse.Namespace) -> None:
+    """A text model given factual tasks hears no audio: its documents are logged under
+    condition ``none`` (the tasks' default is ``original``), unless ``audio`` was given."""
+    import json
+
+    value = getattr(args, "metadata", None) or {}
+    metadata = dict(json.loads(value) if isinstance(value, str) else value)
+    if "audio" not in metadata:
+        args.metadata = {**metadata, "audio": "none"}
 
 
 @contextlib.contextmanager
@@ -147,6 +176,8 @@ def run_hooks(args: argparse.Namespace, *, audio_check: str = "header") -> Itera
     if factual and getattr(args, "model", None) in AUDIO_MODELS:
         _factual_run.set_chunk_seconds(args)  # before the harness reads --metadata
         _factual_run.check_audio(args)
+    elif factual:
+        _text_models_hear_nothing(args)
     original = lm_eval.simple_evaluate
 
     def simple_evaluate(*a: Any, **kw: Any) -> dict[str, Any] | None:

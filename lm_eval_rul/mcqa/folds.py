@@ -3,7 +3,9 @@
 RUL-MuChoMusic is evaluated in four leave-one-out folds: fold ``k`` drops distractor
 ``k`` and shows the correct answer with the other three. Options are shuffled with a
 seed derived from (seed, benchmark, question id, fold), so the order is the same in
-every run, whatever the data order or ``--limit``.
+every run, whatever the data order or ``--limit``. The documents are listed in the seeded
+sample order of :func:`~lm_eval_rul.questions.sample_order`, so ``--limit N`` runs a
+seeded sample of the whole benchmark, not the head of the file.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..questions import DEFAULT_SEED, Question, item_rng
+from ..questions import DEFAULT_SEED, Question, item_rng, sample_order
 from .prompts import letters_for
 
 __all__ = ["N_FOLDS", "shuffled_options", "make_doc", "make_docs"]
@@ -81,5 +83,8 @@ def make_docs(
     fold: int | None,
     seed: int = DEFAULT_SEED,
 ) -> list[dict[str, Any]]:
-    """:func:`make_doc` for every question, in the given order."""
-    return [make_doc(q, benchmark=benchmark, fold=fold, seed=seed) for q in questions]
+    """:func:`make_doc` for every question, in the seeded sample order of (``seed``, id)
+    (:func:`~lm_eval_rul.questions.sample_order`): every task loader builds its documents
+    here, so ``--limit N`` is the same seeded sample of N questions in all of them."""
+    ordered = sample_order(questions, seed=seed, item_id=lambda q: q.id)
+    return [make_doc(q, benchmark=benchmark, fold=fold, seed=seed) for q in ordered]

@@ -24,6 +24,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from ..errors import UserInputError
+from ..questions.metadata_naming import metadata_key
 from .mmau_parsing import mmau_lmms_answer, mmau_official_answer
 from .parsing import ParsedAnswer, parse_answer
 from .prompts import MUCHOMUSIC_ANSWER_PREFIX, letters_for
@@ -157,7 +158,7 @@ def check_parser(name: object, *, key: str = "parser") -> str:
     """
     if not isinstance(name, str) or name not in PARSERS:
         raise UnknownParserError(
-            f"--metadata {key}={name!r} is not a parser; use one of {sorted(PARSERS)} "
+            f"{metadata_key(key)}={name!r} is not a parser; use one of {sorted(PARSERS)} "
             f"({DEFAULT_PARSER!r} is ours, 'release' the RUListening authors' extraction)"
         )
     return str(name)

@@ -45,6 +45,7 @@ from ..questions import (
     read_muchomusic_csv,
 )
 from ..questions.file_kinds import question_format, sniff_data_file
+from ..questions.metadata_naming import metadata_example, metadata_key
 from .folds import make_docs
 from .prompts import gen_prompt, muchomusic_official_prompt, pi_prompt
 from .reference_parsing import DEFAULT_PARSER, check_parser, muchomusic_official_answer, parse_with
@@ -68,6 +69,7 @@ __all__ = [
     "TaskMetadataError",
     "METADATA_KEYS",
     "data_path_key",
+    "check_task_metadata",
 ]
 
 #: Every ``--metadata`` key the MuChoMusic / RUL-MuChoMusic tasks read (module docstring).
@@ -103,7 +105,7 @@ def _existing(path: str | os.PathLike[str], key: str) -> Path:
     resolved = Path(os.path.expanduser(str(path)))
     if not resolved.is_file():
         raise FileNotFoundError(
-            f"--metadata {key}={str(path)!r}: no such file. Give the path of a local copy, "
+            f"{metadata_key(key)}={str(path)!r}: no such file. Give the path of a local copy, "
             f"or leave {key} out to download the public dataset."
         )
     return resolved
@@ -130,7 +132,7 @@ def _check_kind(path: Path, key: str, *, want_csv: bool, benchmark: str) -> None
         found = sniff_data_file(path).description
     raise DataValidationError(
         path,
-        [f"--metadata {key} is {found}, but {benchmark}* tasks read {_WANTS[benchmark]}"],
+        [f"{metadata_key(key)} is {found}, but {benchmark}* tasks read {_WANTS[benchmark]}"],
         hint=f"Give that file instead; a run of both benchmarks gives each its own: '{_BOTH}'.",
     )
 
@@ -143,7 +145,7 @@ def _refuse_pools(error: DataValidationError, path: Path, key: str) -> None:
     raise DataValidationError(
         path,
         [
-            f"--metadata {key} is a distractor pools file ({len(counts)} questions with more "
+            f"{metadata_key(key)} is a distractor pools file ({len(counts)} questions with more "
             f"than 4 candidates), but rul_muchomusic* tasks read {_WANTS['rul_muchomusic']}"
         ],
         hint="Pools are the input of `lm-eval-rul build --pools`, which picks four distractors.",
@@ -211,9 +213,43 @@ def _seed(metadata: dict[str, Any]) -> int:
     if isinstance(value, str) and re.fullmatch(r"\s*[+-]?\d+\s*", value):
         return int(value)
     raise TaskMetadataError(
-        f"--metadata shuffle_seed must be an integer, got {value!r}: give a whole number "
-        f"(e.g. --metadata '{{\"shuffle_seed\": {DEFAULT_SEED}}}', the default) or leave it out"
+        f"{metadata_key('shuffle_seed')} must be an integer, got {value!r}: give a whole number "
+        f"(e.g. {metadata_example('shuffle_seed', DEFAULT_SEED)}, the default) or leave it out"
     )
+
+
+def check_task_metadata(metadata: dict[str, Any]) -> None:
+    """Read and check, now, every question file ``metadata`` names (and the seed, parser
+    and ``audio_dir``), as the task loaders will: ``lm_eval_rul.task_manager`` calls it so
+    a typo stops at once, not after ``simple_evaluate`` has loaded the model. A
+    ``data_path`` is read as the benchmark its content is (MuChoMusic's CSV or RUL).
+
+    Raises:
+        FileNotFoundError, DataValidationError, TaskMetadataError, UnknownParserError:
+            the messages the CLI gives, naming the key as the caller gave it
+            (:mod:`lm_eval_rul.questions.metadata_naming`).
+    """
+    _seed(metadata)
+    _parser(metadata)
+    if metadata.get("muchomusic_csv"):
+        csv = _existing(metadata["muchomusic_csv"], "muchomusic_csv")
+        _check_kind(csv, "muchomusic_csv", want_csv=True, benchmark="muchomusic")
+    if metadata.get("rul_data_path"):
+        rul_questions(rul_data_path=metadata["rul_data_path"])
+    if metadata.get("muchomusic_data_path"):
+        muchomusic_questions(muchomusic_data_path=metadata["muchomusic_data_path"])
+    if metadata.get("data_path"):
+        path = _existing(metadata["data_path"], "data_path")
+        if question_format(path) == "muchomusic_csv":
+            muchomusic_questions(data_path=str(path))
+        elif not metadata.get("rul_data_path"):
+            rul_questions(data_path=str(path))
+    audio_dir = metadata.get("audio_dir")
+    if audio_dir and not Path(os.path.expanduser(str(audio_dir))).is_dir():
+        raise FileNotFoundError(
+            f"{metadata_key('audio_dir')}={str(audio_dir)!r}: no such directory. Give the "
+            "folder holding one audio file per question id or per MuChoMusic track."
+        )
 
 
 def _parser(metadata: dict[str, Any]) -> str:

@@ -17,10 +17,20 @@ __all__ = [
     "DataSourceError",
     "normalize_answer",
     "MAX_LISTED",
+    "natural_id_key",
 ]
 
 #: How many problems (ids, rows) an error message lists before "... and N more".
 MAX_LISTED = 10
+
+
+def natural_id_key(item_id: str) -> tuple:
+    """Sort key of ids in messages: numbers by value (``"rul:9"`` before ``"rul:10"``), so a
+    list of ids reads in order whatever order the documents are in."""
+    return tuple(
+        (0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.findall(r"\d+|\D+", item_id)
+    )
+
 
 @dataclass(frozen=True)
 class Question:

@@ -8,10 +8,14 @@ never on a shared random stream.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 import numpy as np
 
-__all__ = ["DEFAULT_SEED", "derive_seed", "item_rng"]
+__all__ = ["DEFAULT_SEED", "derive_seed", "item_rng", "sample_order"]
+
+T = TypeVar("T")
 
 #: The base seed of every seeded choice when the user gives none (option orders, PI
 #: prompts, distractor filtering): one value, so a task, ``pi`` and ``build`` agree.
@@ -36,3 +40,24 @@ def derive_seed(*parts: object) -> int:
 def item_rng(*parts: object) -> np.random.Generator:
     """A numpy ``Generator`` seeded with :func:`derive_seed` of ``parts``."""
     return np.random.default_rng(derive_seed(*parts))
+
+
+def sample_order(items: Iterable[T], *, seed: int, item_id: Callable[[T], str]) -> list[T]:
+    """``items`` sorted by a hash of (``seed``, item id), ties by id: the order in which a
+    benchmark's documents are listed.
+
+    The harness's ``--limit N`` takes the first N documents, so this makes it a seeded
+    sample spread over the whole benchmark: the same N items in every run with the same
+    seed, whatever the order of the file (the released RUL-MuChoMusic file is sorted by
+    PI), and a smaller sample inside a larger one. The key holds neither the benchmark
+    nor the fold, so every fold of a question, and a benchmark sharing its ids
+    (MuChoMusic and RUL-MuChoMusic), sample the same questions.
+
+    >>> ids = [str(i) for i in range(10)]
+    >>> sample_order(ids, seed=1, item_id=str) == sample_order(ids[::-1], seed=1, item_id=str)
+    True
+    """
+    def key(item: T) -> tuple[int, str]:
+        return derive_seed("sample-order", seed, item_id(item)), item_id(item)
+
+    return sorted(items, key=key)

@@ -15,7 +15,7 @@ from typing import Any
 
 from .schema import MAX_LISTED, DataValidationError, Question, normalize_answer
 
-__all__ = ["rows_to_questions"]
+__all__ = ["rows_to_questions", "ACCEPTED_SCHEMAS"]
 
 logger = logging.getLogger(__name__)
 
@@ -23,6 +23,42 @@ logger = logging.getLogger(__name__)
 #: text (no UTF-8 encoding), and fails later inside ``datasets`` or a tokenizer.
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _TEXT_FIELDS = ("id", "question", "correct_answer", "caption", "track", "source")
+
+
+#: The question-file schemas the readers accept (one source: every field error names them).
+ACCEPTED_SCHEMAS = (
+    "RUL JSON (RUL-MuchoMusic.json: per question id an object with question, "
+    "correct_answer, distractors, PI; or a list of such objects with an id)",
+    "MuChoMusic CSV (muchomusic.csv: an id column, question, correct_answer, "
+    "distractor_1_answer .. distractor_3_answer, dataset, dataset_identifier)",
+    "generic CSV, JSON lines or parquet (id, question, correct_answer, distractors as a "
+    "JSON list or a|b|c, or columns distractor_1, distractor_2, ...)",
+)
+_REQUIRED = ("id", "question", "correct_answer", "distractors")
+
+
+def _schemas() -> str:
+    return "Question files are " + "; ".join(ACCEPTED_SCHEMAS) + "."
+
+
+def _missing_fields(row: dict[str, Any]) -> list[str]:
+    """Every required field ``row`` lacks (``question_id`` stands for ``id``)."""
+    values = {**row, "id": row.get("id", row.get("question_id"))}
+    return [f for f in _REQUIRED if values.get(f) is None or str(values.get(f)).strip() == ""]
+
+
+def _wrong_schema(path: Path, missing: set[str], rows: list[dict[str, Any]]) -> None:
+    """Every row lacks the same fields: the file is of another schema, not bad rows."""
+    fields = list(dict.fromkeys(k for row in rows[:50] for k in row))
+    raise DataValidationError(
+        path,
+        [
+            f"no row has the field(s) {', '.join(repr(f) for f in _REQUIRED if f in missing)} "
+            f"(its {len(rows)} row(s) hold {', '.join(map(repr, fields)) or 'no fields'}): the "
+            "file is not in a question schema this tool reads"
+        ],
+        hint=_schemas() + " Rename the columns, or convert the file.",
+    )
 
 
 def _surrogate_field(row: dict[str, Any]) -> str | None:
@@ -61,16 +97,22 @@ def rows_to_questions(
     problems: list[str] = []
     near_duplicates: list[str] = []
     seen: set[str] = set()
+    missing_by_row: list[frozenset[str]] = []  # the fields each row lacks (empty: none)
+    kept_rows: list[dict[str, Any]] = []
     for position, row in enumerate(rows):
         if "_bad" in row:
             problems.append(f"row {position}: expected an object, got {row['_bad']!r:.60}")
+            missing_by_row.append(frozenset())
             continue
+        kept_rows.append(row)
+        missing = _missing_fields(row)
+        missing_by_row.append(frozenset(missing))
         qid = row.get("id", row.get("question_id"))
-        if qid is None or str(qid).strip() == "":
-            problems.append(f"row {position}: missing field 'id'")
+        where = f"id {str(qid).strip()!r}" if "id" not in missing else f"row {position}"
+        if missing:  # every field it lacks at once, not one per run
+            problems.append(f"{where}: missing field(s) {', '.join(repr(m) for m in missing)}")
             continue
         qid = str(qid).strip()
-        where = f"id {qid!r}"
         field = _surrogate_field(row)
         if field is not None:
             problems.append(
@@ -82,12 +124,6 @@ def rows_to_questions(
             problems.append(f"{where}: appears more than once")
             continue
         seen.add(qid)
-        missing = [
-            f for f in ("question", "correct_answer", "distractors") if row.get(f) in (None, "")
-        ]
-        if missing:
-            problems.append(f"{where}: missing field(s) {', '.join(repr(m) for m in missing)}")
-            continue
         distractors = row["distractors"]
         if not isinstance(distractors, list | tuple) or not all(
             isinstance(d, str) for d in distractors
@@ -139,11 +175,12 @@ def rows_to_questions(
             )
         )
     if problems:
-        raise DataValidationError(
-            path,
-            problems,
-            hint="Fix or remove these rows; nothing was loaded, so no question is silently lost.",
-        )
+        if len(kept_rows) > 1 and len(set(missing_by_row)) == 1 and missing_by_row[0]:
+            _wrong_schema(path, set(missing_by_row[0]), kept_rows)
+        hint = "Fix or remove these rows; nothing was loaded, so no question is silently lost."
+        if any(missing_by_row):
+            hint += " " + _schemas()
+        raise DataValidationError(path, problems, hint=hint)
     if not questions:
         raise DataValidationError(path, ["the file holds no questions"])
     if near_duplicates:

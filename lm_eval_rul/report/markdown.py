@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 from .factual.markdown import render_factual
-from .settings import BENCHMARK_NAMES
+from .settings import BENCHMARK_NAMES, covered_share
 
 __all__ = ["render_markdown", "plural"]
 
@@ -123,7 +123,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         for row in data["rows"]:
             cells = [row["model"], row["setting"]]
             cells += [_pct(row["folds"].get(f, {}).get("acc")) for f in folds]
-            cells += [_ci(row["accuracy"]), str(row["n_questions"])]
+            cells += [_ci(row["accuracy"]), covered_share(row)]
             if folds:
                 cells += [_pct(row["majority_vote"]), _pct(row.get("plurality_vote_release"))]
             cells += [_pct(row["mean_pi"]), _pct(row["parse_failure_rate"])]

@@ -16,16 +16,9 @@ import numpy as np
 from ..files import atomic_write
 
 __all__ = [
-    "pyplot",
-    "save_figure",
-    "accuracy_bars",
-    "condition_bars",
-    "pi_histograms",
-    "pi_accuracy_scatter",
-    "group_positions",
-    "centred_positions",
-    "merge_identical",
-]
+    "pyplot", "save_figure", "accuracy_bars", "condition_bars", "pi_histograms",
+    "pi_accuracy_scatter", "group_positions", "centred_positions", "merge_identical",
+]  # fmt: skip
 
 _DPI = 120
 
@@ -137,6 +130,7 @@ def accuracy_bars(
     chance: float | None = None,
     title: str = "",
     confidence_level: float = 0.95,
+    counts: Sequence[str] | None = None,
 ) -> Path:
     """Accuracy per run as bars with confidence-interval whiskers and a chance line.
 
@@ -149,6 +143,8 @@ def accuracy_bars(
         chance: Accuracy of a uniform guess, drawn as a dashed line.
         title: Figure title.
         confidence_level: Shown in the axis label.
+        counts: Questions per bar (``"150 of 1,187"``: part of the benchmark), written on
+            the bars when they differ or one is partial.
     """
     if not (len(labels) == len(estimates) == len(lows) == len(highs)) or not labels:
         raise ValueError("accuracy_bars needs one estimate, low and high per label (>= 1 label)")
@@ -169,6 +165,9 @@ def accuracy_bars(
     for bar, hatch in zip(bars, hatches, strict=True):
         bar.set_hatch(hatch)
         bar.set_edgecolor("white" if hatch else bar.get_facecolor())
+    if counts is not None and (len(set(counts)) > 1 or any(" of " in c for c in counts)):
+        for position, count in zip(x, counts, strict=True):
+            ax.text(position, 0.02, f"n={count}", rotation=90, ha="center", fontsize=7)
     if chance is not None:
         ax.axhline(
             chance, color="black", linestyle="--", linewidth=1, label=f"chance ({chance:.2f})"

@@ -84,6 +84,9 @@ class TaskResult:
     metadata: dict[str, Any] = field(default_factory=dict)  # the task's --metadata
     study_windows: list[StudyWindow] = field(default_factory=list)
     question_file: str = ""  # the --metadata question file the task read ("": the release)
+    #: Documents in the task's whole benchmark (the harness's ``n-samples.original``; a
+    #: ``--limit`` run evaluated ``n`` of them); None when the results file does not say.
+    n_total: int | None = None
 
     @property
     def is_generation(self) -> bool:
@@ -258,6 +261,12 @@ def _metrics(row: dict[str, Any]) -> dict[str, float]:
     }
 
 
+def _original_count(results: dict[str, Any], task: str) -> int | None:
+    """The task's documents before ``--limit`` (``n-samples``/``original`` of the results)."""
+    count = ((results.get("n-samples") or {}).get(task) or {}).get("original")
+    return count if isinstance(count, int) and not isinstance(count, bool) else None
+
+
 def read_results_file(path: str | Path) -> Run:
     """One harness results JSON and its logged samples, as a :class:`Run`.
 
@@ -329,6 +338,7 @@ def read_results_file(path: str | Path) -> Run:
             metadata=dict(task_config.get("metadata") or {}),
             study_windows=studies,
             question_file=question_file_of(benchmark, task_config.get("metadata") or {}),
+            n_total=_original_count(results, task),
         )
     if not run.tasks:
         raise RunReadError(f"{path}: the results file lists no task")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -23,6 +24,7 @@ __all__ = [
     "sort_runs",
     "resample_groups",
     "id_sort_key",
+    "covered_share",
     "mean_or_none",
     "base_benchmark",
 ]
@@ -130,3 +132,10 @@ def mean_or_none(values: Sequence[float | None]) -> float | None:
     present = [v for v in values if v is not None]
     return float(np.mean(present)) if present else None
 
+
+def covered_share(row: dict[str, Any]) -> str:
+    """``"150 of 1,187"`` for a row that covered part of its benchmark, else ``"150"``."""
+    total = row.get("n_questions_total")
+    if total is not None and row["n_questions"] < total:
+        return f"{row['n_questions']:,} of {total:,}"
+    return f"{row['n_questions']:,}"

@@ -45,6 +45,13 @@ def _plurality(samples: Sequence[Sample]) -> float | None:
     return vote["plurality_acc_release"]
 
 
+def _benchmark_size(tasks: Sequence[Any]) -> int | None:
+    """Questions in the whole benchmark the tasks come from (each fold task has one document
+    per question): the harness's count before ``--limit``; None when unrecorded."""
+    sizes = [t.n_total for t in tasks if t.n_total is not None]
+    return max(sizes) if sizes else None
+
+
 def _table_row(run: Run, benchmark: str, settings: ReportSettings) -> dict[str, Any]:
     tasks = run.tasks_of(benchmark)
     samples = [s for t in tasks for s in t.samples]
@@ -97,6 +104,7 @@ def _table_row(run: Run, benchmark: str, settings: ReportSettings) -> dict[str, 
         "folds": folds,
         "accuracy": accuracy.to_dict(),
         "n_questions": len({s.id for s in samples}),
+        "n_questions_total": _benchmark_size(tasks),
         "n_samples": len(samples),
         "majority_vote": majority,
         "plurality_vote_release": _plurality(samples),
@@ -117,11 +125,17 @@ def _coverage_note(runs: Sequence[Run], benchmark: str, notes: list[str]) -> Non
         return
     union, shared = set().union(*keys), set.intersection(*keys)
     if union != shared:
+        covered = "; ".join(
+            f"{r.label}: {len({s.id for s in r.samples_of(benchmark)}):,}"
+            for r in runs
+            if r.tasks_of(benchmark)
+        )
         notes.append(
             f"{BENCHMARK_NAMES.get(benchmark, benchmark)}: the runs covered different questions "
-            f"({len(shared)} (question, fold) pairs in all runs, {len(union)} in any). Each "
-            "table row uses its own questions (the numbers the harness printed); paired "
-            "comparisons use the pairs both runs have."
+            f"({len(shared)} (question, fold) pairs in all runs, {len(union)} in any; questions "
+            f"per run: {covered}). Each table row uses its own questions (the numbers the "
+            "harness printed, its n q column says how many of the benchmark's); paired "
+            "comparisons use the pairs both runs have, and give their count."
         )
 
 
@@ -224,8 +238,10 @@ def pi_distributions(
     values: dict[str, dict[str, float]] = {}
     chances: dict[str, dict[str, float]] = {}
     source = None
+    title = "Perceptual Index"
     if settings.pi_files:
         source = "from the --pi files"
+        title = "Perceptual Index (the --pi files)"
         for label, pi_file in settings.pi_files.items():
             values[label] = dict(pi_file.pi)
             from_docs = _sample_chance(runs, [label, f"{label}_gen"])
@@ -246,6 +262,10 @@ def pi_distributions(
                     values[label] = {q: float(np.mean(v)) for q, v in per_question.items()}
                     chances[label] = {q: float(np.mean(v)) for q, v in chance.items()}
                     source = f"logged by the text-only run of {run.model}"
+                    title = (
+                        "Perceptual Index per question, as the text-only model "
+                        f"{run.model} scored it"
+                    )
     summary = {}
     for label, pi in values.items():
         known = [qid for qid in pi if not math.isnan(chances[label][qid])]
@@ -269,6 +289,7 @@ def pi_distributions(
         }
     return {
         "source": source,
+        "figure_title": title,
         "values": {label: list(pi.values()) for label, pi in values.items()},
         "summary": summary,
     }

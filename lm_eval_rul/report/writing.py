@@ -16,7 +16,7 @@ from .factual.plots import factual_f1_bars
 from .factual.studies_plots import draw_study_figures
 from .markdown import render_markdown
 from .runs import TEXT_CONDITION
-from .settings import BENCHMARK_NAMES, condition_rank
+from .settings import BENCHMARK_NAMES, condition_rank, covered_share
 
 __all__ = ["write_report"]
 
@@ -37,6 +37,7 @@ def draw_figures(report: dict[str, Any], out: Path) -> None:
             chance=data["chance"],
             title=f"{data['name']}: accuracy",
             confidence_level=level,
+            counts=[covered_share(r) for r in rows],
         )
         figures["accuracy"] = str(path.relative_to(out))
         audio_rows = [r for r in rows if r["condition"] != TEXT_CONDITION]
@@ -83,7 +84,7 @@ def draw_figures(report: dict[str, Any], out: Path) -> None:
         path = plots.pi_histograms(
             figures_dir / "pi_histogram.png",
             {BENCHMARK_NAMES.get(k, k): v for k, v in distributions["values"].items()},
-            title=f"Perceptual Index ({distributions['source']})",
+            title=distributions["figure_title"],
         )
         distributions["figure"] = str(path.relative_to(out))
 

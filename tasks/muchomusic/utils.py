@@ -1,5 +1,6 @@
 """Thin bridge from the YAMLs to lm_eval_rul (the logic lives in the package)."""
 
+from lm_eval_rul.cli.quiet import quiet_plugin_task_warnings
 from lm_eval_rul.mcqa.tasks import (  # noqa: F401
     doc_to_choice,
     doc_to_text,
@@ -12,3 +13,7 @@ from lm_eval_rul.mcqa.tasks import (  # noqa: F401
     process_results_gen,
     process_results_official,
 )
+
+# plain `lm_eval`: the harness's per-task "Custom kwargs can be passed to --metadata"
+# warning says nothing about these tasks (their keys are documented in docs/tasks.md)
+quiet_plugin_task_warnings()

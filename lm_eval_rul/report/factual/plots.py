@@ -90,7 +90,10 @@ def factual_f1_bars(
     ax.plot([], [], color="black", linewidth=1.2, label="majority label")
     ax.plot([], [], color="black", linewidth=1.2, linestyle=":", label="label frequency")
     ax.set_xticks(x, tasks, rotation=30, ha="right", fontsize=8)
-    ax.set_ylim(0, 1)
+    # headroom above 1: a baseline at F1 = 1.0 (one label for every item) would lie on the
+    # top spine and be hidden
+    ax.set_ylim(0, 1.05)
+    ax.set_yticks(np.linspace(0, 1, 6))
     ax.set_ylabel(f"mean F1 over items ({confidence_level:.0%} CI)")
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))

@@ -1,0 +1,60 @@
+"""Several processes (``torchrun``, ``accelerate launch``) on a machine without GPUs.
+
+The harness's ``HFLM`` (and ``lalm``, which extends it) splits the documents across
+processes only when it sees more than one GPU; without them every process scores every
+document and prints its own table, all as "rank 0". So a launch of several processes
+without GPUs stops before the model loads, in one line. The world is read as the
+launchers set it: ``WORLD_SIZE`` (with ``RANK`` / ``LOCAL_RANK``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import UserInputError
+
+__all__ = ["DataParallelError", "check_processes"]
+
+
+class DataParallelError(UserInputError, RuntimeError):
+    """Several processes were launched, but documents are split across GPUs only."""
+
+
+def _world_size() -> int:
+    try:
+        return int(os.environ.get("WORLD_SIZE", "1"))
+    except ValueError:
+        return 1
+
+
+def _gpus() -> int:
+    import torch
+
+    return torch.cuda.device_count() if torch.cuda.is_available() else 0
+
+
+def check_processes(model_args: Mapping[str, Any] | None = None) -> None:
+    """Refuse a launch of several processes when there are fewer than two GPUs.
+
+    ``tp_plan`` (tensor parallelism, where every rank runs the same loop by design) is left
+    to transformers.
+
+    Raises:
+        DataParallelError: ``WORLD_SIZE`` > 1 and fewer than two GPUs.
+    """
+    world = _world_size()
+    if world <= 1 or (model_args and model_args.get("tp_plan")):
+        return
+    gpus = _gpus()
+    if gpus >= 2:
+        return
+    rank = os.environ.get("RANK", "?")
+    raise DataParallelError(
+        f"{world} processes were launched (WORLD_SIZE={world}, this is RANK={rank}), but "
+        f"this machine has {gpus or 'no'} GPU{'' if gpus == 1 else 's'}: the harness splits "
+        "documents across processes only on GPUs (one each), so every process would score "
+        "every document. Run one process (lm-eval-rul run ... without torchrun / accelerate "
+        "launch), or launch as many processes as GPUs on a machine with two or more."
+    )
