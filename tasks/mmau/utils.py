@@ -1,5 +1,6 @@
 """Thin bridge from the YAMLs to lm_eval_rul (the logic lives in the package)."""
 
+from lm_eval_rul.cli.quiet import quiet_plugin_task_warnings
 from lm_eval_rul.mcqa.mmau.tasks import (  # noqa: F401
     doc_to_choice,
     doc_to_text,
@@ -12,3 +13,7 @@ from lm_eval_rul.mcqa.mmau.tasks import (  # noqa: F401
 from lm_eval_rul.mcqa.tasks import doc_to_choice as doc_to_choice_rul  # noqa: F401
 from lm_eval_rul.mcqa.tasks import doc_to_text as doc_to_text_rul  # noqa: F401
 from lm_eval_rul.mcqa.tasks import process_results as process_results_rul  # noqa: F401
+
+# plain `lm_eval`: the harness's per-task "Custom kwargs can be passed to --metadata"
+# warning says nothing about these tasks (their keys are documented in docs/tasks.md)
+quiet_plugin_task_warnings()
