@@ -55,9 +55,12 @@ def register_models() -> None:
     import lm_eval.models  # noqa: F401  - fills the built-in registry first
     from lm_eval.api.registry import model_registry
 
+    from .harness_compat import accept_generation_metrics
+
     for name, target in MODELS.items():
         if name not in model_registry:
             model_registry.register(name, target=target)
+    accept_generation_metrics()  # the generation tasks' acc/f1 on lm-eval 0.5
 
 
 def task_manager(

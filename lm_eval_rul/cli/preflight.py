@@ -180,7 +180,7 @@ def plugin_docs(
     A plugin task is one whose documents carry a ``benchmark`` field. ``--limit`` and
     ``--samples`` select documents as the harness does.
     """
-    from lm_eval.evaluator_utils import get_sample_size
+    from ..harness_compat import sample_size
 
     for name, task in (loaded.get("tasks") or {}).items():
         docs = list(task.eval_docs)
@@ -189,7 +189,7 @@ def plugin_docs(
         if samples and name in samples:
             docs = [docs[int(i)] for i in samples[name]]
         else:
-            size = get_sample_size(task, limit)
+            size = sample_size(task, limit)
             docs = docs[:size] if size is not None else docs
         yield name, docs
 
