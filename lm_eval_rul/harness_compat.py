@@ -144,3 +144,41 @@ def sample_size(task: Any, limit: int | float | None) -> int | None:
     if limit is None:
         return None
     return int(math.ceil(len(task.eval_docs) * limit)) if limit < 1.0 else int(limit)
+
+
+#: The sections of a results JSON keyed by task or group name.
+_NAMED_SECTIONS = (
+    "results", "groups", "configs", "versions", "n-shot", "higher_is_better", "n-samples",
+    "group_subtasks",
+)  # fmt: skip
+
+
+def plain_task_name(name: str) -> str:
+    """A task's own name: 0.5 logs a group's members as ``group::task``, 0.4.13 as ``task``."""
+    return name.rsplit("::", 1)[-1]
+
+
+def plain_results(results: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """A results JSON with 0.4.13's task names, and ``plain name -> name as logged``.
+
+    The logged name is the one in the ``samples_<name>_<time>.jsonl`` file names.
+
+    Raises:
+        ValueError: Two logged names give one plain name (two groups holding one task).
+    """
+    logged: dict[str, str] = {}
+    for section in _NAMED_SECTIONS:
+        for name in results.get(section) or {}:
+            plain = plain_task_name(name)
+            if logged.setdefault(plain, name) != name:
+                raise ValueError(f"tasks {logged[plain]!r} and {name!r} are both {plain!r}")
+    plain = dict(results)
+    for section in _NAMED_SECTIONS:
+        if isinstance(results.get(section), dict):
+            plain[section] = {plain_task_name(k): v for k, v in results[section].items()}
+    if isinstance(plain.get("group_subtasks"), dict):
+        plain["group_subtasks"] = {
+            group: [plain_task_name(t) for t in members]
+            for group, members in plain["group_subtasks"].items()
+        }
+    return plain, logged
