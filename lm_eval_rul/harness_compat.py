@@ -182,3 +182,37 @@ def plain_results(results: dict[str, Any]) -> tuple[dict[str, Any], dict[str, st
             for group, members in plain["group_subtasks"].items()
         }
     return plain, logged
+
+
+class HarnessAudioUnsupportedError(UserInputError, RuntimeError):
+    """The installed harness cannot hand a ``doc_to_audio`` task's audio to a model."""
+
+
+def doc_to_audio_blocked() -> bool:
+    """Whether the installed harness stops or drops ``doc_to_audio`` tasks' audio.
+
+    lm-eval 0.5.0.dev1: ``Task._build_multimodal_kwargs`` asserts the task *class* flag
+    ``MULTIMODAL`` (False for YAML tasks) instead of the task's own ``_multimodal``, so
+    every ``generate_until`` task with ``doc_to_audio`` stops with ``AssertionError``
+    before any model call; its ``multiple_choice`` tasks build no audio argument at all.
+    No model flag changes either (docs/harness_audio.md).
+    """
+    try:
+        from lm_eval.api.task import Task
+    except ImportError:
+        return False
+    return hasattr(Task, "_build_multimodal_kwargs") and not getattr(Task, "MULTIMODAL", True)
+
+
+def refuse_doc_to_audio_tasks(names: list[str]) -> None:
+    """One line, before the model loads, when ``names`` (doc_to_audio tasks) cannot run."""
+    if not names or not doc_to_audio_blocked():
+        return
+    shown = ", ".join(sorted(names)[:3]) + (" ..." if len(names) > 3 else "")
+    raise HarnessAudioUnsupportedError(
+        f"task(s) {shown} declare their audio with doc_to_audio, which lm-eval "
+        f"{harness_version()} cannot pass to any model (its Task._build_multimodal_kwargs "
+        "checks the class flag MULTIMODAL, not the task's own _multimodal); run them with "
+        "lm-eval 0.4.13 (pip install 'lm-eval[hf,api]==0.4.13'), or run this plugin's "
+        "tasks without _native in their name (docs/harness_audio.md)."
+    )
