@@ -25,7 +25,12 @@ MODELS: dict[str, str] = {
 
 
 def tasks_dir() -> Path:
-    """The folder holding the plugin's task YAMLs (inside the wheel, or the repo's ``tasks/``)."""
+    """The folder holding the plugin's task YAMLs: ``lm_eval_rul/tasks``.
+
+    In a clone (an editable install) ``lm_eval_rul/tasks`` is a link to the top-level
+    ``tasks/`` folder, where the YAMLs live; a wheel holds a copy. Where links are not
+    checked out as links (Windows without symlinks), the top-level folder is used.
+    """
     here = Path(__file__).resolve().parent
     for candidate in (here / "tasks", here.parent / "tasks"):
         if (candidate / "rul_muchomusic").is_dir():
@@ -55,9 +60,12 @@ def register_models() -> None:
     import lm_eval.models  # noqa: F401  - fills the built-in registry first
     from lm_eval.api.registry import model_registry
 
+    from .harness_compat import accept_generation_metrics
+
     for name, target in MODELS.items():
         if name not in model_registry:
             model_registry.register(name, target=target)
+    accept_generation_metrics()  # the generation tasks' acc/f1 on lm-eval 0.5
 
 
 def task_manager(

@@ -12,7 +12,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "lm_eval_rul"
 
 #: Each stage and the stages it may import (besides itself and the top-level modules
 #: ``errors``, ``registration``, ``cache``, ``progress``, ``hub``, ``retries``, ``paths``,
-#: ``masking`` and ``files``).
+#: ``masking``, ``files`` and ``harness_compat``).
 ALLOWED: dict[str, set[str]] = {
     "questions": set(),
     "audio": {"questions"},
@@ -26,7 +26,8 @@ ALLOWED: dict[str, set[str]] = {
     "testing": {"questions", "audio", "mcqa", "models", "factual", "cli"},
 }
 TOP_LEVEL = {
-    "errors", "registration", "cache", "progress", "hub", "retries", "paths", "masking", "files"
+    "errors", "registration", "cache", "progress", "hub", "retries", "paths", "masking", "files",
+    "harness_compat",
 }
 MAX_LINES = 400
 # The bridge server is one file by contract: `lm-eval-rul bridge --write` copies it alone into

@@ -38,10 +38,35 @@ def test_model_entry_points_resolve_to_the_classes():
     assert _declared("lm_eval.models") == MODELS  # what `import lm_eval_rul` registers
 
 
-def test_task_entry_point_gives_the_task_folder():
+def _yamls(folder: Path) -> set[str]:
+    """The task YAMLs below a folder, found as lm-eval's task index finds them."""
+    return {p.relative_to(folder).as_posix() for p in folder.glob("**/*.yaml")}
+
+
+def test_task_entry_point_read_whole_gives_the_task_folder():
+    """A harness that loads ``module:attr`` and calls it."""
     from lm_eval_rul import tasks_dir
 
     installed = _ours("lm_eval.tasks")
     assert list(installed) == ["lm_eval_rul"]
+    assert installed["lm_eval_rul"].value == _declared("lm_eval.tasks")["lm_eval_rul"]
     assert installed["lm_eval_rul"].load()() == tasks_dir()
     assert (tasks_dir() / "rul_muchomusic").is_dir()
+
+
+def test_task_entry_point_read_as_a_module_gives_the_task_folder():
+    """A harness that imports only the module part and indexes the module's folder."""
+    import importlib
+
+    from lm_eval.tasks import TaskManager
+
+    from lm_eval_rul import tasks_dir
+    from lm_eval_rul.harness_compat import task_index
+
+    entry = _ours("lm_eval.tasks")["lm_eval_rul"]
+    folder = Path(importlib.import_module(entry.module).__file__).parent
+    top_level = PYPROJECT.parent / "tasks"
+    assert _yamls(folder) == _yamls(top_level) and len(_yamls(folder)) > 50
+    index = task_index(TaskManager(include_path=str(folder), include_defaults=False))
+    assert {"rul_muchomusic", "rul_muchomusic_gen_fold0", "muchomusic"} <= set(index)
+    assert folder.samefile(tasks_dir())

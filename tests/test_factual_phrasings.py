@@ -8,6 +8,7 @@ from lm_eval.tasks import TaskManager, get_task_dict
 
 from lm_eval_rul.factual.prompts import BINARY_TASKS, PHRASINGS, TEMPLATES, prompt
 from lm_eval_rul.factual.reading.labels import TASKS
+from lm_eval_rul.harness_compat import task_index
 from lm_eval_rul.registration import tasks_dir
 
 
@@ -46,7 +47,7 @@ def manager(factual_metadata) -> TaskManager:
 
 
 def test_study_groups_name_their_tasks(manager):
-    index = manager.task_index
+    index = task_index(manager)
     assert group_leaves(index, "factual_instrument_phrasings") == [
         "factual_instrument_open_casual",
         "factual_instrument_open",

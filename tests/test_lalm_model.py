@@ -322,7 +322,8 @@ def _run_cli(
     )
     (results_file,) = out.rglob("results_*.json")
     samples = {}
-    for path in out.rglob("samples_rul_muchomusic_fold*.jsonl"):
+    # lm-eval 0.5 names the files samples_rul_muchomusic::rul_muchomusic_fold0_*
+    for path in out.rglob("samples_*rul_muchomusic_fold*.jsonl"):
         for line in path.read_text().splitlines():
             row = json.loads(line)
             samples[(row["doc"]["fold"], row["doc"]["id"])] = [float(r[0][0]) for r in row["resps"]]

@@ -71,3 +71,28 @@ def test_cli_refuses_native_tasks_for_a_text_model_in_one_line(
     assert "AudioTaskForTextModelError" in line and "muchomusic_native_gen" in line
     assert "--model lalm" in line
     assert constructions == []  # refused before the model was built
+
+
+def test_native_tasks_under_lalm_run_or_stop_in_one_line_on_this_harness(
+    tiny_audio_lm, audio_data, capsys, constructions
+):
+    """lm-eval 0.5.0.dev1 cannot hand doc_to_audio to any model: one line, before the model."""
+    from lm_eval_rul.harness_compat import doc_to_audio_blocked, harness_version
+    from lm_eval_rul.testing.harness import cli_error_line
+
+    assert doc_to_audio_blocked() == harness_version().startswith("0.5.0.dev")
+    if not doc_to_audio_blocked():  # 0.4.13: they run (the test above compares the answers)
+        results = _evaluate("lalm", tiny_audio_lm, audio_data, ["rul_muchomusic_native_gen_fold0"])
+        assert len(results["samples"]["rul_muchomusic_native_gen_fold0"]) == 8
+        return
+    line = cli_error_line(
+        [
+            "run", "--model", "lalm", "--model_args", f"pretrained={tiny_audio_lm}",
+            "--tasks", "rul_muchomusic_native_gen_fold0", "--metadata", json.dumps(audio_data),
+            "--device", "cpu",
+        ],
+        capsys,
+    )  # fmt: skip
+    assert "HarnessAudioUnsupportedError" in line and "rul_muchomusic_native_gen_fold0" in line
+    assert "_build_multimodal_kwargs" in line and "docs/harness_audio.md" in line
+    assert constructions == []  # refused before the model was built

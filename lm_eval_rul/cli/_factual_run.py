@@ -188,11 +188,12 @@ def check_audio(args: argparse.Namespace) -> None:
     from lm_eval.tasks import TaskManager
 
     from ..factual.tasks import check_tasks_audio
+    from ..harness_compat import task_index
 
     cfg = EvaluatorConfig.from_cli(argparse.Namespace(**vars(args)))
     manager = TaskManager(include_path=cfg.include_path, include_defaults=False)
     requested = cfg.tasks.split(",") if isinstance(cfg.tasks, str) else list(cfg.tasks or [])
-    tasks = _factual_tasks(manager.task_index, [str(t).strip() for t in requested])
+    tasks = _factual_tasks(dict(task_index(manager)), [str(t).strip() for t in requested])
     if tasks:
         check_tasks_audio(tasks, cfg.metadata or {})
 

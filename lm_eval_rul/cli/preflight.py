@@ -29,6 +29,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from ..errors import UserInputError
+from ..harness_compat import refuse_doc_to_audio_tasks
 from ..hub import check_model_available
 from .task_names import DuplicateTaskError
 
@@ -186,7 +187,7 @@ def plugin_docs(
     A plugin task is one whose documents carry a ``benchmark`` field. ``--limit`` and
     ``--samples`` select documents as the harness does.
     """
-    from lm_eval.evaluator_utils import get_sample_size
+    from ..harness_compat import sample_size
 
     for name, task in (loaded.get("tasks") or {}).items():
         docs = list(task.eval_docs)
@@ -195,7 +196,7 @@ def plugin_docs(
         if samples and name in samples:
             docs = [docs[int(i)] for i in samples[name]]
         else:
-            size = get_sample_size(task, limit)
+            size = sample_size(task, limit)
             docs = docs[:size] if size is not None else docs
         yield name, docs
 
@@ -222,6 +223,14 @@ def check_clips_before_model(
     preflight_clips(refs_to_check(docs, condition), level=audio_check)
 
 
+def declares_audio(task: Any) -> bool:
+    """Whether a harness task declares its audio (``doc_to_audio``), on either release."""
+    config = getattr(task, "config", None)
+    return getattr(config, "doc_to_audio", None) is not None or bool(
+        getattr(task, "MULTIMODAL", False)
+    )
+
+
 class AudioTaskForTextModelError(UserInputError):
     """A task that declares audio (``doc_to_audio``) given to a text-only model."""
 
@@ -231,7 +240,7 @@ def _refuse_audio_tasks_for_text_models(model: str | None, loaded: Mapping[str, 
     audio_tasks = sorted(
         name
         for name, task in (loaded.get("tasks") or {}).items()
-        if getattr(task, "MULTIMODAL", False)
+        if declares_audio(task)
     )
     if not audio_tasks or not model or model in AUDIO_MODELS:
         return
@@ -291,6 +300,9 @@ def check_before_model(
         return
     loaded = load_tasks_once(task_manager, tasks)
     _refuse_audio_tasks_for_text_models(model, loaded)
+    refuse_doc_to_audio_tasks(
+        [name for name, task in (loaded.get("tasks") or {}).items() if declares_audio(task)]
+    )
     docs, letter_scored = [], False
     for name, task_docs in plugin_docs(loaded, limit=limit, samples=samples):
         docs.extend(task_docs)

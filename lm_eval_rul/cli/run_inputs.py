@@ -110,7 +110,9 @@ def check_metadata_json(argv: Sequence[str]) -> None:
 def _plugin_index(tasks_dir: str) -> dict[str, Any]:
     from lm_eval.tasks import TaskManager
 
-    return dict(TaskManager(include_path=tasks_dir, include_defaults=False).task_index)
+    from ..harness_compat import task_index
+
+    return dict(task_index(TaskManager(include_path=tasks_dir, include_defaults=False)))
 
 
 def _families(names: Sequence[str]) -> set[str] | None:

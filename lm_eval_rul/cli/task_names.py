@@ -91,9 +91,10 @@ def plugin_entry_names() -> tuple[str, ...]:
     """The plugin's groups and tasks that no group of it contains (what a user starts from)."""
     from lm_eval.tasks import TaskManager
 
+    from ..harness_compat import task_index
     from ..registration import tasks_dir
 
-    index = TaskManager(include_path=[str(tasks_dir())], include_defaults=False).task_index
+    index = task_index(TaskManager(include_path=[str(tasks_dir())], include_defaults=False))
     inside = {
         member if isinstance(member, str) else member.get("task")
         for entry in index.values()

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..harness_compat import plain_results
 from ..paths import contained_path
 from .factual.runs import (
     FactualWindow,
@@ -281,6 +282,10 @@ def read_results_file(path: str | Path) -> Run:
         raise RunReadError(not_a_run(path)) from None
     if not isinstance(results, dict) or "results" not in results or "config" not in results:
         raise RunReadError(not_a_run(path))
+    try:  # lm-eval 0.5 names a group's members group::task
+        results, logged_names = plain_results(results)
+    except (TypeError, ValueError, AttributeError) as error:
+        raise RunReadError(f"{path}: cannot read its task names ({error})") from None
     config = results["config"]
     if not isinstance(config, dict) or not isinstance(results["results"], dict):
         raise RunReadError(f"{path}: 'config' and 'results' must be JSON objects")
@@ -305,8 +310,9 @@ def read_results_file(path: str | Path) -> Run:
         metrics = _metrics(results["results"][task])
         task_config = (results.get("configs") or {}).get(task) or {}
         output_type = str(task_config.get("output_type", ""))
+        logged = logged_names.get(task, task)
         samples_file = contained_path(  # the task name comes from the results file
-            path.parent, f"samples_{task}_{stamp}.jsonl", item=f"{path}: task {task!r}",
+            path.parent, f"samples_{logged}_{stamp}.jsonl", item=f"{path}: task {task!r}",
             option="the run folder", fix="the results file names a task that is no file name.",
         )
         if stamp is None or not samples_file.is_file():

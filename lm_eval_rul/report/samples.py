@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import UserInputError
+from ..harness_compat import sample_responses
 from ..mcqa.reference_parsing import DEFAULT_PARSER, parse_with
 from ..mcqa.voting import majority_from_answers, plurality_from_answers
 from .run_keys import item_digest
@@ -99,7 +100,7 @@ def sample_answer(sample: Mapping[str, Any]) -> str | None:
     """
     doc = sample["doc"]
     options, letters = list(doc["options"]), list(doc["letters"])
-    responses = sample["filtered_resps"]
+    responses = sample_responses(sample)  # 0.4.13's shape on either harness
     if len(responses) == 1 and isinstance(responses[0], str):
         parser = doc.get("parser") or DEFAULT_PARSER
         _, index = parse_with(parser, responses[0], options, letters)

@@ -104,11 +104,16 @@ def text_run_args(
 
 
 def read_output(out: str | os.PathLike[str]) -> tuple[dict[str, Any], dict[str, list[dict]]]:
-    """The one results JSON below ``out`` and the logged samples per task."""
+    """The one results JSON below ``out`` and the logged samples per task, by the tasks' own
+    names on either harness release (lm-eval 0.5's ``group::task`` read as ``task``)."""
+    from ..harness_compat import plain_results, plain_task_name
+
     results_files = sorted(Path(out).rglob("results_*.json"))
     assert len(results_files) == 1, f"expected one results file below {out}: {results_files}"
     samples = {}
     for path in Path(out).rglob("samples_*.jsonl"):
         task = path.name[len("samples_") :].rsplit("_", 1)[0]
-        samples[task] = [json.loads(line) for line in path.read_text().splitlines()]
-    return json.loads(results_files[0].read_text()), samples
+        rows = [json.loads(line) for line in path.read_text().splitlines()]
+        samples[plain_task_name(task)] = rows
+    results, _ = plain_results(json.loads(results_files[0].read_text()))
+    return results, samples
