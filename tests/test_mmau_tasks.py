@@ -74,13 +74,14 @@ def test_text_only_run_under_ours_and_the_official_protocol(tiny_lm, mmau_dir, t
     unread = [mmau_official_answer(r["filtered_resps"][0], r["doc"]["options"]).letter is None
               for r in official]  # fmt: skip
     assert results["results"]["mmau_music_gen"]["parse_failure,none"] == np.mean(unread)
-    in_order = samples["mmau_music"]
+    in_order = sorted(samples["mmau_music"], key=lambda r: r["doc"]["release_position"])
     assert [r["doc"]["gold_letter"] for r in in_order] == list("ABBCBDCCABBA")
     # the predictions file the authors score: their rule on it gives the run's acc
     items = json.loads((out / "mmau_predictions_mmau_music_gen.json").read_text())
     assert [i["id"] for i in items] == [r["id"] for r in mmau_rows()[:12]]
     assert {k for k in items[0] if k != "model_output"} == set(mmau_rows()[0])
-    assert [i["model_output"] for i in items] == [r["filtered_resps"][0] for r in official]
+    outputs = {r["doc"]["id"]: r["filtered_resps"][0] for r in official}
+    assert [i["model_output"] for i in items] == [outputs[i["id"]] for i in items]
     assert np.mean([official_rule(i["answer"], i["model_output"], i["choices"])
                     for i in items]) == expected  # fmt: skip
     check_report(tmp_path, shuffled=letters)
@@ -136,13 +137,15 @@ def test_a_test_split_run_writes_the_leaderboard_file(tiny_lm, tmp_path):
 
 def test_lmms_protocol_prompt_and_subsets(mmau_dir):
     data = str(mmau_dir / "mmau.json")
-    doc = load_mmau(mmau_data_path=data, protocol="lmms")["test"][1]
+    docs = load_mmau(mmau_data_path=data, protocol="lmms")["test"]
+    doc = next(d for d in docs if d["id"] == mmau_rows()[1]["id"])  # the file's second item
     expected = ("How would you describe the tempo?\nA. Very slow\nB. Moderate\nC. Fast\n"
                 "D. Rubato" + LMMS_POST_PROMPT)  # fmt: skip
     assert doc_to_text_gen(doc) == expected == doc_to_text(doc)
     assert doc["parser"] == "mmau_lmms"
     sound = load_mmau(mmau_data_path=data, mmau_subset="sound")["test"]
-    assert [len(d["options"]) for d in sound] == [4, 2]
+    in_file_order = sorted(sound, key=lambda d: d["release_position"])
+    assert [len(d["options"]) for d in in_file_order] == [4, 2]
     assert len(load_mmau(mmau_data_path=data, mmau_subset="all")["test"]) == 14
 
 

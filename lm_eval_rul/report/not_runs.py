@@ -1,5 +1,6 @@
-"""What a path given to ``lm-eval-rul report`` as RUN_DIR holds when it is not harness
-output, so the error names it and the flag or command that takes it."""
+"""The results files of a RUN_DIR given to ``lm-eval-rul report``, and what such a path
+holds when it is not harness output, so the error names it and the flag or command that
+takes it."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ import re
 from pathlib import Path
 
 from ..questions.file_kinds import CSV, PI, POOLS, QUESTIONS, sniff_data_file
+from .samples import RunReadError
 
-__all__ = ["not_a_run"]
+__all__ = ["find_results_files", "not_a_run"]
 
 #: Files ``build`` keeps beside its output (checkpoints, stage metadata, its report).
 _BOOKKEEPING = re.compile(r"\.(ckpt|meta|report)\.jsonl?$")
@@ -68,3 +70,20 @@ def not_a_run(path: Path) -> str:
         f"{where} ({contents}): give the folder passed to the harness as --output_path "
         "(e.g. lm-eval-rul run ... --output_path DIR --log_samples)"
     )
+
+
+def find_results_files(run_dir: str | Path) -> list[Path]:
+    """Every ``results_*.json`` under ``run_dir`` (or ``run_dir`` itself if it is one).
+
+    Raises:
+        RunReadError: The folder does not exist or holds no results file.
+    """
+    path = Path(run_dir)
+    if path.is_file():
+        return [path]
+    if not path.is_dir():
+        raise RunReadError(f"run folder {str(path)!r} does not exist")
+    found = sorted(path.rglob("results_*.json"))
+    if not found:
+        raise RunReadError(not_a_run(path))
+    return found

@@ -34,7 +34,7 @@ from .factual.runs import (
     is_study_row,
     study_window,
 )
-from .not_runs import not_a_run
+from .not_runs import find_results_files, not_a_run
 from .run_keys import (
     AUDIO_SETTINGS,
     audio_settings_of,
@@ -200,23 +200,6 @@ def benchmark_of(task: str) -> tuple[str, int | None]:
     if match:
         return task[: match.start()], int(match.group(1))
     return task, None
-
-
-def find_results_files(run_dir: str | Path) -> list[Path]:
-    """Every ``results_*.json`` under ``run_dir`` (or ``run_dir`` itself if it is one).
-
-    Raises:
-        RunReadError: The folder does not exist or holds no results file.
-    """
-    path = Path(run_dir)
-    if path.is_file():
-        return [path]
-    if not path.is_dir():
-        raise RunReadError(f"run folder {str(path)!r} does not exist")
-    found = sorted(path.rglob("results_*.json"))
-    if not found:
-        raise RunReadError(not_a_run(path))
-    return found
 
 
 def _model_args(config: dict[str, Any]) -> dict[str, Any]:

@@ -46,14 +46,20 @@ def _mmau_fields(item: MMAUItem, protocol: str) -> dict[str, Any]:
 
 
 def mmau_docs(items: Sequence[MMAUItem], *, protocol: str, seed: int) -> list[dict[str, Any]]:
-    """One document per item, in the items' order (see the module docstring).
+    """One document per item, in the seeded sample order ``--limit`` takes from
+    (:func:`~lm_eval_rul.mcqa.folds.make_docs`); ``release_position`` keeps the item's place
+    in the file, for the leaderboard file.
 
     An unanswered item (``test`` split) gets ``gold`` -1, ``gold_letter`` "" and
     ``correct_answer`` None.
     """
     questions = [as_question(item) for item in items]
     docs = make_docs(questions, benchmark=SEED_BENCHMARK, fold=None, seed=seed)
-    for doc, item in zip(docs, items, strict=True):
+    # make_docs lists the documents in the seeded sample order, not the items' order
+    by_id = {item.id: (position, item) for position, item in enumerate(items)}
+    for doc in docs:
+        position, item = by_id[doc["id"]]
+        doc["release_position"] = position
         if protocol != "rul":
             doc["options"] = list(item.choices)
             doc["letters"] = list(letters_for(len(item.choices)))

@@ -47,8 +47,9 @@ def _output(sample: Mapping[str, Any]) -> str:
 
 
 def prediction_rows(samples: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """One item per logged document (the first filter's), in the release's fields."""
-    rows: dict[str, dict[str, Any]] = {}
+    """One item per logged document (the first filter's), in the release's fields and
+    order."""
+    rows: dict[str, tuple[int, dict[str, Any]]] = {}
     for sample in samples:
         doc = sample["doc"]
         if str(doc["id"]) in rows:
@@ -72,8 +73,8 @@ def prediction_rows(samples: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]
                 OUTPUT_KEY: _output(sample),
             }
         )
-        rows[str(doc["id"])] = row
-    return list(rows.values())
+        rows[str(doc["id"])] = (doc.get("release_position", len(rows)), row)
+    return [row for _, row in sorted(rows.values(), key=lambda pair: pair[0])]
 
 
 def write_predictions(results: Mapping[str, Any], output_path: str | None) -> list[Path]:
