@@ -220,6 +220,7 @@ def test_lalm_trims_the_question_only_where_the_template_does(tiny_audio_lm, aud
     from lm_eval_rul.mcqa.tasks import doc_to_text, load_rul_muchomusic
     from lm_eval_rul.models.lalm import LALM
     from lm_eval_rul.models.processors import template_renderer
+    from lm_eval_rul.models.stored_results import results_scope
     from lm_eval_rul.testing.rendering import lalm_prompt_ids, processor_rendering_score
 
     trimming = tmp_path / "trimming"
@@ -234,6 +235,7 @@ def test_lalm_trims_the_question_only_where_the_template_does(tiny_audio_lm, aud
         own = render(chat_messages(PADDED_QUESTION, audio_parts=[{"type": "audio", "audio": "c"}]))
         assert model.prompt_text(PADDED_QUESTION) == own
         assert (PADDED_QUESTION in own) is not trims
+        assert ("question_trimmed" in results_scope(model)) is trims  # own stored results
 
         if trims:  # the letters, from the cached prefix, on the processor's own rendering
             doc = next(iter(load_rul_muchomusic(0, **audio_data)["test"]))
