@@ -4,7 +4,8 @@ The model class needs ``timm`` (its vision tower), which does not install beside
 CPU torch; these tests run the real ``Gemma3nProcessor`` with the published template,
 tokens and feature extractor (:mod:`lm_eval_rul.testing.gemma3n`) through the functions
 ``lalm`` checks its prefix with. ``benchmarks/verify_families_by_hand.py`` runs the model
-end to end where timm is installed.
+end to end where timm is installed. The template's ``| trim`` of the question is
+checked on the processor, and through ``lalm`` on a loadable checkpoint given such a template.
 """
 
 from __future__ import annotations
@@ -171,3 +172,75 @@ def test_a_processor_without_a_marker_gets_one_line(processor):
     family = dataclasses.replace(family_for("gemma3n"), audio_markers=("boa_token", "eox_token"))
     with pytest.raises(LALMArgumentError, match="Gemma 3n: the processor of tiny names no eox"):
         audio_token_ids(processor, family, processor.audio_token, where="tiny")
+
+
+# A harness context with the whitespace the template's ``| trim`` drops.
+PADDED_QUESTION = "\n" + QUESTION + "\nAnswer: "
+
+
+def test_the_question_is_trimmed_as_the_template_trims_it(processor):
+    """Gemma 3n writes ``{{ item['text'] | trim }}``: lalm's prompt must drop the same."""
+    from lm_eval_rul.models.processors import template_renderer
+    from lm_eval_rul.models.question_whitespace import template_trims_question
+
+    render = template_renderer(processor, processor.tokenizer)
+    messages = chat_messages(SENTINEL, audio_parts=[{"type": "audio", "audio": "clip0"}])
+    rendered = render(messages)
+    assert template_trims_question(render, messages, rendered, SENTINEL, "Gemma 3n (tiny)")
+    before, after = rendered.split(SENTINEL)
+    own = render(chat_messages(PADDED_QUESTION, audio_parts=[{"type": "audio", "audio": "c"}]))
+    assert before + PADDED_QUESTION + after != own  # inserted unchanged: not what it writes
+    assert before + PADDED_QUESTION.strip() + after == own
+    assert own.endswith("Answer:<end_of_turn>\n<start_of_turn>model\n")
+
+
+def test_a_template_trimming_one_side_only_is_refused(processor):
+    from lm_eval_rul.models.question_whitespace import template_trims_question
+
+    one_side = processor.chat_template.replace("item['text'] | trim", "item['text'].rstrip()")
+    assert one_side != processor.chat_template
+
+    def render(messages):
+        return processor.apply_chat_template(
+            messages, chat_template=one_side, tokenize=False, add_generation_prompt=True
+        )
+
+    messages = chat_messages(SENTINEL, audio_parts=[{"type": "audio", "audio": "clip0"}])
+    with pytest.raises(LALMArgumentError, match="other than by trimming it"):
+        template_trims_question(render, messages, render(messages), SENTINEL, "Gemma 3n (tiny)")
+
+
+def test_lalm_trims_the_question_only_where_the_template_does(tiny_audio_lm, audio_data, tmp_path):
+    """End to end on a loadable family (Gemma 3n's model needs timm): the same checkpoint
+    with its text written ``| trim``med, then as it ships (verbatim)."""
+    import shutil
+
+    from lm_eval.api.instance import Instance
+
+    from lm_eval_rul.mcqa.tasks import doc_to_text, load_rul_muchomusic
+    from lm_eval_rul.models.lalm import LALM
+    from lm_eval_rul.models.processors import template_renderer
+    from lm_eval_rul.models.stored_results import results_scope
+    from lm_eval_rul.testing.rendering import lalm_prompt_ids, processor_rendering_score
+
+    trimming = tmp_path / "trimming"
+    shutil.copytree(tiny_audio_lm, trimming)
+    template = trimming / "chat_template.jinja"
+    text = template.read_text()
+    assert "{{ c['text'] }}" in text
+    template.write_text(text.replace("{{ c['text'] }}", "{{ c['text'] | trim }}"))
+    for path, trims in ((trimming, True), (tiny_audio_lm, False)):
+        model = LALM(pretrained=str(path), dtype="float32", device="cpu", results_cache="none")
+        render = template_renderer(model.processor, model.tokenizer)
+        own = render(chat_messages(PADDED_QUESTION, audio_parts=[{"type": "audio", "audio": "c"}]))
+        assert model.prompt_text(PADDED_QUESTION) == own
+        assert (PADDED_QUESTION in own) is not trims
+        assert ("question_trimmed" in results_scope(model)) is trims  # own stored results
+
+        if trims:  # the letters, from the cached prefix, on the processor's own rendering
+            doc = next(iter(load_rul_muchomusic(0, **audio_data)["test"]))
+            request = Instance("loglikelihood", doc, ("\n" + doc_to_text(doc) + " \n", " A"), 0)
+            ((cached, _),) = model.loglikelihood([request], disable_tqdm=True)
+            own_ids, reference = processor_rendering_score(model, request)
+            assert lalm_prompt_ids(model, request) == own_ids
+            assert cached == pytest.approx(reference, abs=1e-4)

@@ -38,7 +38,8 @@ from .families import Family, family_for, family_max_seconds, resolve_attr
 from .generation import AudioGenerationMixin
 from .mistral_prompts import MISSING_MISTRAL_COMMON, MistralPrompts
 from .prefix_scoring import ClipPrefix, PrefixScoringMixin
-from .processors import fallback_chat_template, load_processor
+from .processors import load_processor, template_renderer
+from .question_whitespace import template_trims_question
 from .stored_results import StoredResults, results_path, results_scope
 
 __all__ = ["LALM", "check_model_args"]
@@ -158,6 +159,7 @@ class LALM(AudioRequestsMixin, PrefixScoringMixin, AudioGenerationMixin, HFLM):
         )
         self._audio_ids = self._audio_token_ids()
         self._blank_ids = family_blank_ids(self.tokenizer, self.family)
+        self._trims_question = False  # the template writes the question `| trim`med
         self._parts = self._template_parts(clips=0 if condition == "none" else 1)
         self._parts_by_clips = {0 if condition == "none" else 1: self._parts}
         self._prefix_lru: OrderedDict[Hashable, ClipPrefix] = OrderedDict()
@@ -283,13 +285,9 @@ class LALM(AudioRequestsMixin, PrefixScoringMixin, AudioGenerationMixin, HFLM):
         )
         if self.family.content == "inline":
             messages[-1]["content"] = self.placeholder * clips + _SENTINEL
+        render = template_renderer(self.processor, self.tokenizer)
         try:
-            rendered = self.processor.apply_chat_template(
-                messages,
-                chat_template=fallback_chat_template(self.processor, self.tokenizer),
-                tokenize=False,
-                add_generation_prompt=True,
-            )
+            rendered = render(messages)
         except (ValueError, TypeError, KeyError, jinja2.TemplateError) as error:
             raise LALMArgumentError(
                 f"lalm: {self.family.name}: the chat template of {self.pretrained} cannot "
@@ -305,6 +303,8 @@ class LALM(AudioRequestsMixin, PrefixScoringMixin, AudioGenerationMixin, HFLM):
                 f"write the question text once; rendered: {rendered!r}."
             )
         before, after = rendered.split(_SENTINEL)
+        where = f"{self.family.name} ({self.pretrained})"
+        self._trims_question = template_trims_question(render, messages, rendered, _SENTINEL, where)
         if with_audio and not self._audio_ids.intersection(self._encode(before)):
             raise LALMArgumentError(
                 f"lalm: {self.family.name}: the chat template of {self.pretrained} writes no "
@@ -326,7 +326,7 @@ class LALM(AudioRequestsMixin, PrefixScoringMixin, AudioGenerationMixin, HFLM):
     def prompt_text(self, context: str, clips: int | None = None) -> str:
         """The full prompt (audio placeholder unexpanded) the model reads for ``context``."""
         before, after = self.parts_for(clips)
-        return before + context + after
+        return before + (context.strip() if self._trims_question else context) + after
 
     def _encode(self, text: str) -> list[int]:
         if self._mistral is not None:

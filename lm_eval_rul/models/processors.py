@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +13,7 @@ import transformers
 
 from .families import Family, UnknownFamilyError, audio_only_class
 
-__all__ = ["load_processor", "audio_only_processor"]
+__all__ = ["load_processor", "audio_only_processor", "fallback_chat_template", "template_renderer"]
 
 logger = logging.getLogger(__name__)
 
@@ -60,3 +62,14 @@ def fallback_chat_template(processor: Any, tokenizer: Any) -> str | None:
     if getattr(processor, "chat_template", None):
         return None
     return getattr(tokenizer, "chat_template", None)
+
+
+def template_renderer(processor: Any, tokenizer: Any) -> Callable[..., Any]:
+    """The checkpoint's chat template as lalm renders it: a chat to its prompt text, with
+    the generation prompt, untokenized (the template as :func:`fallback_chat_template`)."""
+    return functools.partial(
+        processor.apply_chat_template,
+        chat_template=fallback_chat_template(processor, tokenizer),
+        tokenize=False,
+        add_generation_prompt=True,
+    )

@@ -111,6 +111,8 @@ def results_scope(lm: Any) -> dict[str, Any]:
         "dtype": str(lm.model.dtype),
         "family": lm.family.name,
         "template": list(lm._parts),
+        # only where the template trims the question, so other scopes keep their keys
+        **({"question_trimmed": True} if getattr(lm, "_trims_question", False) else {}),
         "chat_template": lm.use_chat_template,
         "system_prompt": lm.system_prompt,
         "prefix_cache": lm.prefix_cache,

@@ -29,8 +29,14 @@ PUBLISHED_FAMILIES: tuple[str, ...] = (
 )
 _HIDDEN = 32
 
-# Qwen/Qwen2.5-Omni-7B chat_template.json (the Qwen2-VL layout with audio items: a default
-# system turn, "<|audio_bos|><|AUDIO|><|audio_eos|>" per audio item).
+# Qwen/Qwen2.5-Omni-7B chat_template.json, character for character as transformers' processor
+# test copied it from the checkpoint (huggingface/transformers,
+# tests/models/qwen2_5_omni/test_processor_qwen2_5_omni.py, ``prepare_processor_dict``): the
+# Qwen2-VL layout with audio items, "<|audio_bos|><|AUDIO|><|audio_eos|>" per item. Its own
+# system turn, written when the chat has none, is "You are a helpful assistant."; the long
+# "You are Qwen, a virtual human developed by the Qwen Team, ..." is the system message the
+# Qwen2.5-Omni README tells users to pass for audio output (QwenLM/Qwen2.5-Omni, README.md,
+# "Prompt for audio output"): neither the template nor the processor adds it.
 _QWEN2_5_OMNI = (
     "{% set audio_count = namespace(value=0) %}{% set image_count = namespace(value=0) %}"
     "{% set video_count = namespace(value=0) %}{% for message in messages %}"
@@ -54,9 +60,21 @@ _QWEN2_5_OMNI = (
     "{% endif %}{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
 )
 
-# Qwen/Qwen3-Omni-30B-A3B-Instruct chat_template.json, its system, user and
-# generation-prompt branches (no default system turn; each audio item is
-# "<|audio_start|><|audio_pad|><|audio_end|>", written where it stands in the content).
+# Qwen/Qwen3-Omni-30B-A3B-Instruct chat_template.json, reduced to the branches lalm's chats
+# reach: a system turn only when the chat has one, the user turn with each audio item as
+# "<|audio_start|><|audio_pad|><|audio_end|>" where it stands in the content, and the bare
+# generation prompt. The published file itself is not in any public copy the tools reach; it
+# also has the Qwen3 tools preamble, the assistant/<think> history handling and an
+# enable_thinking=false branch ("<think>\n\n</think>\n\n" after the generation prompt), none
+# of which a chat without tools, history or enable_thinking renders. What the real file
+# renders for such a chat is printed, from the Thinking checkpoint's file (same user turn), in
+# sujitnoronha/audio_reasoning_interspeech, docs/QWEN3_OMNI_CHAT_TEMPLATE_BUG_REPORT.md:
+# "<|im_start|>system\n...<|im_end|>\n<|im_start|>user\n<|audio_start|><|audio_pad|>
+# <|audio_end|>What sound is this?<|im_end|>\n<|im_start|>assistant\n"; a test run on the
+# Instruct file (swedishembedded/brain,
+# crates/qwen3omnimoe/tests/real_chat_template_multimodal_splice.rs) quotes its audio test,
+# "content.type == 'audio' or 'audio' in content or 'audio_url' in content", and checks each
+# placeholder sits where its content part stands.
 _QWEN3_OMNI = (
     "{%- for message in messages %}"
     "{%- if message['role'] == 'system' or message['role'] == 'user' %}"
