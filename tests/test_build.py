@@ -11,7 +11,13 @@ import pytest
 from test_distractors import chat_lm, scripted_server
 
 from lm_eval_rul.distractors import BuildConfig, CheckpointMismatch, run_build, with_retries
-from lm_eval_rul.questions import DataValidationError, normalize_answer, read_pools
+from lm_eval_rul.questions import (
+    DEFAULT_SEED,
+    DataValidationError,
+    normalize_answer,
+    read_pools,
+    sample_order,
+)
 from lm_eval_rul.questions import load_questions_without_distractors as load_generation_questions
 from lm_eval_rul.registration import create_lm
 from lm_eval_rul.testing.fixtures import fixture_rows
@@ -120,6 +126,30 @@ def test_interrupted_build_resumes_without_recomputing(tmp_path, data_dir, hf_lm
     per_question = fresh.calls / 8
     assert rerun.calls == pytest.approx(per_question * (8 - done))
     assert config.checkpoint_path("filter").read_text().splitlines()[: done + 1] == lines
+
+
+def test_limited_build_resumes_the_same_sample(tmp_path, data_dir, hf_lm):
+    """``--limit 3`` builds the tasks' seeded sample of 3; an interrupted rerun with the same
+    ``--limit`` resumes those very questions, and a run without it adds only the others."""
+    pools_path = data_dir / "pools.json"
+    ids = [q.id for q in read_pools(pools_path)[0]]
+    sample = sample_order(ids, seed=DEFAULT_SEED, item_id=str)[:3]
+    assert set(sample) != set(ids[:3])  # else the test could not tell sample from prefix
+    config = _config(tmp_path, pools=pools_path, limit=3)
+    crashing = CountingLM(hf_lm, fail_after=2)
+    with pytest.raises(RuntimeError, match="simulated interruption"):
+        run_build(config, lm=crashing)
+    checkpoint = config.checkpoint_path("filter")
+    done = [json.loads(line)["id"] for line in checkpoint.read_text().splitlines()[1:]]
+    assert 0 < len(done) < 3 and set(done) <= set(sample)
+    rerun = CountingLM(hf_lm)
+    report = run_build(config, lm=rerun)
+    assert set(_load(config.output)) == set(sample) and report["n_written"] == 3
+    per_question = rerun.calls / (3 - len(done))
+    whole = CountingLM(hf_lm)
+    run_build(_config(tmp_path, pools=pools_path), lm=whole)
+    assert set(_load(config.output)) == set(ids)
+    assert whole.calls == pytest.approx(per_question * (len(ids) - 3))
 
 
 def test_small_pools_get_failure_records(tmp_path, hf_lm):

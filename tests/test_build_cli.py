@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from lm_eval_rul.questions import normalize_answer, read_pools
+from lm_eval_rul.questions import DEFAULT_SEED, normalize_answer, read_pools, sample_order
 from lm_eval_rul.testing.fixtures import fixture_rows
 
 
@@ -107,19 +107,24 @@ def test_pi_and_build_seed_default_is_the_package_default():
 
 
 def test_limit_counts_the_cleaning_of_the_questions_used(tmp_path):
-    # pools 2 and 5 are clean; 8 (beyond --limit 2) holds the correct answer and a repeat
+    # --limit 2 takes the seeded sample of the tasks (not the file's first two); the pool
+    # left out of it holds the correct answer and a repeat, the sampled two are clean
     rows = fixture_rows(3)
+    order = sample_order(list(rows), seed=DEFAULT_SEED, item_id=str)
+    assert order[:2] != list(rows)[:2]  # else the test could not tell sample from prefix
     extra = ["Zither solo", "Kazoo duet"]
     pools = {q: {**row, "distractors": [*row["distractors"], *extra]} for q, row in rows.items()}
-    last = pools["8"]
-    last["distractors"] += [last["correct_answer"], last["distractors"][0], "Banjo trio"]
+    dirty = pools[order[2]]
+    dirty["distractors"] += [dirty["correct_answer"], dirty["distractors"][0], "Banjo trio"]
     path = tmp_path / "pools.json"
     path.write_text(json.dumps(pools))
     out = tmp_path / "clean.json"
     done = _cli("--pools", str(path), "--stage", "clean", "--limit", "2", "--output", str(out))
     assert done.returncode == 0, done.stderr[-2000:]
-    assert "Cleaned the first 2 distractor pools" in done.stderr
+    assert "Cleaned a sample of 2 distractor pools" in done.stderr
     assert "2 pools, 12 candidates in, 12 kept; dropped 0 equal" in done.stderr
+    written = json.loads(out.read_text())
+    assert list(written) == [q for q in rows if q in order[:2]]  # the file's order
     cleaning = json.loads((tmp_path / "clean.report.json").read_text())["cleaning"]
     assert (cleaning["n_questions"], cleaning["n_candidates_in"]) == (2, 12)
     assert cleaning["equal_to_correct"] == {} and cleaning["duplicates"] == {}
@@ -130,7 +135,7 @@ def test_limit_counts_the_cleaning_of_the_questions_used(tmp_path):
     done = _cli("--pools", str(whole), "--stage", "clean", "--limit", "3", "--output", str(again))
     cleaning = json.loads((tmp_path / "again.report.json").read_text())["cleaning"]
     assert (cleaning["n_questions"], cleaning["n_candidates_in"]) == (3, 21)
-    assert cleaning["equal_to_correct"] == {"8": 1} and cleaning["duplicates"] == {"8": 1}
+    assert cleaning["equal_to_correct"] == {order[2]: 1} and cleaning["duplicates"] == {order[2]: 1}
     done = _cli("--pools", str(whole), "--stage", "clean", "--limit", "1", "--output", str(again))
     cleaning = json.loads((tmp_path / "again.report.json").read_text())["cleaning"]
     assert (cleaning["n_questions"], cleaning["n_candidates_in"]) == (1, 6)

@@ -103,3 +103,28 @@ def test_release_pi_equals_the_authors_per_letter_loop(tmp_path, tiny_lm, data_d
             normalized.append(probs[prompt["gold"]] / sum(probs))
         assert max(abs(a - b) for a, b in zip(normalized, row["p_correct"], strict=True)) < 1e-6
         assert abs(row["pi"] - (1 - sum(normalized) / len(normalized))) < 1e-6
+
+
+def test_pi_limit_scores_the_questions_a_limited_run_sees(tmp_path, tiny_lm, data_dir):
+    """``pi --limit 2`` on a file sorted by PI, highest first (as released), scores the two
+    questions of the tasks' seeded sample, not the file's first two; rows in file order."""
+    from lm_eval_rul.mcqa.tasks import load_rul_muchomusic
+
+    data = data_dir / "rul.json"
+    in_file = list(json.loads(data.read_text()))
+    run_sample = [doc["id"] for doc in load_rul_muchomusic(0, rul_data_path=str(data))["test"]]
+    assert set(run_sample[:2]) != set(in_file[:2])  # else the test could not tell them apart
+    output = tmp_path / "pi.jsonl"
+    done = _run(
+        "pi",
+        "--data", str(data),
+        "--model", "hf",
+        "--model_args", f"pretrained={tiny_lm},dtype=float32",
+        "--device", "cpu",
+        "--limit", "2",
+        "--output", str(output),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    ids = [json.loads(line)["id"] for line in output.read_text().splitlines()]
+    assert sorted(ids) == sorted(run_sample[:2])
+    assert ids == [qid for qid in in_file if qid in ids]

@@ -72,7 +72,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         default="release",
         help="PI protocol of the written PI (default: release, 16 prompts)",
     )
-    add_seed_argument(parser, "every choice")
+    add_seed_argument(parser, "every choice and the --limit sample")
     parser.add_argument(
         "--stage",
         choices=("all", "generate", "clean", "filter", "write"),
@@ -83,7 +83,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--output", required=True, help="Output JSON (released RUL schema)")
     parser.add_argument(
-        "--limit", type=int, default=None, help="Only the first N questions (as in pi)"
+        "--limit",
+        type=int,
+        default=None,
+        help="Only N questions: the seeded sample of --seed, as in pi and a task's --limit "
+        "(output in the file's order; a rerun with a larger or no --limit resumes them)",
     )
     parser.add_argument(
         "--long_prompts",

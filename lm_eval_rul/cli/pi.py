@@ -50,12 +50,18 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "score 16 four-option prompts per question (4 repeats x leave each of 4 distractors "
         "out; 16 shuffles of a 3-distractor item's 4 options). Default: release",
     )
-    add_seed_argument(parser, "option orders")
+    add_seed_argument(parser, "option orders and the --limit sample")
     parser.add_argument("--output", required=True, help="Output JSONL (one row per question)")
     parser.add_argument(
         "--chunk_size", type=int, default=16, help="Questions per model call (default 16)"
     )
-    parser.add_argument("--limit", type=int, default=None, help="Only the first N questions")
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=None,
+        help="Only N questions: the seeded sample of --seed that a task's --limit N runs "
+        "(the same questions as `run --limit N` with the same seed), rows in the file's order",
+    )
     parser.add_argument(
         "--long_prompts",
         choices=("error", "skip"),
@@ -105,6 +111,7 @@ def _execute(args: argparse.Namespace) -> None:
         write_pi,
     )
     from ..mcqa import PromptTooLongError
+    from ..questions import limited_sample
     from ..registration import create_lm
     from .limits import check_count_limit
     from .preflight import check_text_scorer
@@ -112,12 +119,14 @@ def _execute(args: argparse.Namespace) -> None:
     check_count_limit(args.limit)
     check_text_scorer("pi", args.model, args.model_args, device=args.device)
     _check_outputs(args.output)
-    questions = _load(args.data)
-    if args.limit is not None:
-        questions = questions[: args.limit]
+    seed = seed_of(args)
+    # --limit: the tasks' seeded sample (not the file's first N: the released file is
+    # sorted by PI), so `pi --limit N` and `run --limit N` score the same questions
+    questions = limited_sample(
+        _load(args.data), limit=args.limit, seed=seed, item_id=lambda q: q.id
+    )
     check_pi_questions(questions, source=args.data)  # before loading the model
     lm = create_lm(args.model, args.model_args, device=args.device, batch_size=args.batch_size)
-    seed = seed_of(args)
     too_long, limit = long_prompt_questions(lm, questions, protocol=args.protocol, seed=seed)
     skipped = None
     if too_long and (args.long_prompts == "error" or len(too_long) == len(questions)):

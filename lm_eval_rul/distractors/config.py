@@ -45,7 +45,9 @@ class BuildConfig:
         backoff: First retry delay in seconds (doubles each retry).
         stage: One of :data:`STAGES`.
         progress: Show tqdm bars.
-        limit: Only the first ``limit`` questions (pools or ``--data`` rows).
+        limit: Only ``limit`` questions (pools or ``--data`` rows): the seeded sample of
+            ``seed`` that a task's ``--limit`` runs with ``shuffle_seed`` = ``seed``
+            (:func:`~lm_eval_rul.questions.limited_sample`), in the file's order.
         long_prompts: A scoring prompt longer than the scorer's context: ``error``
             (default: stop, naming the questions) or ``skip`` (a failure record each).
     """

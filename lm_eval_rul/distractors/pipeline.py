@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..files import OutputLock
-from ..questions import clean_pools, load_questions_without_distractors
+from ..questions import clean_pools, limited_sample, load_questions_without_distractors
 from ..questions.file_kinds import CSV, PI, POOLS, QUESTIONS, RESULTS, sniff_data_file
 from ..registration import create_lm
 from .checkpoint import Checkpoint, file_digest, fingerprint_digest, write_json
@@ -66,7 +66,12 @@ def _run_build(
 
     failures: dict[str, dict[str, Any]]
     if config.pools is None:
-        questions = load_questions_without_distractors(config.data)[: config.limit]
+        questions = limited_sample(
+            load_questions_without_distractors(config.data),
+            limit=config.limit,
+            seed=config.seed,
+            item_id=lambda q: q.id,
+        )
         if generator_lm is None:
             generator_lm = create_lm(
                 config.generator, config.generator_args, flag="--generator_args"
@@ -83,8 +88,11 @@ def _run_build(
         pools, cleaning = clean_pools(pools)
         source = fingerprint_digest(generation["fingerprint"])
     else:
-        # with --limit: the first N questions, as `pi --limit`, and counts of those alone
-        pools, cleaning, failures, extra = read_stage_pools(config.pools, limit=config.limit)
+        # with --limit: the seeded sample of N questions, as `pi --limit` and the tasks'
+        # --limit with the same seed, and counts of those alone
+        pools, cleaning, failures, extra = read_stage_pools(
+            config.pools, limit=config.limit, seed=config.seed
+        )
         source = file_digest(config.pools)
     extra["cleaning"] = asdict(cleaning)
     if config.limit is not None:

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..questions import PoolCleaningReport, Question, read_pools
+from ..questions import DEFAULT_SEED, PoolCleaningReport, Question, read_pools
 from ..questions.file_kinds import question_format
 from ..questions.reading import json_value, jsonl_values
 from .checkpoint import file_digest, write_json
@@ -86,13 +86,14 @@ def write_pools(
 
 
 def read_stage_pools(
-    path: Path, limit: int | None = None
+    path: Path, limit: int | None = None, seed: int = DEFAULT_SEED
 ) -> tuple[list[Question], PoolCleaningReport, dict[str, dict[str, Any]], dict[str, Any]]:
     """Read ``--pools``: cleaned pools (empty ones kept), their upstream failure records
     (``build_failure``), and the counts of the stage that wrote them (its report, when it
-    still describes this very file). With ``limit`` (``build --limit``) only the first
-    ``limit`` pools are read, and every count is of those pools alone."""
-    pools, cleaning = read_pools(path, allow_empty=True, limit=limit)
+    still describes this very file). With ``limit`` (``build --limit``) only the seeded
+    sample of ``limit`` pools of ``seed`` (as a task's ``--limit``, in the file's order) is
+    cleaned, and every count is of those pools alone."""
+    pools, cleaning = read_pools(path, allow_empty=True, limit=limit, seed=seed)
     if question_format(path) == "json":  # the file as read_pools read it (read once)
         raw = json_value(path)
         rows = [{"id": k, **v} for k, v in raw.items()] if isinstance(raw, dict) else raw

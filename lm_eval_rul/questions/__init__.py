@@ -19,8 +19,8 @@ Public names:
 * :func:`default_rul_path`, :func:`default_muchomusic_csv`, :func:`cache_dir`,
   :data:`RUL_GITHUB_URL`, :data:`RUL_HF_REPO`, :data:`MUCHOMUSIC_HF_REPO`,
   :data:`MUCHOMUSIC_CSV_NAME` (:mod:`.sources`: the public copies and their cache);
-* :data:`DEFAULT_SEED`, :func:`derive_seed`, :func:`item_rng`, :func:`sample_order`
-  (:mod:`.seeding`);
+* :data:`DEFAULT_SEED`, :func:`derive_seed`, :func:`item_rng`, :func:`sample_order`,
+  :func:`limited_sample` (:mod:`.seeding`);
 * MMAU's released JSON: :mod:`.mmau` (``read_mmau_json``, ``MMAUItem``; its music items
   are read by :func:`load_questions` too).
 """
@@ -45,7 +45,7 @@ from .schema import (
     Question,
     normalize_answer,
 )
-from .seeding import DEFAULT_SEED, derive_seed, item_rng, sample_order
+from .seeding import DEFAULT_SEED, derive_seed, item_rng, limited_sample, sample_order
 from .sources import (
     MUCHOMUSIC_CSV_NAME,
     MUCHOMUSIC_HF_REPO,
@@ -81,6 +81,7 @@ __all__ = [
     "DEFAULT_SEED",
     "derive_seed",
     "item_rng",
+    "limited_sample",
     "sample_order",
     "RUL_GITHUB_URL",
     "RUL_HF_REPO",

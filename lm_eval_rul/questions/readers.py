@@ -37,6 +37,7 @@ from .schema import (
     PoolCleaningReport,
     Question,
 )
+from .seeding import DEFAULT_SEED, limited_sample
 from .sources import MUCHOMUSIC_HF_REPO
 from .validation import rows_to_questions
 
@@ -138,7 +139,11 @@ def read_rul_json(path: str | os.PathLike[str], *, n_distractors: int | None = 4
 
 @reads_once
 def read_pools(
-    path: str | os.PathLike[str], *, allow_empty: bool = False, limit: int | None = None
+    path: str | os.PathLike[str],
+    *,
+    allow_empty: bool = False,
+    limit: int | None = None,
+    seed: int = DEFAULT_SEED,
 ) -> tuple[list[Question], PoolCleaningReport]:
     """Read distractor pools (the released ``distractors.json`` format) and clean them.
 
@@ -151,26 +156,32 @@ def read_pools(
         path: The pools file (JSON keyed by id, a JSON list of rows, or JSONL).
         allow_empty: Keep pools that are (or end up) empty instead of refusing the file
             (``lm-eval-rul build`` turns them into per-question failure records).
-        limit: Only the first ``limit`` pools of the file are read, cleaned and counted
-            (``build --limit``); None: all.
+        limit: Only ``limit`` pools are cleaned and counted (``build --limit``), the seeded
+            sample of :func:`~lm_eval_rul.questions.limited_sample` (the questions a task's
+            ``--limit`` runs), kept in the file's order; every row is still validated.
+            None: all.
+        seed: The sample's seed (the tasks' ``shuffle_seed``, ``build --seed``).
 
     Raises:
         DataValidationError: for malformed rows, or (unless ``allow_empty``) a pool left
             with no candidate.
     """
     path = Path(path)
-    rows = _read_rows(path)
-    rows = rows[:limit] if limit is not None else rows
     questions = rows_to_questions(
-        path, rows, n_distractors=None, min_distractors=0 if allow_empty else 1, check_options=False
+        path,
+        _read_rows(path),
+        n_distractors=None,
+        min_distractors=0 if allow_empty else 1,
+        check_options=False,
     )
+    questions = limited_sample(questions, limit=limit, seed=seed, item_id=lambda q: q.id)
     cleaned, report = clean_pools(questions, tidy=False)
     empty_pools = [
         f"id {q.id!r}: no candidate left after cleaning" for q in cleaned if not q.distractors
     ]
     if empty_pools and not allow_empty:
         raise DataValidationError(path, empty_pools)
-    first = f"the first {len(cleaned)} " if limit is not None else ""
+    first = f"a sample of {len(cleaned)} " if limit is not None else ""
     logger.info("Cleaned %sdistractor pools from %s: %s", first, path, report.summary())
     return cleaned, report
 

@@ -8,12 +8,12 @@ never on a shared random stream.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
 import numpy as np
 
-__all__ = ["DEFAULT_SEED", "derive_seed", "item_rng", "sample_order"]
+__all__ = ["DEFAULT_SEED", "derive_seed", "item_rng", "limited_sample", "sample_order"]
 
 T = TypeVar("T")
 
@@ -57,7 +57,32 @@ def sample_order(items: Iterable[T], *, seed: int, item_id: Callable[[T], str]) 
     >>> sample_order(ids, seed=1, item_id=str) == sample_order(ids[::-1], seed=1, item_id=str)
     True
     """
-    def key(item: T) -> tuple[int, str]:
-        return derive_seed("sample-order", seed, item_id(item)), item_id(item)
+    return sorted(items, key=lambda item: _sample_key(seed, item_id(item)))
 
-    return sorted(items, key=key)
+
+def _sample_key(seed: int, identifier: str) -> tuple[int, str]:
+    return derive_seed("sample-order", seed, identifier), identifier
+
+
+def limited_sample(
+    items: Sequence[T], *, limit: int | None, seed: int, item_id: Callable[[T], str]
+) -> list[T]:
+    """The first ``limit`` items of :func:`sample_order`, kept in the order of ``items``
+    (``limit`` None: all of them).
+
+    ``pi --limit N`` and ``build --limit N`` read their questions through this, so they
+    take the very questions a task's ``--limit N`` runs with the same seed, while their
+    output files keep the input file's order. A smaller sample is inside a larger one, so
+    a build rerun with a larger ``--limit`` (or none) resumes every question already done.
+
+    >>> ids = ["9", "1", "5", "3", "7"]
+    >>> picked = limited_sample(ids, limit=2, seed=1, item_id=str)
+    >>> sorted(picked) == sorted(sample_order(ids, seed=1, item_id=str)[:2])
+    True
+    >>> picked == [i for i in ids if i in picked]  # the file's order
+    True
+    """
+    if limit is None:
+        return list(items)
+    ranked = sorted(range(len(items)), key=lambda i: _sample_key(seed, item_id(items[i])))
+    return [items[i] for i in sorted(ranked[:limit])]
