@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from lm_eval_rul.mcqa import PromptTooLongError, overlong_prompts, pi_prompt
+from lm_eval_rul.questions import DEFAULT_SEED, limited_sample
 from lm_eval_rul.testing.harness import run_cli
 
 CONTEXT = 80  # tokens: the fixture's filter prompts (7 options) are longer, PI prompts not all
@@ -166,15 +167,18 @@ def test_pi_skip_with_every_question_too_long_stops_before_writing(tiny_lm, data
     assert not list(tmp_path.iterdir())  # neither rows nor a summary
 
 
-def test_build_limit_takes_the_first_questions(tiny_lm, data_dir, tmp_path):
+def test_build_limit_takes_the_seeded_sample(tiny_lm, data_dir, tmp_path):
+    """``build --limit 3`` builds the three questions a task's ``--limit 3`` runs (the
+    seeded sample with the default seed), not the file's first three."""
     run_cli(
         ["build", "--pools", data_dir / "pools.json", "--model", "hf", "--model_args",
          f"pretrained={tiny_lm}", "--output", tmp_path / "rul.json", "--limit", "3",
          "--no_progress"]
     )  # fmt: skip
     written = json.loads((tmp_path / "rul.json").read_text())
-    first = list(json.loads((data_dir / "pools.json").read_text()))[:3]
-    assert sorted(written) == sorted(first)
+    ids = list(json.loads((data_dir / "pools.json").read_text()))
+    sample = limited_sample(ids, limit=3, seed=DEFAULT_SEED, item_id=str)
+    assert sorted(written) == sorted(sample) and sorted(written) != sorted(ids[:3])
     assert json.loads((tmp_path / "rul.report.json").read_text())["n_questions"] == 3
 
 
