@@ -255,34 +255,11 @@ def make_tiny_audio_lm(
             tokenizer=tokenizer,
             chat_template=tokenizer.chat_template,
         )
-        ids = tokenizer.convert_tokens_to_ids
-        head_dim = _HIDDEN // 4
-        config = tf.Qwen2_5OmniThinkerConfig(
+        config = qwen2_5_omni_thinker_config(
+            tokenizer,
             audio_config=_whisper_like_encoder(n_window=50, output_dim=_HIDDEN),
-            vision_config=dict(
-                depth=1,
-                hidden_size=_HIDDEN,
-                intermediate_size=2 * _HIDDEN,
-                num_heads=2,
-                out_hidden_size=_HIDDEN,
-                fullatt_block_indexes=[0],
-            ),
-            text_config=_text_config(
-                tokenizer,
-                rope_parameters={
-                    "rope_type": "default",
-                    "rope_theta": 10000.0,
-                    "mrope_section": [head_dim // 4, head_dim // 8, head_dim // 8],
-                },
-            ),
-            audio_token_index=ids("<|AUDIO|>"),
-            image_token_index=ids("<|IMAGE|>"),
-            video_token_index=ids("<|VIDEO|>"),
-            audio_start_token_id=ids("<|audio_bos|>"),
-            audio_end_token_id=ids("<|audio_eos|>"),
+            text_config=_text_config(tokenizer, rope_parameters=omni_rope(10000.0)),
         )
-        # read by the thinker's multimodal RoPE; released configs carry it
-        config.vision_start_token_id = ids("<|vision_bos|>")
         model = tf.Qwen2_5OmniThinkerForConditionalGeneration(config)
     model.eval()
     model.save_pretrained(directory)
@@ -295,6 +272,44 @@ def make_tiny_audio_lm(
         saved["processor_class"] = "Qwen2_5OmniProcessor"
         path.write_text(json.dumps(saved, indent=2))
     return directory
+
+
+def omni_rope(theta: float) -> dict:
+    """The Omni thinkers' multimodal RoPE parameters for the tiny head size."""
+    head_dim = _HIDDEN // 4
+    return {
+        "rope_type": "default",
+        "rope_theta": theta,
+        "mrope_section": [head_dim // 4, head_dim // 8, head_dim // 8],
+    }
+
+
+def qwen2_5_omni_thinker_config(tokenizer, *, audio_config: dict, text_config: dict):
+    """A tiny ``Qwen2_5OmniThinkerConfig`` around ``audio_config`` and ``text_config``: a
+    one-block vision tower (audio is all the tests use) and the named tokens' ids."""
+    import transformers as tf
+
+    ids = tokenizer.convert_tokens_to_ids
+    config = tf.Qwen2_5OmniThinkerConfig(
+        audio_config=audio_config,
+        vision_config=dict(
+            depth=1,
+            hidden_size=_HIDDEN,
+            intermediate_size=2 * _HIDDEN,
+            num_heads=2,
+            out_hidden_size=_HIDDEN,
+            fullatt_block_indexes=[0],
+        ),
+        text_config=text_config,
+        audio_token_index=ids("<|AUDIO|>"),
+        image_token_index=ids("<|IMAGE|>"),
+        video_token_index=ids("<|VIDEO|>"),
+        audio_start_token_id=ids("<|audio_bos|>"),
+        audio_end_token_id=ids("<|audio_eos|>"),
+    )
+    # read by the thinker's multimodal RoPE; released configs carry it
+    config.vision_start_token_id = ids("<|vision_bos|>")
+    return config
 
 
 def _omni_tokenizer(directory: Path, merge_letters: bool):

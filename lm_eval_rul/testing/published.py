@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 
 from ..models.families import audio_only_class
+from .audio import omni_rope, qwen2_5_omni_thinker_config
 from .text import tiny_text_kwargs, train_tokenizer
 
 __all__ = ["PUBLISHED_FAMILIES", "PUBLISHED_TEMPLATES", "make_published_lm"]
@@ -273,33 +274,11 @@ def make_published_lm(directory: str | Path, family: str, *, seed: int = 0) -> P
             feature_extractor=_whisper_features(300), tokenizer=tokenizer, chat_template=template
         )
         processor_class_name = "Qwen2_5OmniProcessor"
-        ids = tokenizer.convert_tokens_to_ids
-        head_dim = _HIDDEN // 4
-        config = tf.Qwen2_5OmniThinkerConfig(
+        config = qwen2_5_omni_thinker_config(
+            tokenizer,
             audio_config=_encoder(n_window=100, output_dim=_HIDDEN),
-            vision_config=dict(
-                depth=1,
-                hidden_size=_HIDDEN,
-                intermediate_size=2 * _HIDDEN,
-                num_heads=2,
-                out_hidden_size=_HIDDEN,
-                fullatt_block_indexes=[0],
-            ),
-            text_config=_text(
-                tokenizer,
-                rope_parameters={
-                    "rope_type": "default",
-                    "rope_theta": 1000000.0,
-                    "mrope_section": [head_dim // 4, head_dim // 8, head_dim // 8],
-                },
-            ),
-            audio_token_index=ids("<|AUDIO|>"),
-            image_token_index=ids("<|IMAGE|>"),
-            video_token_index=ids("<|VIDEO|>"),
-            audio_start_token_id=ids("<|audio_bos|>"),
-            audio_end_token_id=ids("<|audio_eos|>"),
+            text_config=_text(tokenizer, rope_parameters=omni_rope(1000000.0)),
         )
-        config.vision_start_token_id = ids("<|vision_bos|>")
         model = tf.Qwen2_5OmniThinkerForConditionalGeneration(config)
     else:  # qwen3_omni_thinker
         # Qwen3-Omni-30B-A3B-Instruct: 128 mel bins, a 300 s window, its named tokens and
