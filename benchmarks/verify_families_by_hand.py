@@ -15,7 +15,8 @@ runs ``lalm`` on it:
 
 It prints the figures and the environment (package versions, date) for docs/models.md::
 
-    python benchmarks/verify_families_by_hand.py             # every family it can build
+    python benchmarks/verify_families_by_hand.py             # the three CI cannot
+    python benchmarks/verify_families_by_hand.py qwen2_audio # any row of FAMILIES
     python benchmarks/verify_families_by_hand.py gemma3n
 
 Exit status 1 when a check fails, 2 when a named family is unknown. An environment for
@@ -44,29 +45,20 @@ TOLERANCE = 1e-4
 
 
 def _builders() -> dict[str, Callable[[Path], Path]]:
-    """The tiny-model builder of each family (imported when called: each needs its own
-    optional package, named in the ImportError)."""
+    """Each family's tiny-model builder, from the one mapping of ``FAMILIES`` rows
+    (``lm_eval_rul.testing.families``); a builder whose optional package is missing raises
+    ImportError naming it when called."""
+    from lm_eval_rul.testing.families import FAMILY_BUILDERS
 
-    def gemma3n(path: Path) -> Path:
-        from lm_eval_rul.testing.gemma3n import make_tiny_gemma3n
+    return {key: builder.build for key, builder in FAMILY_BUILDERS.items()}
 
-        return make_tiny_gemma3n(path)
 
-    def phi4_multimodal(path: Path) -> Path:
-        from lm_eval_rul.testing.phi4_multimodal import make_tiny_phi4_multimodal
+def _by_default() -> list[str]:
+    """The rows whose model CI cannot build, and Phi-4-multimodal, whose full processor
+    (its image part) CI cannot load."""
+    from lm_eval_rul.testing.families import family_keys
 
-        return make_tiny_phi4_multimodal(path)
-
-    def granite_speech(path: Path) -> Path:
-        from lm_eval_rul.testing.granite_speech import make_tiny_granite_speech
-
-        return make_tiny_granite_speech(path)
-
-    return {
-        "gemma3n": gemma3n,
-        "phi4_multimodal": phi4_multimodal,
-        "granite_speech": granite_speech,
-    }
+    return [*family_keys(in_ci=False), "phi4_multimodal"]
 
 
 def _environment() -> str:
@@ -143,11 +135,13 @@ def verify(family: str, path: Path, metadata: dict[str, str]) -> bool:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "families", nargs="*", help="gemma3n, phi4_multimodal, granite_speech (default: all)"
+        "families",
+        nargs="*",
+        help="FAMILY_BUILDERS keys (default: gemma3n, granite_speech, phi4_multimodal)",
     )
     args = parser.parse_args(argv)
     builders = _builders()
-    wanted = args.families or list(builders)
+    wanted = args.families or _by_default()
     unknown = [f for f in wanted if f not in builders]
     if unknown:
         print(f"verify_families_by_hand: unknown families {unknown}; known: {list(builders)}")

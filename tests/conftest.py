@@ -81,3 +81,12 @@ def constructions(monkeypatch) -> list[str]:
 
     monkeypatch.setattr(HFLM, "__init__", counting)
     return built
+
+
+@pytest.fixture(scope="session")
+def family_models(tmp_path_factory):
+    """Tiny published-conventions models, one per ``FAMILIES`` row CI can build, each built
+    on first use and shared by every test file (``lm_eval_rul.testing.families``)."""
+    from lm_eval_rul.testing.families import TinyModels
+
+    return TinyModels(tmp_path_factory.mktemp("families"))

@@ -29,15 +29,12 @@ QUESTION = "What is the mood? (A) calm (B) tense\nAnswer with the letter."
 
 
 @pytest.fixture(scope="module")
-def processor(tmp_path_factory):
+def processor(family_models):
     import transformers
 
-    from lm_eval_rul.testing.gemma3n import gemma3n_processor
-
-    directory = tmp_path_factory.mktemp("gemma3n_processor")
-    gemma3n_processor(directory)
+    family_models.processor_layer("gemma3n")  # the gemma3n row's builder, built once
     # loaded back as a user's checkpoint is (AutoProcessor, the saved files)
-    return transformers.AutoProcessor.from_pretrained(directory)
+    return transformers.AutoProcessor.from_pretrained(family_models.layer_dir("gemma3n"))
 
 
 @pytest.fixture(scope="module")

@@ -9,18 +9,24 @@ from pathlib import Path
 
 import pytest
 
+from lm_eval_rul.models.families import family_for
+from lm_eval_rul.testing.families import family_keys
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-FAMILIES = ("qwen2_audio", "audioflamingo3", "musicflamingo", "qwen2_5_omni_thinker")
+#: The ``FAMILIES`` rows with a fast tiny model (generic template, 2-second window); every
+#: row's published-conventions model: test_lalm_published.py, test_family_builders.py.
+FAST = family_keys(fast=True)
 
 
 @pytest.fixture(scope="session")
-def tiny(tmp_path_factory) -> dict[str, Path]:
-    """Tiny models of three families (plus one with two-token letters), built once."""
+def tiny(tmp_path_factory, tiny_audio_lm) -> dict[str, Path]:
+    """Fast tiny models of those rows (plus one with two-token letters), built once."""
     from lm_eval_rul.testing.audio import make_tiny_audio_lm
 
     root = tmp_path_factory.mktemp("lalm_models")
-    models = {family: make_tiny_audio_lm(root / family, family) for family in FAMILIES}
+    models = {"qwen2_audio": tiny_audio_lm}  # conftest's, the same build
+    models.update({f: make_tiny_audio_lm(root / f, f) for f in FAST if f not in models})
     models["split_letters"] = make_tiny_audio_lm(
         root / "split_letters", "qwen2_audio", merge_letters=False
     )
@@ -70,7 +76,7 @@ def _logliks(model, requests) -> list[float]:
     return [ll for ll, _ in model.loglikelihood(requests, disable_tqdm=True)]
 
 
-@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("family", FAST)
 def test_cached_path_equals_full_forward(tiny, fixture_data, family):
     docs = _docs(fixture_data, 0)[:4] + _docs(fixture_data, 1)[:4]
     requests = _requests(docs)
@@ -386,19 +392,12 @@ def test_use_cache_is_refused_and_rolling_is_text_only(tiny, tmp_path):
     assert value < 0
 
 
-@pytest.mark.parametrize("family", [f for f in FAMILIES if f != "qwen2_audio"])
+@pytest.mark.parametrize("family", [f for f in FAST if f != "qwen2_audio"])
 def test_cli_end_to_end_other_families(tiny, fixture_data, tmp_path, family, monkeypatch):
     run = _run_cli(tiny[family], "original", fixture_data, tmp_path / family, monkeypatch)
     config = run["results"]["config"]
     assert config["audio_condition"] == "original"
-    assert (
-        config["audio_family"]
-        == {
-            "audioflamingo3": "Audio Flamingo 3",
-            "musicflamingo": "Music Flamingo",
-            "qwen2_5_omni_thinker": "Qwen2.5-Omni (thinker)",
-        }[family]
-    )
+    assert config["audio_family"] == family_for(family).name
     group = run["results"]["groups"]["rul_muchomusic"]
     assert 0.0 <= group["acc,none"] <= 1.0 and 0.0 <= group["perceptual_index,none"] <= 1.0
     assert len(run["samples"]) == 32 and all(len(v) == 4 for v in run["samples"].values())

@@ -14,10 +14,9 @@ import pytest
 
 
 @pytest.fixture(scope="module")
-def phi4(tmp_path_factory):
-    from lm_eval_rul.testing.phi4_multimodal import make_tiny_phi4_multimodal
-
-    return make_tiny_phi4_multimodal(tmp_path_factory.mktemp("phi4_multimodal"))
+def phi4(family_models):
+    """The tiny model of the ``phi4_multimodal`` row (``lm_eval_rul.testing.families``)."""
+    return family_models["phi4_multimodal"]
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,9 @@
 """``lalm`` on tiny models that carry each family's published template, tokens and processor.
 
-Per family (:data:`lm_eval_rul.testing.published.PUBLISHED_FAMILIES`): the prompt ``lalm``
-builds is, token for token, the processor's own full rendering (system turn, audio
+Per ``FAMILIES`` row whose model CI builds and that writes the audio as a chat item
+(:func:`lm_eval_rul.testing.families.family_keys`; Phi-4-multimodal's inline placeholder:
+``test_lalm_phi4.py``; Gemma 3n and Granite Speech: ``test_family_builders.py``): the
+prompt ``lalm`` builds is, token for token, the processor's own full rendering (system turn, audio
 markers and their expansion, generation prompt, the letter right after it); the
 cached-prefix letter log-probabilities equal a full forward of that rendering; ``noise``
 gives other log-likelihoods than ``original``; generation equals greedy decoding of the
@@ -17,7 +19,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from lm_eval_rul.testing.published import PUBLISHED_FAMILIES
+from lm_eval_rul.testing.families import family_keys
+
+#: The rows these tests run, read from ``FAMILIES`` through the one builder mapping.
+TYPED = family_keys(in_ci=True, content="typed")
 
 #: What the rendered prompt (placeholder unexpanded) holds, per family: its start, the
 #: audio marker as the template writes it, and the generation prompt it ends with.
@@ -42,7 +47,7 @@ RENDERED = {
         "<sound>",
         "<|im_end|>\n<|im_start|>assistant\n",
     ),
-    "qwen3_omni_thinker": (
+    "qwen3_omni_moe_thinker": (
         "<|im_start|>user\n",
         "<|audio_start|><|audio_pad|><|audio_end|>",
         "<|im_end|>\n<|im_start|>assistant\n",
@@ -52,12 +57,9 @@ RENDERED = {
 
 
 @pytest.fixture(scope="session")
-def published(tmp_path_factory) -> dict[str, Path]:
-    """One tiny model per family, with its published conventions, built once."""
-    from lm_eval_rul.testing.published import make_published_lm
-
-    root = tmp_path_factory.mktemp("published")
-    return {family: make_published_lm(root / family, family) for family in PUBLISHED_FAMILIES}
+def published(family_models):
+    """One tiny model per family, with its published conventions, built once (shared)."""
+    return family_models
 
 
 def _docs(metadata: dict[str, str]) -> list[dict]:
@@ -153,10 +155,11 @@ def _check_against_rendering(lm, requests) -> tuple[list[float], dict]:
     return cached, renderings[0]
 
 
-@pytest.mark.parametrize("family", PUBLISHED_FAMILIES)
+@pytest.mark.parametrize("family", TYPED)
 def test_published_family_prompt_letters_and_generation(published, audio_data, family):
     from lm_eval.api.instance import Instance
 
+    assert sorted(RENDERED) == sorted(TYPED)  # a new row says what its prompt holds
     start, marker, generation_prompt = RENDERED[family]
     docs = _docs(audio_data)
     requests = _requests(docs)
@@ -269,12 +272,12 @@ def test_full_qwen3_omni_checkpoint_loads_only_its_thinker(published, audio_data
 
     from lm_eval_rul.testing.audio import make_tiny_omni_full_checkpoint
 
-    full = make_tiny_omni_full_checkpoint(tmp_path / "full", published["qwen3_omni_thinker"])
+    full = make_tiny_omni_full_checkpoint(tmp_path / "full", published["qwen3_omni_moe_thinker"])
     assert json.loads((full / "config.json").read_text())["model_type"] == "qwen3_omni_moe"
     model = _model(full)
     assert type(model.model).__name__ == "Qwen3OmniMoeThinkerForConditionalGeneration"
     requests = _requests(_docs(audio_data)[:1])
-    thinker = _model(published["qwen3_omni_thinker"])
+    thinker = _model(published["qwen3_omni_moe_thinker"])
     assert model.loglikelihood(requests, disable_tqdm=True) == thinker.loglikelihood(
         requests, disable_tqdm=True
     )

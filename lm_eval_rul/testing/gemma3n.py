@@ -33,6 +33,7 @@ from .text import CORPUS
 __all__ = [
     "GEMMA3N_CHAT_TEMPLATE",
     "GEMMA3N_SPECIAL_TOKENS",
+    "GEMMA3N_FEATURES",
     "gemma3n_tokenizer",
     "gemma3n_processor",
     "make_tiny_gemma3n",
@@ -91,6 +92,15 @@ GEMMA3N_SPECIAL_TOKENS: dict[str, str] = {
     "audio_token": "<audio_soft_token>",
     "boa_token": "<start_of_audio>",
     "eoa_token": "<end_of_audio>",
+}
+
+#: ``Gemma3nAudioFeatureExtractor()`` at its defaults, as the conversion script builds it.
+GEMMA3N_FEATURES: dict = {
+    "feature_extractor": "Gemma3nAudioFeatureExtractor",
+    "feature_size": 128,
+    "sampling_rate": 16_000,
+    "hop_length": 160,
+    "frame_length": 512,
 }
 
 #: Ids per multimodal range (the released embed_vision / embed_audio vocabularies).

@@ -22,7 +22,13 @@ from pathlib import Path
 
 from .text import tiny_text_kwargs, train_tokenizer
 
-__all__ = ["GRANITE_CHAT_TEMPLATE", "make_tiny_granite_speech"]
+__all__ = [
+    "GRANITE_CHAT_TEMPLATE",
+    "GRANITE_TOKENS",
+    "GRANITE_FEATURES",
+    "granite_tokenizer",
+    "make_tiny_granite_speech",
+]
 
 #: Granite 3.3's chat template, the branch of a chat without tools, documents or controls.
 GRANITE_CHAT_TEMPLATE = (
@@ -45,10 +51,26 @@ GRANITE_CHAT_TEMPLATE = (
     "{%- endfor %}"
 )
 
-_SPECIALS = ("<|end_of_text|>", "<|start_of_role|>", "<|end_of_role|>", "<|audio|>")
+#: The released special tokens.
+GRANITE_TOKENS: tuple[str, ...] = (
+    "<|end_of_text|>",
+    "<|start_of_role|>",
+    "<|end_of_role|>",
+    "<|audio|>",
+)
+#: ``GraniteSpeechFeatureExtractor()`` at its defaults (building it needs torchaudio).
+GRANITE_FEATURES: dict = {
+    "feature_extractor": "GraniteSpeechFeatureExtractor",
+    "sampling_rate": 16_000,
+    "n_fft": 512,
+    "win_length": 400,
+    "hop_length": 160,
+    "n_mels": 80,
+}
 
 
-def _tokenizer(directory: Path):
+def granite_tokenizer(directory: str | Path):
+    """Granite's byte-level BPE tokenizer with the released special tokens and template."""
     from transformers import PreTrainedTokenizerFast
 
     tokenizer = train_tokenizer(directory)
@@ -58,7 +80,7 @@ def _tokenizer(directory: Path):
             "eos_token": "<|end_of_text|>",
             "pad_token": "<|end_of_text|>",
             "unk_token": "<|end_of_text|>",
-            "additional_special_tokens": list(_SPECIALS),
+            "additional_special_tokens": list(GRANITE_TOKENS),
         }
     )
     tokenizer.chat_template = GRANITE_CHAT_TEMPLATE
@@ -76,7 +98,7 @@ def make_tiny_granite_speech(directory: str | Path, *, seed: int = 0) -> Path:
     import transformers as tf
 
     directory = Path(directory)
-    tokenizer = _tokenizer(directory / "_tokenizer")
+    tokenizer = granite_tokenizer(directory / "_tokenizer")
     processor = tf.GraniteSpeechProcessor(
         audio_processor=tf.GraniteSpeechFeatureExtractor(),
         tokenizer=tokenizer,

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from .text import tiny_text_kwargs, train_tokenizer
 
-__all__ = ["PHI4_CHAT_TEMPLATE", "make_tiny_phi4_multimodal"]
+__all__ = ["PHI4_CHAT_TEMPLATE", "PHI4_TOKENS", "PHI4_FEATURES", "make_tiny_phi4_multimodal"]
 
 #: ``chat_template`` of the released tokenizer_config.json.
 PHI4_CHAT_TEMPLATE = (
@@ -38,13 +38,24 @@ PHI4_CHAT_TEMPLATE = (
 
 _TURNS = ("<|system|>", "<|user|>", "<|assistant|>", "<|end|>", "<|tool|>", "<|/tool|>")
 _EXTRA = {"image_token": "<|image|>", "audio_token": "<|audio|>"}
+#: The special tokens of the released tokenizer (turns, then the image and audio tokens).
+PHI4_TOKENS: tuple[str, ...] = (*_TURNS, *_EXTRA.values())
+#: ``Phi4MultimodalFeatureExtractor()`` at its defaults, as the checkpoint's.
+PHI4_FEATURES: dict = {
+    "feature_extractor": "Phi4MultimodalFeatureExtractor",
+    "feature_size": 80,
+    "sampling_rate": 16_000,
+    "hop_length": 160,
+    "win_length": 400,
+    "audio_compression_rate": 8,
+}
 
 
 def _tokenizer(directory: Path):
     from transformers import PreTrainedTokenizerFast
 
     tokenizer = train_tokenizer(directory)
-    tokenizer.add_special_tokens({"additional_special_tokens": [*_TURNS, *_EXTRA.values()]})
+    tokenizer.add_special_tokens({"additional_special_tokens": list(PHI4_TOKENS)})
     tokenizer.chat_template = PHI4_CHAT_TEMPLATE
     tokenizer.save_pretrained(directory)
     return PreTrainedTokenizerFast.from_pretrained(directory, extra_special_tokens=_EXTRA)

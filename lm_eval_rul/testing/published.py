@@ -6,7 +6,9 @@ checkpoint brings: its chat template, its audio special tokens, its processor an
 feature-extractor settings (128 mel bins, the real window); only the weights, the widths
 and the regular vocabulary are small. Where each convention comes from is said beside it.
 
-``make_published_lm(directory, family)`` builds one of :data:`PUBLISHED_FAMILIES`.
+``make_published_lm(directory, family)`` builds one of :data:`PUBLISHED_TEMPLATES`' families;
+:data:`lm_eval_rul.testing.families.FAMILY_BUILDERS` is the one mapping from each row of
+``FAMILIES`` to its builder.
 """
 
 from __future__ import annotations
@@ -17,17 +19,10 @@ from pathlib import Path
 from ..models.families import audio_only_class
 from .audio import omni_rope, qwen2_5_omni_thinker_config
 from .text import tiny_text_kwargs, train_tokenizer
+from .voxtral import VOXTRAL_FEATURES, VOXTRAL_TOKENS
 
-__all__ = ["PUBLISHED_FAMILIES", "PUBLISHED_TEMPLATES", "make_published_lm"]
+__all__ = ["PUBLISHED_TEMPLATES", "PUBLISHED_TOKENS", "PUBLISHED_FEATURES", "make_published_lm"]
 
-PUBLISHED_FAMILIES: tuple[str, ...] = (
-    "qwen2_audio",
-    "qwen2_5_omni_thinker",
-    "audioflamingo3",
-    "musicflamingo",
-    "qwen3_omni_thinker",
-    "voxtral",
-)
 _HIDDEN = 32
 
 # Qwen/Qwen2.5-Omni-7B chat_template.json, character for character as transformers' processor
@@ -123,7 +118,7 @@ PUBLISHED_TEMPLATES: dict[str, str | None] = {
     "qwen2_5_omni_thinker": _QWEN2_5_OMNI,
     "audioflamingo3": _FLAMINGO.replace("SYSTEM", _AF3_SYSTEM),
     "musicflamingo": _FLAMINGO.replace("SYSTEM", _MF_SYSTEM),
-    "qwen3_omni_thinker": _QWEN3_OMNI,
+    "qwen3_omni_moe_thinker": _QWEN3_OMNI,
     "voxtral": None,
 }
 
@@ -139,7 +134,7 @@ _OMNI_TOKENS = {
         "audio_bos_token": "<|audio_bos|>",
         "audio_eos_token": "<|audio_eos|>",
     },
-    "qwen3_omni_thinker": {
+    "qwen3_omni_moe_thinker": {
         "image_token": "<|image_pad|>",
         "video_token": "<|video_pad|>",
         "audio_token": "<|audio_pad|>",
@@ -150,19 +145,46 @@ _OMNI_TOKENS = {
     },
 }
 
+#: The audio special tokens each family's published tokenizer carries (one id each).
+PUBLISHED_TOKENS: dict[str, tuple[str, ...]] = {
+    # Qwen2AudioProcessor's defaults, which the checkpoint's tokenizer has
+    "qwen2_audio": ("<|AUDIO|>", "<|audio_bos|>", "<|audio_eos|>"),
+    "qwen2_5_omni_thinker": tuple(_OMNI_TOKENS["qwen2_5_omni_thinker"].values()),
+    "audioflamingo3": ("<sound>",),
+    # Music Flamingo's vocabulary has <|sound_bos|>/<|sound_eos|> around the audio
+    "musicflamingo": ("<sound>", "<|sound_bos|>", "<|sound_eos|>"),
+    "qwen3_omni_moe_thinker": tuple(_OMNI_TOKENS["qwen3_omni_moe_thinker"].values()),
+    "voxtral": VOXTRAL_TOKENS,
+}
 
-def _whisper_features(chunk_length: int, **extra):
-    """128 mel bins, 16 kHz, hop 160, n_fft 400 (Whisper large-v3's, which all of these use)."""
+# Whisper large-v3's front end, which all of these use: 128 mel bins, 16 kHz, hop 160,
+# n_fft 400; the window is the checkpoint's (Qwen Omni: 300 s).
+_WHISPER = {
+    "feature_extractor": "WhisperFeatureExtractor",
+    "feature_size": 128,
+    "sampling_rate": 16_000,
+    "hop_length": 160,
+    "n_fft": 400,
+}
+#: The feature-extractor settings of each family's published processor.
+PUBLISHED_FEATURES: dict[str, dict] = {
+    "qwen2_audio": {**_WHISPER, "chunk_length": 30},
+    "qwen2_5_omni_thinker": {**_WHISPER, "chunk_length": 300},
+    # the conversion scripts: WhisperFeatureExtractor(feature_size=128, return_attention_mask=True)
+    "audioflamingo3": {**_WHISPER, "chunk_length": 30, "return_attention_mask": True},
+    "musicflamingo": {**_WHISPER, "chunk_length": 30, "return_attention_mask": True},
+    "qwen3_omni_moe_thinker": {**_WHISPER, "chunk_length": 300},
+    "voxtral": VOXTRAL_FEATURES,
+}
+
+
+def _whisper_features(family: str):
+    """The family's published ``WhisperFeatureExtractor`` (:data:`PUBLISHED_FEATURES`)."""
     from transformers import WhisperFeatureExtractor
 
-    return WhisperFeatureExtractor(
-        feature_size=128,
-        sampling_rate=16_000,
-        chunk_length=chunk_length,
-        hop_length=160,
-        n_fft=400,
-        **extra,
-    )
+    settings = dict(PUBLISHED_FEATURES[family])
+    settings.pop("feature_extractor")
+    return WhisperFeatureExtractor(**settings)
 
 
 def _tokenizer(directory: Path, extra_tokens: dict[str, str] | None = None):
@@ -200,14 +222,14 @@ def make_published_lm(directory: str | Path, family: str, *, seed: int = 0) -> P
 
     Args:
         directory: Target folder, loadable with ``pretrained=directory``.
-        family: One of :data:`PUBLISHED_FAMILIES`.
+        family: One of :data:`PUBLISHED_TEMPLATES`' keys.
         seed: Torch seed of the random weights.
     """
     import torch
     import transformers as tf
 
-    if family not in PUBLISHED_FAMILIES:
-        raise ValueError(f"family must be one of {', '.join(PUBLISHED_FAMILIES)}, got {family!r}")
+    if family not in PUBLISHED_TEMPLATES:
+        raise ValueError(f"family must be one of {', '.join(PUBLISHED_TEMPLATES)}, got {family!r}")
     directory = Path(directory)
     if family == "voxtral":
         from .voxtral import make_tiny_voxtral
@@ -221,7 +243,7 @@ def make_published_lm(directory: str | Path, family: str, *, seed: int = 0) -> P
         # (audio tokens, default_chat_template) as the checkpoint loads them
         tokenizer = _tokenizer(directory / "_tokenizer")
         processor = tf.Qwen2AudioProcessor(
-            feature_extractor=_whisper_features(30), tokenizer=tokenizer
+            feature_extractor=_whisper_features(family), tokenizer=tokenizer
         )
         config = tf.Qwen2AudioConfig(
             audio_config=_encoder(),
@@ -249,9 +271,8 @@ def make_published_lm(directory: str | Path, family: str, *, seed: int = 0) -> P
             classes = tf.AudioFlamingo3Processor, tf.AudioFlamingo3Config
             model_class = tf.AudioFlamingo3ForConditionalGeneration
         else:
-            # Music Flamingo's vocabulary has <|sound_bos|>/<|sound_eos|> around the audio
             tokenizer.add_special_tokens(
-                {"additional_special_tokens": ["<|sound_bos|>", "<|sound_eos|>"]}
+                {"additional_special_tokens": list(PUBLISHED_TOKENS[family][1:])}
             )
             ids = tokenizer.convert_tokens_to_ids
             common["text_config"] = _text(tokenizer, model_type="qwen2")
@@ -262,7 +283,7 @@ def make_published_lm(directory: str | Path, family: str, *, seed: int = 0) -> P
             classes = tf.MusicFlamingoProcessor, tf.MusicFlamingoConfig
             model_class = tf.MusicFlamingoForConditionalGeneration
         processor = classes[0](
-            feature_extractor=_whisper_features(30, return_attention_mask=True),
+            feature_extractor=_whisper_features(family),
             tokenizer=tokenizer,
             chat_template=template,
         )
@@ -271,7 +292,7 @@ def make_published_lm(directory: str | Path, family: str, *, seed: int = 0) -> P
         # Qwen2.5-Omni-7B: 128 mel bins, a 300 s window, its named tokens and template
         tokenizer = _tokenizer(directory / "_tokenizer", _OMNI_TOKENS[family])
         processor = audio_only_class(tf.Qwen2_5OmniProcessor)(
-            feature_extractor=_whisper_features(300), tokenizer=tokenizer, chat_template=template
+            feature_extractor=_whisper_features(family), tokenizer=tokenizer, chat_template=template
         )
         processor_class_name = "Qwen2_5OmniProcessor"
         config = qwen2_5_omni_thinker_config(
@@ -280,12 +301,12 @@ def make_published_lm(directory: str | Path, family: str, *, seed: int = 0) -> P
             text_config=_text(tokenizer, rope_parameters=omni_rope(1000000.0)),
         )
         model = tf.Qwen2_5OmniThinkerForConditionalGeneration(config)
-    else:  # qwen3_omni_thinker
+    else:  # qwen3_omni_moe_thinker
         # Qwen3-Omni-30B-A3B-Instruct: 128 mel bins, a 300 s window, its named tokens and
         # template; a mixture-of-experts text model (4 experts, 2 per token here)
         tokenizer = _tokenizer(directory / "_tokenizer", _OMNI_TOKENS[family])
         processor = audio_only_class(tf.Qwen3OmniMoeProcessor)(
-            feature_extractor=_whisper_features(300), tokenizer=tokenizer, chat_template=template
+            feature_extractor=_whisper_features(family), tokenizer=tokenizer, chat_template=template
         )
         processor_class_name = "Qwen3OmniMoeProcessor"
         ids = tokenizer.convert_tokens_to_ids

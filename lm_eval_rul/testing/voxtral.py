@@ -31,7 +31,19 @@ from pathlib import Path
 
 from .text import train_tokenizer
 
-__all__ = ["make_tiny_voxtral", "write_tekken"]
+__all__ = ["VOXTRAL_FEATURES", "VOXTRAL_TOKENS", "make_tiny_voxtral", "write_tekken"]
+
+#: The audio special tokens of the Tekken file (``[AUDIO]`` is 24, ``[BEGIN_AUDIO]`` 25).
+VOXTRAL_TOKENS: tuple[str, ...] = ("[AUDIO]", "[BEGIN_AUDIO]", "[TRANSCRIBE]")
+#: Voxtral's ``preprocessor_config.json`` (Whisper large-v3's front end).
+VOXTRAL_FEATURES: dict = {
+    "feature_extractor": "WhisperFeatureExtractor",
+    "feature_size": 128,
+    "sampling_rate": 16_000,
+    "chunk_length": 30,
+    "hop_length": 160,
+    "n_fft": 400,
+}
 
 #: Special-token slots before the regular vocabulary (the real file has 1000).
 _NUM_SPECIAL = 100
@@ -42,8 +54,9 @@ def _special_tokens() -> list[dict]:
     from mistral_common.tokens.tokenizers.tekken import Tekkenizer
 
     names = [str(t["token_str"]) for t in Tekkenizer.DEPRECATED_SPECIAL_TOKENS]
-    names += [f"<SPECIAL_{i}>" for i in range(len(names), 24)] + ["[AUDIO]", "[BEGIN_AUDIO]"]
-    names += [f"<SPECIAL_{i}>" for i in range(len(names), 34)] + ["[TRANSCRIBE]"]
+    audio, begin, transcribe = VOXTRAL_TOKENS
+    names += [f"<SPECIAL_{i}>" for i in range(len(names), 24)] + [audio, begin]
+    names += [f"<SPECIAL_{i}>" for i in range(len(names), 34)] + [transcribe]
     names += [f"<SPECIAL_{i}>" for i in range(len(names), _NUM_SPECIAL)]
     return [{"rank": i, "token_str": name, "is_control": True} for i, name in enumerate(names)]
 
@@ -114,11 +127,9 @@ def make_tiny_voxtral(directory: str | Path, *, seed: int = 0) -> Path:
     directory = Path(directory)
     tekken = write_tekken(directory / "_tekken" / "tekken.json")
     tokenizer = tf.MistralCommonBackend(tokenizer_path=str(tekken))
+    features = {k: v for k, v in VOXTRAL_FEATURES.items() if k != "feature_extractor"}
     processor = tf.VoxtralProcessor(
-        feature_extractor=tf.WhisperFeatureExtractor(
-            feature_size=128, sampling_rate=16_000, chunk_length=30, hop_length=160, n_fft=400
-        ),
-        tokenizer=tokenizer,
+        feature_extractor=tf.WhisperFeatureExtractor(**features), tokenizer=tokenizer
     )
     torch.manual_seed(seed)
     config = tf.VoxtralConfig(
