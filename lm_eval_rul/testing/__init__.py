@@ -5,9 +5,12 @@ are built from small configs of real transformers classes and saved with
 ``save_pretrained``, and data files are written in the released schemas.
 
 Public names (modules): :mod:`text` (tokenizer and tiny causal LM), :mod:`audio`
-(synthesised clips and tiny audio LMs of each tested family), :mod:`published` (tiny
-audio LMs with each family's published template, tokens and processor; Voxtral's Tekken
-tokenizer in :mod:`voxtral`), :mod:`counters` (forward
+(synthesised clips and fast tiny audio LMs of four families), :mod:`families` (the one
+mapping from each ``FAMILIES`` row to its tiny-model builder: :mod:`published`, tiny audio
+LMs with each family's published template, tokens and processor, Voxtral's Tekken tokenizer
+in :mod:`voxtral`, and :mod:`gemma3n`, :mod:`phi4_multimodal`, :mod:`granite_speech`),
+:mod:`smoke` (``python -m lm_eval_rul.testing.smoke DIR``: a user's offline smoke test),
+:mod:`counters` (forward
 pass counters), :mod:`fixtures` (question files in the released schemas), :mod:`harness`
 (running the CLI in a subprocess, offline), :mod:`openai_server` (a loopback
 OpenAI-compatible chat server running a tiny audio LM, for ``lalm-api``; its HTTP side
@@ -18,8 +21,10 @@ and interpreters without lm_eval_rul, for ``lm-eval-rul bridge``).
 __all__ = [
     "text",
     "audio",
+    "families",
     "published",
     "voxtral",
+    "smoke",
     "counters",
     "fixtures",
     "harness",

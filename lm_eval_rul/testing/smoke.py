@@ -1,0 +1,108 @@
+"""Write what an offline smoke test needs: ``python -m lm_eval_rul.testing.smoke DIR``.
+
+Without hub access, a user (or their CI) checks an install end to end on tiny local files:
+``DIR/text_model`` (a random-weight ``Qwen2ForCausalLM``), ``DIR/audio_model`` (a
+random-weight ``Qwen2AudioForConditionalGeneration`` with its real processor), and
+``DIR/data`` (8 RUL-MuChoMusic questions, their MuChoMusic CSV and one synthesised clip per
+track). It prints the ``lm-eval-rul run`` commands that use them (docs/errors.md, "Offline").
+
+The audio model must show the listening test doing something: with the test fixtures'
+tiny audio model the audio moves a letter's log-likelihood by ~0.01 and never changes a
+letter, so ``original``, ``noise`` and ``silence`` read the same. Its random weights are
+kept (no training), but the language model's attention value and output projections are
+scaled by :data:`AUDIO_GAIN`: the audio reaches the letter only through the question's
+attention to the audio positions, which at the default initialisation adds a hundredth of
+the residual stream; scaled, it moves letters (``tests/test_smoke_models.py``). The test
+fixtures keep the unscaled model, whose numbers other tests read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+
+__all__ = ["AUDIO_GAIN", "make_smoke_audio_lm", "write_smoke_models", "main"]
+
+#: Factor on the language model's attention value and output projections.
+AUDIO_GAIN = 10.0
+
+
+def make_smoke_audio_lm(directory: str | Path, *, gain: float = AUDIO_GAIN) -> Path:
+    """The tiny Qwen2-Audio of :func:`~lm_eval_rul.testing.audio.make_tiny_audio_lm`, its
+    attention value/output projections scaled by ``gain`` so the audio changes letters."""
+    import torch
+    from transformers import Qwen2AudioForConditionalGeneration
+
+    from .audio import make_tiny_audio_lm
+
+    path = make_tiny_audio_lm(directory, "qwen2_audio")
+    model = Qwen2AudioForConditionalGeneration.from_pretrained(path)
+    with torch.no_grad():
+        for name, weight in model.named_parameters():
+            if "language_model" in name and name.endswith(
+                ("self_attn.v_proj.weight", "self_attn.o_proj.weight")
+            ):
+                weight.mul_(gain)
+    model.save_pretrained(path)
+    return path
+
+
+def write_smoke_models(directory: str | Path) -> dict[str, Path]:
+    """Write the text model, the audio model and the data under ``directory``.
+
+    Returns:
+        ``{"text_model": ..., "audio_model": ..., "metadata": data/metadata.json}``; the
+        metadata file holds the ``--metadata`` of a run on the data.
+    """
+    from .audio import write_audio_benchmark
+    from .text import make_tiny_causal_lm
+
+    root = Path(directory).resolve()
+    written = write_audio_benchmark(root / "data")
+    metadata = {
+        "data_path": written["rul_data_path"],
+        "muchomusic_csv": written["muchomusic_csv"],
+        "audio_dir": written["audio_dir"],
+    }
+    (root / "data" / "metadata.json").write_text(json.dumps(metadata, indent=2) + "\n")
+    return {
+        "text_model": make_tiny_causal_lm(root / "text_model"),
+        "audio_model": make_smoke_audio_lm(root / "audio_model"),
+        "metadata": root / "data" / "metadata.json",
+    }
+
+
+def commands(written: dict[str, Path]) -> list[str]:
+    """The ``lm-eval-rul run`` commands of the smoke test (text model; audio model under
+    ``original`` and ``noise``)."""
+    metadata = shlex.quote(json.dumps(json.loads(written["metadata"].read_text())))
+    common = f"--tasks rul_muchomusic --metadata {metadata} --device cpu --batch_size 4"
+    text = shlex.quote(f"pretrained={written['text_model']}")
+    lines = [f"HF_HUB_OFFLINE=1 lm-eval-rul run --model hf --model_args {text} {common}"]
+    for audio in ("original", "noise"):
+        args = shlex.quote(f"pretrained={written['audio_model']},audio={audio}")
+        lines.append(f"HF_HUB_OFFLINE=1 lm-eval-rul run --model lalm --model_args {args} {common}")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m lm_eval_rul.testing.smoke",
+        description="Write a tiny text model, a tiny audio model and 8 questions with "
+        "synthesised clips for an offline smoke test; print the commands that run them.",
+    )
+    parser.add_argument("directory", help="where to write text_model/, audio_model/, data/")
+    args = parser.parse_args(argv)
+    written = write_smoke_models(args.directory)
+    print(f"wrote {written['text_model']}, {written['audio_model']} and {written['metadata']}")
+    print("offline smoke test (original and noise give different letters):")
+    for line in commands(written):
+        print(f"  {line}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

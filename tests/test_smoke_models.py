@@ -1,0 +1,65 @@
+"""The documented offline smoke test (docs/errors.md, "Offline"): ``python -m
+lm_eval_rul.testing.smoke DIR``, then the ``lm-eval-rul run`` commands it prints, under
+``original`` and ``noise``, give different letters and accuracies."""
+
+from __future__ import annotations
+
+import json
+import runpy
+import shlex
+import sys
+
+import pytest
+
+
+@pytest.fixture(scope="module")
+def smoke(tmp_path_factory) -> tuple:
+    """Run the documented command; return its folder and the commands it printed."""
+    import contextlib
+    import io
+
+    root = tmp_path_factory.mktemp("smoke")
+    argv, sys.argv = sys.argv, ["python -m lm_eval_rul.testing.smoke", str(root)]
+    printed = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(printed), pytest.raises(SystemExit) as done:
+            runpy.run_module("lm_eval_rul.testing.smoke", run_name="__main__", alter_sys=True)
+    finally:
+        sys.argv = argv
+    assert done.value.code == 0
+    commands = [line.strip() for line in printed.getvalue().splitlines() if "lm-eval-rul" in line]
+    return root, commands
+
+
+def _run(command: str, out, monkeypatch) -> dict:
+    """One printed command, run in-process (``lm-eval-rul`` is ``lm_eval_rul.cli.main``),
+    with the samples logged."""
+    from lm_eval_rul.cli import main
+
+    words = shlex.split(command)
+    assert words[:3] == ["HF_HUB_OFFLINE=1", "lm-eval-rul", "run"]
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    main([*words[2:], "--log_samples", "--output_path", str(out)])
+    (results,) = out.rglob("results_*.json")
+    letters = {}
+    for path in out.rglob("samples_*rul_muchomusic_fold*.jsonl"):
+        for line in path.read_text().splitlines():
+            row = json.loads(line)
+            lls = [float(r[0][0]) for r in row["resps"]]
+            letters[(row["doc"]["fold"], row["doc"]["id"])] = lls.index(max(lls))
+    acc = json.loads(results.read_text())["groups"]["rul_muchomusic"]["acc,none"]
+    return {"letters": letters, "acc": acc}
+
+
+def test_smoke_models_original_and_noise_differ(smoke, tmp_path, monkeypatch):
+    root, commands = smoke
+    text, original, noise = commands
+    assert f"--model hf --model_args pretrained={root}/text_model" in text
+    assert json.loads((root / "text_model" / "config.json").read_text())["model_type"] == "qwen2"
+    assert "audio=original" in original and "audio=noise" in noise
+    heard = _run(original, tmp_path / "original", monkeypatch)
+    noisy = _run(noise, tmp_path / "noise", monkeypatch)
+    assert heard["letters"].keys() == noisy["letters"].keys() and len(heard["letters"]) == 32
+    changed = [k for k in heard["letters"] if heard["letters"][k] != noisy["letters"][k]]
+    assert len(changed) >= 8  # a quarter of the 32 (question, fold) pairs at least
+    assert heard["acc"] != noisy["acc"]
