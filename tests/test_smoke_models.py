@@ -1,23 +1,24 @@
 """The documented offline smoke test (docs/errors.md, "Offline"): ``python -m
-lm_eval_rul.testing.smoke DIR``, then the ``lm-eval-rul run`` commands it prints, under
-``original`` and ``noise``, give different letters and accuracies."""
+lm_eval_rul.testing.smoke DIR``, then the ``lm-eval-rul run`` commands it prints: the text
+model runs, and the audio model under ``original`` and ``noise`` gives different letters
+and a different accuracy."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import runpy
 import shlex
 import sys
+from pathlib import Path
 
 import pytest
 
 
 @pytest.fixture(scope="module")
-def smoke(tmp_path_factory) -> tuple:
+def smoke(tmp_path_factory) -> tuple[Path, list[str]]:
     """Run the documented command; return its folder and the commands it printed."""
-    import contextlib
-    import io
-
     root = tmp_path_factory.mktemp("smoke")
     argv, sys.argv = sys.argv, ["python -m lm_eval_rul.testing.smoke", str(root)]
     printed = io.StringIO()
@@ -31,15 +32,16 @@ def smoke(tmp_path_factory) -> tuple:
     return root, commands
 
 
-def _run(command: str, out, monkeypatch) -> dict:
-    """One printed command, run in-process (``lm-eval-rul`` is ``lm_eval_rul.cli.main``),
-    with the samples logged."""
+def _run(command: str, monkeypatch) -> dict:
+    """One printed ``run`` command, run in-process (``lm-eval-rul`` is
+    ``lm_eval_rul.cli.main``); each (fold, id)'s letter and the group's accuracy."""
     from lm_eval_rul.cli import main
 
     words = shlex.split(command)
-    assert words[:3] == ["HF_HUB_OFFLINE=1", "lm-eval-rul", "run"]
+    assert words[:3] == ["HF_HUB_OFFLINE=1", "lm-eval-rul", "run"] and "--log_samples" in words
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    main([*words[2:], "--log_samples", "--output_path", str(out)])
+    main(words[2:])
+    out = Path(words[words.index("--output_path") + 1])
     (results,) = out.rglob("results_*.json")
     letters = {}
     for path in out.rglob("samples_*rul_muchomusic_fold*.jsonl"):
@@ -51,15 +53,18 @@ def _run(command: str, out, monkeypatch) -> dict:
     return {"letters": letters, "acc": acc}
 
 
-def test_smoke_models_original_and_noise_differ(smoke, tmp_path, monkeypatch):
+def test_smoke_models_original_and_noise_differ(smoke, monkeypatch):
     root, commands = smoke
-    text, original, noise = commands
+    text, original, noise, report = commands
     assert f"--model hf --model_args pretrained={root}/text_model" in text
-    assert json.loads((root / "text_model" / "config.json").read_text())["model_type"] == "qwen2"
+    assert "audio_dir" not in text
+    assert len(_run(text, monkeypatch)["letters"]) == 32  # the text model runs too
     assert "audio=original" in original and "audio=noise" in noise
-    heard = _run(original, tmp_path / "original", monkeypatch)
-    noisy = _run(noise, tmp_path / "noise", monkeypatch)
+    heard, noisy = _run(original, monkeypatch), _run(noise, monkeypatch)
     assert heard["letters"].keys() == noisy["letters"].keys() and len(heard["letters"]) == 32
     changed = [k for k in heard["letters"] if heard["letters"][k] != noisy["letters"][k]]
     assert len(changed) >= 8  # a quarter of the 32 (question, fold) pairs at least
     assert heard["acc"] != noisy["acc"]
+    assert report == f"lm-eval-rul report {root}/runs/text {root}/runs/original " + (
+        f"{root}/runs/noise --out {root}/report"
+    )

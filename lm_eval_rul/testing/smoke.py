@@ -76,16 +76,25 @@ def write_smoke_models(directory: str | Path) -> dict[str, Path]:
 
 
 def commands(written: dict[str, Path]) -> list[str]:
-    """The ``lm-eval-rul run`` commands of the smoke test (text model; audio model under
-    ``original`` and ``noise``)."""
-    metadata = shlex.quote(json.dumps(json.loads(written["metadata"].read_text())))
-    common = f"--tasks rul_muchomusic --metadata {metadata} --device cpu --batch_size 4"
-    text = shlex.quote(f"pretrained={written['text_model']}")
-    lines = [f"HF_HUB_OFFLINE=1 lm-eval-rul run --model hf --model_args {text} {common}"]
-    for audio in ("original", "noise"):
-        args = shlex.quote(f"pretrained={written['audio_model']},audio={audio}")
-        lines.append(f"HF_HUB_OFFLINE=1 lm-eval-rul run --model lalm --model_args {args} {common}")
-    return lines
+    """The smoke test's commands: ``run`` on the text model, on the audio model under
+    ``original`` and ``noise`` (each into ``DIR/runs/NAME``), then ``report`` on the three."""
+    metadata = json.loads(written["metadata"].read_text())
+    text_only = {k: v for k, v in metadata.items() if k != "audio_dir"}  # no clips for hf
+    runs = written["metadata"].parent.parent / "runs"
+    models = {
+        "text": ("hf", f"pretrained={written['text_model']}", text_only),
+        "original": ("lalm", f"pretrained={written['audio_model']},audio=original", metadata),
+        "noise": ("lalm", f"pretrained={written['audio_model']},audio=noise", metadata),
+    }
+    lines = [
+        f"HF_HUB_OFFLINE=1 lm-eval-rul run --model {model} --model_args {shlex.quote(args)} "
+        "--tasks rul_muchomusic --device cpu --batch_size 4 --log_samples "
+        f"--output_path {shlex.quote(str(runs / name))} --metadata {shlex.quote(json.dumps(meta))}"
+        for name, (model, args, meta) in models.items()
+    ]
+    folders = " ".join(shlex.quote(str(runs / name)) for name in models)
+    report = shlex.quote(str(runs.parent / "report"))
+    return [*lines, f"lm-eval-rul report {folders} --out {report}"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -98,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     written = write_smoke_models(args.directory)
     print(f"wrote {written['text_model']}, {written['audio_model']} and {written['metadata']}")
-    print("offline smoke test (original and noise give different letters):")
+    print("offline smoke test (original and noise give different letters; report compares them):")
     for line in commands(written):
         print(f"  {line}")
     return 0
