@@ -1,7 +1,8 @@
 """``lalm-api`` against a real vLLM OpenAI-compatible server (started with ``--api-key``).
 
 The server serves the same tiny Qwen2-Audio that ``lalm`` runs in-process: letters equal
-within 1e-4 under every condition on vLLM's prompt-logprobs path, generations equal, the
+within 1e-4 under every condition on vLLM's prompt-logprobs path, generations equal (but
+for a trailing incomplete character, see the test), the
 ``top`` path's counts, a wrong key refused in one line, and an MMAU generation task run
 end to end by the CLI with ``lalm``, ``lalm-api`` and ``lalm-vllm`` giving the same answers.
 """
@@ -29,7 +30,7 @@ def _api(server, **kwargs):
     from lm_eval_rul.models.api import LALMAPI
 
     settings = {"results_cache": "none", "wav_subtype": "FLOAT", "retry_backoff": 0}
-    settings.update(api_key_env=API_KEY_ENV, num_concurrent=4, **kwargs)
+    settings.update({"api_key_env": API_KEY_ENV, "num_concurrent": 4, **kwargs})
     return LALMAPI(base_url=server.url, model=SERVED_MODEL, **settings)
 
 
@@ -48,14 +49,21 @@ def test_prompt_path_letters_equal_lalm(vllm_server, whisper_qwen2_audio, audio_
 
 
 def test_generations_equal_lalm(vllm_server, whisper_qwen2_audio, audio_data):
+    """Equal, but for one thing: an answer cut by max_gen_toks inside a UTF-8 character
+    ends in U+FFFD in lalm's text (its tokens decoded whole) and without it in vLLM's
+    (the server's incremental text holds back an incomplete character)."""
     docs = letter_docs(audio_data, n=3)
     lalm = _lalm(whisper_qwen2_audio)
+    cut = 0
     for gen_kwargs in ({"until": [], "max_gen_toks": 12}, {"until": ["e"], "max_gen_toks": 12}):
         requests = generation_requests(docs, gen_kwargs)
         expected = lalm.generate_until(requests, disable_tqdm=True)
-        assert _api(vllm_server).generate_until(requests, disable_tqdm=True) == expected
+        got = _api(vllm_server).generate_until(requests, disable_tqdm=True)
+        assert got == [text.removesuffix("\ufffd") for text in expected]
+        cut += sum(a != b for a, b in zip(got, expected, strict=True))
         assert all(expected)
     assert not any("e" in text for text in expected)
+    assert cut <= 2  # the one answer cut inside a character, under each gen_kwargs
 
 
 def test_top_path_counts_letters_outside_the_top(vllm_server, whisper_qwen2_audio, audio_data):

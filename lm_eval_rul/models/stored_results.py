@@ -191,6 +191,20 @@ class StoredResults:
         self.reused += sum(v is not None for v in values)
         return values
 
+    def recall(
+        self, kind: str, arguments: Sequence[Sequence[Any]], heard: Sequence[Hashable]
+    ) -> tuple[list[Any], list[Any], list[int]]:
+        """(keys, stored values or None, indices still to compute) of a batch of requests
+        (their ``arguments`` and condition keys), the counts logged (:meth:`report`)."""
+        keys = [
+            request_parts(kind, list(args), self.heard_key(key))
+            for args, key in zip(arguments, heard, strict=True)
+        ]
+        values = list(self.lookup(keys))
+        todo = [i for i, value in enumerate(values) if value is None]
+        self.report(kind, len(keys), len(keys) - len(todo))
+        return keys, values, todo
+
     def store(self, items: Sequence[tuple[Any, Any]]) -> None:
         """Write (and commit) finished results: ``[(key, value), ...]``."""
         self.computed += len(items)

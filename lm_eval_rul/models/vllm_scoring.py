@@ -32,7 +32,6 @@ from lm_eval.models.utils import (
 
 from ..progress import progress_bar
 from .args import LALMArgumentError
-from .stored_results import request_parts
 
 __all__ = ["VLLMScoringMixin", "QUESTIONS_PER_CALL"]
 
@@ -54,15 +53,10 @@ class VLLMScoringMixin:
         if not requests:
             return []
         sources = self.audio_sources(requests)
-        keys = [
-            request_parts("loglikelihood", r.args[:2], self._stored.heard_key(s.key(self.spec)))
-            for r, s in zip(requests, sources, strict=True)
-        ]
-        results: list[Any] = [
-            None if v is None else (float(v[0]), bool(v[1])) for v in self._stored.lookup(keys)
-        ]
-        todo = [i for i, value in enumerate(results) if value is None]
-        self._stored.report("loglikelihood", len(requests), len(requests) - len(todo))
+        keys, stored, todo = self._stored.recall(
+            "loglikelihood", [r.args[:2] for r in requests], [s.key(self.spec) for s in sources]
+        )
+        results: list[Any] = [None if v is None else (float(v[0]), bool(v[1])) for v in stored]
         # (clip key, prompt context) -> (source, context ids, [(request index, cont ids)])
         questions: OrderedDict[tuple[Hashable, str], list] = OrderedDict()
         for index in sorted(todo, key=lambda i: _clip_order(sources, i, self.spec)):
@@ -158,17 +152,11 @@ class VLLMScoringMixin:
         if not requests:
             return []
         sources = self.audio_sources(requests)
-        keys = [
-            request_parts(
-                "generate_until",
-                [r.args[0], r.args[1], self.max_gen_toks],
-                self._stored.heard_key(source.key(self.spec)),
-            )
-            for r, source in zip(requests, sources, strict=True)
-        ]
-        results: list[Any] = list(self._stored.lookup(keys))
-        todo = [i for i, value in enumerate(results) if value is None]
-        self._stored.report("generate_until", len(requests), len(requests) - len(todo))
+        keys, results, todo = self._stored.recall(
+            "generate_until",
+            [[r.args[0], r.args[1], self.max_gen_toks] for r in requests],
+            [source.key(self.spec) for source in sources],
+        )
         bar = progress_bar(len(todo), "lalm-vllm: gen", enabled=not disable_tqdm)
         try:
             for start in range(0, len(todo), QUESTIONS_PER_CALL):
