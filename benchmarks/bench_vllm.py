@@ -88,7 +88,6 @@ def full_size_qwen2_audio(directory: Path) -> Path:
     with torch.device("cuda" if torch.cuda.is_available() else "cpu"):
         model = tf.Qwen2AudioForConditionalGeneration(config)
     torch.set_default_dtype(torch.float32)
-    model.config.torch_dtype = torch.bfloat16
     model.save_pretrained(directory)
     published_qwen2_audio_keys(directory)
     del model
@@ -97,11 +96,15 @@ def full_size_qwen2_audio(directory: Path) -> Path:
 
 
 def time_lalm(path: Path, requests: list, dtype: str) -> dict:
+    import torch
+
     from lm_eval_rul.models.lalm import LALM
     from lm_eval_rul.testing.counters import ForwardCounter
 
     start = time.perf_counter()
-    lm = LALM(pretrained=str(path), dtype=dtype, results_cache="none")
+    # 16 questions per forward on a GPU, as a user sizing lalm for throughput would
+    batch = 16 if torch.cuda.is_available() else 1
+    lm = LALM(pretrained=str(path), dtype=dtype, results_cache="none", batch_size=batch)
     loaded = time.perf_counter()
     with ForwardCounter(lm.model) as counts:
         scores = lm.loglikelihood(requests, disable_tqdm=True)
@@ -112,8 +115,6 @@ def time_lalm(path: Path, requests: list, dtype: str) -> dict:
                "lm_forwards_per_question": counts.language / questions}  # fmt: skip
     del lm, counts
     import gc
-
-    import torch
 
     gc.collect()
     if torch.cuda.is_available():
