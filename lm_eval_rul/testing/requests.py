@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["letter_docs", "letter_requests", "generation_requests"]
+__all__ = ["letter_docs", "letter_requests", "generation_requests", "check_top_path_counts"]
 
 
 def letter_docs(
@@ -44,3 +44,15 @@ def generation_requests(docs: list[dict], gen_kwargs: dict[str, Any]) -> list:
         Instance("generate_until", doc, (doc_to_text_gen(doc), dict(gen_kwargs)), 0, ("gen", n, 1))
         for n, doc in enumerate(docs)
     ]
+
+
+def check_top_path_counts(info: Mapping[str, Any], scores: list, k: int) -> list[bool]:
+    """``lalm-api``'s ``top``-``k`` counts (``get_model_info``) agree with its 4-letter
+    ``scores``, some letters missing; returns which letters were missing (-inf)."""
+    missing = [ll == float("-inf") for ll, _ in scores]
+    assert info["api_logprob_path"] == f"top-{k}"
+    assert info["api_letters_missing_from_top"] == sum(missing) > 0
+    by_question = [missing[i : i + 4] for i in range(0, len(missing), 4)]
+    assert info["api_questions_missing_letters"] == sum(any(q) for q in by_question)
+    assert info["api_questions_without_letters"] == sum(all(q) for q in by_question)
+    return missing
