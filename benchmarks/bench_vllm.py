@@ -83,6 +83,9 @@ def full_size_qwen2_audio(directory: Path) -> Path:
     config = tf.Qwen2AudioConfig.from_pretrained(directory)
     config.audio_config.update(QWEN2_AUDIO_7B["audio"])
     config.text_config.update(QWEN2_AUDIO_7B["text"])
+    layers = config.text_config.num_hidden_layers  # the tiny config listed one layer's type
+    config.text_config.layer_types = ["full_attention"] * layers
+    config.text_config.max_window_layers = layers
     torch.manual_seed(0)
     torch.set_default_dtype(torch.bfloat16)
     with torch.device("cuda" if torch.cuda.is_available() else "cpu"):
