@@ -4,7 +4,7 @@ An lm-evaluation-harness plugin with MuChoMusic / RUL-MuChoMusic tasks, the
 Perceptual Index, and audio conditions (noise, silence, random clip, none) for
 audio language models.
 
-Importing the package registers its harness models ``lalm`` and ``lalm-api`` with
+Importing the package registers its harness models ``lalm``, ``lalm-vllm`` and ``lalm-api`` with
 lm-eval's registry (lazily: by import path, nothing torch-heavy is imported), so
 ``lm_eval.simple_evaluate(model="lalm", ...)`` and ``get_model("lalm")`` work after
 ``import lm_eval_rul``.

@@ -21,6 +21,7 @@ __all__ = [
 MODELS: dict[str, str] = {
     "lalm": "lm_eval_rul.models.lalm:LALM",
     "lalm-api": "lm_eval_rul.models.api:LALMAPI",
+    "lalm-vllm": "lm_eval_rul.models.lalm_vllm:LALMVLLM",
 }
 
 

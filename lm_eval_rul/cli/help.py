@@ -14,10 +14,10 @@ __all__ = ["DESCRIPTION", "EPILOG", "RUN_USAGE", "RUN_EPILOG", "add_run_help"]
 DESCRIPTION = textwrap.fill(
     "lm-eval-rul: is your audio language model really listening to the music, or answering "
     "from text priors? The lm-evaluation-harness CLI (same run / ls / validate, same flags) "
-    "with the RUL-MuChoMusic, MuChoMusic and factual-comprehension tasks and the `lalm` and "
-    "`lalm-api` audio models registered, plus pi, build, report, diagnose, reparse, parse "
-    "(how the factual parser reads an answer), bridge (research audio LMs in their own "
-    "environment, behind lalm-api) and tasks-dir.",
+    "with the RUL-MuChoMusic, MuChoMusic and factual-comprehension tasks and the `lalm`, "
+    "`lalm-vllm` and `lalm-api` audio models registered, plus pi, build, report, diagnose, "
+    "reparse, parse (how the factual parser reads an answer), bridge (research audio LMs "
+    "in their own environment, behind lalm-api) and tasks-dir.",
     width=88,
 )
 

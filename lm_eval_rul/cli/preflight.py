@@ -50,7 +50,9 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 #: Harness models that hear audio (the audio checks apply to them).
-AUDIO_MODELS: tuple[str, ...] = ("lalm", "lalm-api")
+AUDIO_MODELS: tuple[str, ...] = ("lalm", "lalm-api", "lalm-vllm")
+#: Audio models that load a checkpoint (``pretrained=``) themselves.
+_CHECKPOINT_AUDIO_MODELS = ("lalm", "lalm-vllm")
 #: Models whose tokenizer the multi-token letter check can load.
 _TOKENIZER_MODELS = ("hf", "hf-auto", "huggingface", "lalm")
 #: The harness's text models for a local or hub checkpoint.
@@ -77,7 +79,9 @@ def check_model_kind(model: str | None, model_args: Mapping[str, Any]) -> None:
     from ..models.families import ModelKindError, audio_family_of, family_for
 
     name = model_args.get("pretrained")
-    if model not in (*TEXT_HF_MODELS, "lalm") or not isinstance(name, str) or not name:
+    if model not in (*TEXT_HF_MODELS, *_CHECKPOINT_AUDIO_MODELS) or not isinstance(name, str):
+        return
+    if not name:
         return
     config = checkpoint_config(name, str(model_args.get("revision") or "main"))
     if not config or not config.get("model_type"):
@@ -90,10 +94,10 @@ def check_model_kind(model: str | None, model_args: Mapping[str, Any]) -> None:
             f"model_type={model_type!r}), which --model {model} cannot load as a text model. "
             "Use --model lalm (audio=none for its text-only baseline)."
         )
-    if model == "lalm" and family is None:
+    if model in _CHECKPOINT_AUDIO_MODELS and family is None:
         if not any("audio" in key for key in config):
             raise ModelKindError(
-                f"--model lalm with pretrained={name!r}: the checkpoint has no audio encoder "
+                f"--model {model} with pretrained={name!r}: the checkpoint has no audio encoder "
                 f"(model_type={model_type!r}, no audio settings in its config.json), so it "
                 "cannot hear the clips. Use --model hf for a text-only model."
             )
@@ -268,9 +272,12 @@ def check_results_cache(model: str | None, model_args: Mapping[str, Any]) -> Non
         return
     from ..cache import ResultCache
     from ..models.api import API_RESULTS_FILE
+    from ..models.lalm_vllm import VLLM_RESULTS_FILE
     from ..models.stored_results import DEFAULT_RESULTS_FILE, results_path
 
-    default = DEFAULT_RESULTS_FILE if model == "lalm" else API_RESULTS_FILE
+    default = {"lalm": DEFAULT_RESULTS_FILE, "lalm-vllm": VLLM_RESULTS_FILE}.get(
+        model, API_RESULTS_FILE
+    )
     path = results_path(model_args.get("results_cache", "auto"), default)
     if path is not None:
         ResultCache(path, scope={"check": "opens"}).close()

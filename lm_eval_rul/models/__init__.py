@@ -23,12 +23,15 @@ errors, what counts as a reply), :mod:`.api_payload`
 :mod:`.bridge_server`, the single-file server ``lm-eval-rul bridge --write`` copies into a
 research model's own environment (standard library, numpy and soundfile only).
 
-Public names: :class:`LALM`, :class:`LALMAPI` (imported on first access).
+``lalm-vllm`` (:mod:`.lalm_vllm`): the families vLLM serves on its in-process engine,
+with ``lalm``'s prompts (:mod:`.chat_prompts`, shared) and letters (:mod:`.vllm_scoring`).
+
+Public names: :class:`LALM`, :class:`LALMAPI`, :class:`LALMVLLM` (imported on first access).
 """
 
 from __future__ import annotations
 
-__all__ = ["LALM", "LALMAPI"]
+__all__ = ["LALM", "LALMAPI", "LALMVLLM"]
 
 
 def __getattr__(name: str):
@@ -36,6 +39,10 @@ def __getattr__(name: str):
         from .lalm import LALM
 
         return LALM
+    if name == "LALMVLLM":
+        from .lalm_vllm import LALMVLLM
+
+        return LALMVLLM
     if name == "LALMAPI":
         from .api import LALMAPI
 

@@ -100,6 +100,13 @@ _CONVERTERS: dict[str, Callable[[str, Any], Any]] = {
     "timeout": lambda n, v: _as_number(float, n, v),
     "verify_certificate": _as_bool,
     "chunked": _as_bool,
+    # lalm-vllm (lm_eval_rul.models.lalm_vllm)
+    "tensor_parallel_size": lambda n, v: _as_number(int, n, v),
+    "data_parallel_size": lambda n, v: _as_number(int, n, v),
+    "gpu_memory_utilization": lambda n, v: _as_number(float, n, v),
+    "max_model_len": lambda n, v: _as_number(int, n, v, optional=True),
+    "enforce_eager": _as_bool,
+    "block_size": lambda n, v: _as_number(int, n, v, optional=True),
 }
 
 

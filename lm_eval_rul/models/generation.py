@@ -20,7 +20,6 @@ from lm_eval.models.utils_hf import stop_sequences_criteria
 
 from ..audio import WINDOW_FIELD
 from ..progress import progress_bar
-from .stored_results import request_parts
 
 __all__ = ["AudioGenerationMixin"]
 
@@ -42,17 +41,11 @@ class AudioGenerationMixin:
         if not requests:
             return []
         sources = self.audio_sources(requests)
-        keys = [
-            request_parts(
-                "generate_until",
-                [r.args[0], r.args[1], self.max_gen_toks],
-                self._stored.heard_key(source.key(self.spec)),
-            )
-            for r, source in zip(requests, sources, strict=True)
-        ]
-        results: list[str | None] = list(self._stored.lookup(keys))
-        todo = [i for i, value in enumerate(results) if value is None]
-        self._stored.report("generate_until", len(requests), len(requests) - len(todo))
+        keys, results, todo = self._stored.recall(
+            "generate_until",
+            [[r.args[0], r.args[1], self.max_gen_toks] for r in requests],
+            [source.key(self.spec) for source in sources],
+        )
         if todo:
             self._sources = {i: sources[index] for i, index in enumerate(todo)}
             generated = self._generate([requests[i] for i in todo], disable_tqdm, keys, todo)

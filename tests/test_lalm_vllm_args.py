@@ -1,0 +1,42 @@
+"""``--model lalm-vllm`` where vLLM is not installed (this suite's environment): one line
+before anything loads. Its runs against a real vLLM are in tests_vllm/ (.ci/run)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import pytest
+
+from lm_eval_rul.testing.harness import cli_error_line
+
+
+def test_this_suite_runs_without_vllm():
+    assert importlib.util.find_spec("vllm") is None  # tests_vllm/ has its own environment
+
+
+def test_missing_vllm_is_one_line_before_the_model(tiny_audio_lm, audio_data, capsys):
+    line = cli_error_line(
+        ["run", "--model", "lalm-vllm", "--model_args", f"pretrained={tiny_audio_lm}",
+         "--tasks", "rul_muchomusic_fold0", "--metadata", json.dumps(audio_data)],
+        capsys,
+    )  # fmt: skip
+    assert "lalm-vllm: vLLM is not installed" in line and "lm-eval-rul[vllm]" in line
+
+
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        ({"data_parallel_size": 2}, "data_parallel_size>1: vLLM's in-process engine"),
+        ({"tensor_parallel_size": 0}, "tensor_parallel_size=0 must be at least 1"),
+        ({"gpu_memory_utilization": 1.5}, "gpu_memory_utilization=1.5 must be above 0"),
+        ({"enforce_eager": "maybe"}, "enforce_eager='maybe' is not a boolean"),
+        ({"prefix_cahce": False}, "unknown model_args prefix_cahce. Did you mean prefix_cache"),
+    ],
+)
+def test_bad_model_args_are_refused_before_vllm_is_looked_for(args, match):
+    from lm_eval_rul.errors import UserInputError
+    from lm_eval_rul.models.lalm_vllm import check_model_args
+
+    with pytest.raises(UserInputError, match=match):
+        check_model_args({"pretrained": "/nowhere", **args})
