@@ -3,7 +3,12 @@ before the model loads, or a run that works (``HFLM.__init__`` is counted)."""
 
 from __future__ import annotations
 
+import json
 import logging
+import shutil
+from pathlib import Path
+
+import pytest
 
 from lm_eval_rul.testing.harness import cli_error_line as fail
 from lm_eval_rul.testing.harness import read_output, text_run_args
@@ -72,3 +77,97 @@ def test_perceptual_index_metric_is_the_plugins_formula():
 
     assert perceptual_index_metric(2, LLResults()) == 0.75
     assert perceptual_index_metric(0, [0.0, -1e9]) < 1e-12
+
+
+def _crossed_count_labels(fig) -> list[str]:
+    """Each ``n=`` label that a line (whisker, cap, chance line) or a bar crosses."""
+    from matplotlib.collections import LineCollection
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Rectangle
+
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    crossed = []
+    for text in fig.findobj(lambda a: hasattr(a, "get_text") and "n=" in a.get_text()):
+        box = text.get_window_extent(renderer)
+        for ax in fig.axes:
+            paths = [line.get_transform().transform_path(line.get_path())
+                     for line in ax.findobj(Line2D) if line.get_visible()]  # fmt: skip
+            for lines in ax.findobj(LineCollection):
+                paths += [lines.get_transform().transform_path(p) for p in lines.get_paths()]
+            hit = any(p.intersects_bbox(box, filled=False) for p in paths if len(p.vertices))
+            hit = hit or any(
+                bar.get_window_extent(renderer).overlaps(box) for bar in ax.findobj(Rectangle)
+                if bar is not ax.patch and bar.get_visible()
+            )  # fmt: skip
+            if hit:
+                crossed.append(text.get_text())
+    return crossed
+
+
+def test_partial_run_counts_are_written_where_nothing_crosses_them(tmp_path, monkeypatch):
+    from matplotlib.figure import Figure
+
+    from lm_eval_rul.report import plots
+
+    saved = []
+    original = Figure.savefig
+
+    def savefig(self, *args, **kwargs):
+        saved.append(_crossed_count_labels(self))
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", savefig)
+    for groups in (["Qwen2-Audio-7B"] * 3, None):  # the report's grouped bars, and plain ones
+        plots.accuracy_bars(
+            tmp_path / "accuracy_rul_muchomusic.png",
+            ["text", "original", "noise"],
+            [0.375, 0.5, 0.25],
+            [0.1, 0.2, 0.05],
+            [0.7, 0.8, 0.6],
+            groups=groups,
+            chance=0.25,
+            counts=["8 of 1,187", "8 of 1,187", "8 of 1,187"],
+        )
+    assert saved == [[], []]
+
+
+@pytest.fixture(scope="module")
+def same_named_runs(tiny_lm, data_dir, tmp_path_factory) -> dict[str, Path]:
+    """Text runs of three checkpoints all named ``checkpoint-1000``: ``/…/a/checkpoint-1000``,
+    ``/…/b/checkpoint-1000`` and ``../a/checkpoint-1000`` (a relative path)."""
+    from lm_eval_rul.cli import main
+
+    root = tmp_path_factory.mktemp("same_named")
+    checkpoint = root / "a" / "checkpoint-1000"
+    shutil.copytree(tiny_lm, checkpoint)
+    main([*text_run_args(checkpoint, data_dir, root / "runs_a", "muchomusic"), "--log_samples"])
+    folders = {"a": root / "runs_a"}
+    for name, given in (("b", str(root / "b" / "checkpoint-1000")), ("rel", "../a/checkpoint-1000")):
+        folders[name] = root / f"runs_{name}"
+        shutil.copytree(folders["a"], folders[name])
+        for results in folders[name].rglob("results_*.json"):
+            results.write_text(results.read_text().replace(str(checkpoint), given))
+    return folders
+
+
+def test_report_names_same_named_checkpoints_apart(same_named_runs, tmp_path):
+    from lm_eval_rul.report.runs import load_runs
+
+    runs = load_runs(list(same_named_runs.values()))
+    names = {run.model for run in runs}
+    root = same_named_runs["a"].parent
+    assert names == {"../a/checkpoint-1000", f"{root.name}/a/checkpoint-1000", "b/checkpoint-1000"}
+
+
+def test_ambiguous_text_backbone_is_one_line_listing_the_candidates(same_named_runs, capsys):
+    folders = [str(f) for f in same_named_runs.values()]
+    out = same_named_runs["a"].parent / "report"
+    line = fail(["report", *folders, "--out", out, "--text-backbone", "checkpoint-1000"], capsys)
+    assert "AmbiguousModelError: --text-backbone 'checkpoint-1000' matches 3 models: " in line
+    assert "b/checkpoint-1000 (" in line and "../a/checkpoint-1000 (../a/checkpoint-1000)" in line
+    from lm_eval_rul.cli import main
+
+    main(["report", *folders, "--out", str(out), "--text-backbone", "b/checkpoint-1000"])
+    report = json.loads((out / "report.json").read_text())
+    assert report["settings"]["text_backbone"].startswith("b/checkpoint-1000")
