@@ -171,3 +171,19 @@ def test_ambiguous_text_backbone_is_one_line_listing_the_candidates(same_named_r
     main(["report", *folders, "--out", str(out), "--text-backbone", "b/checkpoint-1000"])
     report = json.loads((out / "report.json").read_text())
     assert report["settings"]["text_backbone"].startswith("b/checkpoint-1000")
+
+
+def test_mmau_json_given_to_rul_muchomusic_is_one_line(tiny_lm, tmp_path, capsys, constructions):
+    from lm_eval_rul.testing.mmau import write_mmau_json
+
+    mmau = write_mmau_json(tmp_path / "mmau-test-mini.json")
+    line = fail(
+        ["run", "--model", "hf", "--model_args", f"pretrained={tiny_lm}", "--tasks",
+         "rul_muchomusic", "--metadata", json.dumps({"rul_data_path": str(mmau)})],
+        capsys,
+    )  # fmt: skip
+    assert "DataValidationError: 1 problem in" in line
+    assert "the file is MMAU's released JSON layout (" in line
+    assert "not questions with 4 distractors each. The mmau_music tasks read it" in line
+    assert "expected 4 distractors" not in line
+    assert constructions == []
