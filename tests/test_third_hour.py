@@ -187,3 +187,24 @@ def test_mmau_json_given_to_rul_muchomusic_is_one_line(tiny_lm, tmp_path, capsys
     assert "not questions with 4 distractors each. The mmau_music tasks read it" in line
     assert "expected 4 distractors" not in line
     assert constructions == []
+
+
+def test_build_writing_no_question_fails_in_one_line_and_leaves_no_lock(tiny_lm, tmp_path, capsys):
+    from lm_eval_rul.testing.fixtures import fixture_rows
+
+    rows = fixture_rows(5)
+    for row in rows.values():  # pools of 5 candidates that clean down to one
+        answer = row["correct_answer"]
+        row["distractors"] = [answer, answer.upper(), "a", "a.", "A"]
+    pools = tmp_path / "pools.json"
+    pools.write_text(json.dumps(rows))
+    out = tmp_path / "out" / "rul.json"
+    line = fail(
+        ["build", "--pools", pools, "--model", "hf", "--model_args",
+         f"pretrained={tiny_lm},dtype=float32", "--device", "cpu", "--output", out,
+         "--no_progress"],
+        capsys,
+    )  # fmt: skip
+    assert f"NothingBuiltError: wrote 0 of 5 questions to {out}: all failed (e.g. question" in line
+    assert "1 clean candidate(s), 4 needed" in line and "out/rul.report.md" in line
+    assert not list(tmp_path.rglob("*.lock"))
