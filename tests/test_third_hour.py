@@ -226,3 +226,29 @@ def test_a_text_file_named_mp3_is_said_to_be_no_audio(tmp_path, capfd):
     assert "ffmpeg" not in str(raised.value)
     printed = capfd.readouterr()
     assert "Note:" not in printed.err + printed.out  # no decoder ran (libmpg123's lines)
+
+
+def test_limit_one_is_one_document_and_the_run_says_how_many(
+    tiny_lm, data_dir, tmp_path, caplog, capsys
+):
+    from lm_eval_rul.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    assert "1 and 1.0 are counts: ONE document per task" in " ".join(capsys.readouterr().out.split())
+    out = tmp_path / "out"
+    limits = logging.getLogger("lm_eval_rul.cli.limits")  # its own handler: the CLI's
+    with caplog.at_level(logging.INFO, logger=limits.name):  # loggers do not propagate
+        limits.addHandler(caplog.handler)
+        try:
+            main(text_run_args(tiny_lm, data_dir, out, "rul_muchomusic", "--limit", "1.0",
+                               "--log_samples"))  # fmt: skip
+        finally:
+            limits.removeHandler(caplog.handler)
+    said = [r.getMessage() for r in caplog.records if r.getMessage().startswith("--limit")]
+    assert said == [
+        "--limit 1 runs 1 of 8 documents in each of 4 tasks; a --limit of 1 or more counts "
+        "documents per task (1.0 is one document), below 1 is a fraction"
+    ]
+    results, samples = read_output(out)
+    assert {len(rows) for rows in samples.values()} == {1}
