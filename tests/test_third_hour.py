@@ -143,7 +143,10 @@ def same_named_runs(tiny_lm, data_dir, tmp_path_factory) -> dict[str, Path]:
     shutil.copytree(tiny_lm, checkpoint)
     main([*text_run_args(checkpoint, data_dir, root / "runs_a", "muchomusic"), "--log_samples"])
     folders = {"a": root / "runs_a"}
-    for name, given in (("b", str(root / "b" / "checkpoint-1000")), ("rel", "../a/checkpoint-1000")):
+    for name, given in (
+        ("b", str(root / "b" / "checkpoint-1000")),
+        ("rel", "../a/checkpoint-1000"),
+    ):
         folders[name] = root / f"runs_{name}"
         shutil.copytree(folders["a"], folders[name])
         for results in folders[name].rglob("results_*.json"):
@@ -235,7 +238,9 @@ def test_limit_one_is_one_document_and_the_run_says_how_many(
 
     with pytest.raises(SystemExit):
         main(["run", "--help"])
-    assert "1 and 1.0 are counts: ONE document per task" in " ".join(capsys.readouterr().out.split())
+    assert "1 and 1.0 are counts: ONE document per task" in " ".join(
+        capsys.readouterr().out.split()
+    )
     out = tmp_path / "out"
     limits = logging.getLogger("lm_eval_rul.cli.limits")  # its own handler: the CLI's
     with caplog.at_level(logging.INFO, logger=limits.name):  # loggers do not propagate

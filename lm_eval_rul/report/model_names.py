@@ -39,7 +39,8 @@ def distinct_names(pretrained: Iterable[str]) -> dict[str, str]:
 
     >>> distinct_names(["../models/x", "/data/models/x", "Qwen/Qwen2-7B"])
     {'../models/x': '../models/x', '/data/models/x': 'data/models/x', 'Qwen/Qwen2-7B': 'Qwen2-7B'}
-    >>> distinct_names(["/a/run/checkpoint-1000", "/b/run/checkpoint-1000"])["/b/run/checkpoint-1000"]
+    >>> names = distinct_names(["/a/run/checkpoint-1000", "/b/run/checkpoint-1000"])
+    >>> names["/b/run/checkpoint-1000"]
     'b/run/checkpoint-1000'
     """
     by_last: dict[str, list[str]] = defaultdict(list)

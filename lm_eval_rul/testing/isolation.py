@@ -122,9 +122,7 @@ def _seed_font_cache(old_environ: Mapping[str, str], folder: Path) -> None:
             shutil.copy(path, folder)
 
 
-def isolate_session(
-    root: Path, environ: MutableMapping[str, str] | None = None
-) -> WriteGuard:
+def isolate_session(root: Path, environ: MutableMapping[str, str] | None = None) -> WriteGuard:
     """Point every :data:`CACHE_VARIABLES` into ``root`` and guard the user's own folders.
 
     Returns:
