@@ -250,7 +250,7 @@ def test_limit_one_is_one_document_and_the_run_says_how_many(
                                "--log_samples"))  # fmt: skip
         finally:
             limits.removeHandler(caplog.handler)
-    said = [r.getMessage() for r in caplog.records if r.getMessage().startswith("--limit")]
+    said = [r.getMessage() for r in caplog.records if r.name == limits.name]
     assert said == [
         "--limit 1 runs 1 of 8 documents in each of 4 tasks; a --limit of 1 or more counts "
         "documents per task (1.0 is one document), below 1 is a fraction"

@@ -70,7 +70,6 @@ _CONDITION_COLOURS = {
 _OTHER_COLOURS = ("#937860", "#DA8BC3", "#8C8C8C", "#1F77B4", "#FF7F0E")
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">")
 
-
 _HATCHES = ("", "//", "..", "xx", "\\\\", "++")
 
 
@@ -143,9 +142,8 @@ def accuracy_bars(
         chance: Accuracy of a uniform guess, drawn as a dashed line.
         title: Figure title.
         confidence_level: Shown in the axis label.
-        counts: Questions per bar (``"150 of 1,187"``: part of the benchmark), written as a
-            last line of each bar's label when they differ or one is partial (inside the
-            axes a whisker or the chance line would cross them).
+        counts: Questions per bar (``"150 of 1,187"``: part of the benchmark), written under
+            each bar's label (nothing crosses them there) when they differ or one is partial.
     """
     if not (len(labels) == len(estimates) == len(lows) == len(highs)) or not labels:
         raise ValueError("accuracy_bars needs one estimate, low and high per label (>= 1 label)")
@@ -154,13 +152,12 @@ def accuracy_bars(
     plt = pyplot()
     shown = list(labels)
     if counts is not None and (len(set(counts)) > 1 or any(" of " in c for c in counts)):
-        # under each bar's label, where no whisker, bar or chance line can cross it
         shown = [f"{label}, n={count}" for label, count in zip(labels, counts, strict=True)]
     longest = max(len(line) for label in shown for line in label.split(", "))
-    per_bar = 0.8
-    if groups is not None:  # room for each label, and for each model's name under its bars
-        names = {name: groups.count(name) for name in groups}
-        per_bar = max(per_bar, 0.075 * longest, *(0.09 * len(n) / k for n, k in names.items()))
+    per_bar = 0.8  # room for each label, and for each model's name under its bars
+    if groups is not None:
+        widths = (0.09 * len(name) / groups.count(name) for name in set(groups))
+        per_bar = max(per_bar, 0.075 * longest, *widths)
     fig, ax = plt.subplots(figsize=(max(4.0, per_bar * len(labels) + 2.5), 4.2))
     if groups is None:
         x = np.arange(len(labels), dtype=np.float64)
@@ -179,8 +176,8 @@ def accuracy_bars(
         )
         ax.legend(loc="upper right", fontsize=8)
     if groups is None:
-        ax.set_xticks(x, [t.replace(", n=", "\nn=") for t in shown], rotation=30, ha="right",
-                      fontsize=8)  # fmt: skip
+        ticks = [label.replace(", n=", "\nn=") for label in shown]
+        ax.set_xticks(x, ticks, rotation=30, ha="right", fontsize=8)
     else:  # settings one per line ("noise\nseed=1"), the model's name once below them
         ticks = [label.replace(", ", "\n") for label in shown]
         ax.set_xticks(x, ticks, fontsize=8)
