@@ -33,13 +33,22 @@ import os
 import sqlite3
 import threading
 import time
+import weakref
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 from .errors import UserInputError
 
-__all__ = ["ResultCache", "CacheFileError", "digest"]
+__all__ = ["ResultCache", "CacheFileError", "digest", "opened_caches"]
+
+#: Every :class:`ResultCache` still in use, for :func:`opened_caches`.
+_OPENED: weakref.WeakSet[ResultCache] = weakref.WeakSet()
+
+
+def opened_caches() -> list[ResultCache]:
+    """The result caches this process has open (e.g. to say what a stopped run kept)."""
+    return list(_OPENED)
 
 _T = TypeVar("_T")
 #: SQLite's own wait for a lock held by another connection (its busy handler).
@@ -211,6 +220,7 @@ class ResultCache:
         self.hits = self.misses = self.writes = 0
         self._lock = threading.Lock()
         self._db = _open(self.path)
+        _OPENED.add(self)
 
     @staticmethod
     def key(parts: Hashable | Sequence[Any]) -> str:
@@ -266,6 +276,7 @@ class ResultCache:
         return int(count)
 
     def close(self) -> None:
+        _OPENED.discard(self)
         with self._lock:
             self._db.close()
 

@@ -188,8 +188,9 @@ class OutputBusyError(UserInputError, RuntimeError):
 class OutputLock:
     """``<output>.lock``, held (``fcntl.flock``, exclusive, non-blocking) while writing ``output``.
 
-    The lock file holds the pid of its holder; the lock is released when the holder exits,
-    even by a kill, so a stale lock file never blocks a later run.
+    The lock file holds the pid of its holder and is removed when the holder leaves; the
+    lock is released when the holder exits, even by a kill, so a lock file left by a
+    killed run never blocks a later one.
 
     Args:
         output: The output the lock protects.
@@ -219,18 +220,22 @@ class OutputLock:
         except ImportError:  # Windows: no advisory locks here; run one writer at a time
             return self
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle = self.path.open("a+", encoding="utf-8")
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            handle.seek(0)
-            holder = handle.read().strip() or "unknown"
-            handle.close()
-            raise OutputBusyError(
-                f"{self.output} is busy: another {self.command} (pid {holder}) is writing it "
-                f"(lock {self.path}). Wait for that run to finish (a rerun then resumes from "
-                f"its checkpoints), or choose another {self.flag}."
-            ) from None
+        while True:
+            handle = self.path.open("a+", encoding="utf-8")
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                handle.seek(0)
+                holder = handle.read().strip() or "unknown"
+                handle.close()
+                raise OutputBusyError(
+                    f"{self.output} is busy: another {self.command} (pid {holder}) is writing "
+                    f"it (lock {self.path}). Wait for that run to finish (a rerun then resumes "
+                    f"from its checkpoints), or choose another {self.flag}."
+                ) from None
+            if self._still_named(handle):
+                break
+            handle.close()  # its holder removed it on leaving: lock the new file instead
         handle.seek(0)
         handle.truncate()
         handle.write(f"{os.getpid()}\n")
@@ -238,14 +243,20 @@ class OutputLock:
         self._handle = handle
         return self
 
+    def _still_named(self, handle: IO[str]) -> bool:
+        """Whether the locked file is still the one at :attr:`path` (not removed meanwhile)."""
+        try:
+            return os.stat(self.path).st_ino == os.fstat(handle.fileno()).st_ino
+        except FileNotFoundError:
+            return False
+
     def __exit__(self, *_exc: Any) -> None:
         if self._handle is None:
             return
         import fcntl
 
         with contextlib.suppress(OSError):
-            self._handle.seek(0)
-            self._handle.truncate()
+            self.path.unlink()  # while still held: no lock file is left behind
         fcntl.flock(self._handle.fileno(), fcntl.LOCK_UN)
         self._handle.close()
         self._handle = None

@@ -11,7 +11,12 @@ APIs differ, the rest of the code asks this module instead of the harness:
 - the logged responses of a sample (:func:`sample_responses`): 0.5 wraps each request's
   filtered response in a list (one item per repeat);
 - the documents ``--limit`` selects (:func:`sample_size`): 0.4.13's public
-  ``get_sample_size`` is private in 0.5.
+  ``get_sample_size`` is private in 0.5;
+- metrics whose values come from a task's ``process_results``
+  (:func:`register_task_metric`): 0.5 looks each ``metric_list`` name up in its metric
+  registry and warns for every task naming one it lacks; 0.4.13 never looks;
+- the logger of the harness's task module (:func:`task_logger_name`): 0.4.13's
+  ``lm_eval.api.task``, 0.5's ``lm_eval.api.task._task``.
 
 Nothing here reaches into a private attribute without a public fallback first, and each
 function is tested on both releases (tests/test_harness_compat.py).
@@ -19,7 +24,7 @@ function is tested on both releases (tests/test_harness_compat.py).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .errors import UserInputError
@@ -32,6 +37,8 @@ __all__ = [
     "accept_generation_metrics",
     "sample_responses",
     "sample_size",
+    "register_task_metric",
+    "task_logger_name",
 ]
 
 #: Registered harness metrics our generation tasks name, whose values come from the tasks'
@@ -96,6 +103,37 @@ def accept_generation_metrics() -> list[str]:
             output_types.add("generate_until")
             widened.append(name)
     return widened
+
+
+def register_task_metric(
+    name: str, fn: Callable[..., Any], *, higher_is_better: bool, output_type: str
+) -> bool:
+    """Register ``fn`` as the harness metric ``name`` (aggregated by its mean), unless known.
+
+    lm-eval 0.5 resolves each ``metric_list`` name of a task in its metric registry and
+    logs "Metric 'NAME' not found in registry. Using a placeholder" for each task naming an
+    unknown one (the values still come from the task's ``process_results``). The same
+    ``register_metric`` call works on 0.4.13, which reads the task's own aggregation.
+
+    Returns:
+        Whether this call registered it (False when the name was already registered).
+    """
+    import lm_eval.api.metrics  # noqa: F401 - registers the harness's aggregations ("mean")
+    from lm_eval.api.registry import metric_registry, register_metric
+
+    if name in metric_registry:
+        return False
+    register_metric(
+        metric=name, higher_is_better=higher_is_better, aggregation="mean", output_type=output_type
+    )(fn)
+    return True
+
+
+def task_logger_name() -> str:
+    """The logger of the harness module that defines its tasks (it warns per task)."""
+    from lm_eval.api.task import ConfigurableTask
+
+    return ConfigurableTask.__module__
 
 
 def sample_responses(sample: Mapping[str, Any]) -> list[Any]:

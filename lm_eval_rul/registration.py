@@ -62,11 +62,13 @@ def register_models() -> None:
     from lm_eval.api.registry import model_registry
 
     from .harness_compat import accept_generation_metrics
+    from .mcqa.harness_metric import register_metrics
 
     for name, target in MODELS.items():
         if name not in model_registry:
             model_registry.register(name, target=target)
     accept_generation_metrics()  # the generation tasks' acc/f1 on lm-eval 0.5
+    register_metrics()  # perceptual_index, where lm-eval 0.5 looks the tasks' metrics up
 
 
 def task_manager(

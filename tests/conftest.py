@@ -3,19 +3,56 @@
 from __future__ import annotations
 
 import functools
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from lm_eval_rul.testing.fixtures import write_muchomusic_csv, write_pools_json, write_rul_json
+from lm_eval_rul.testing.isolation import WriteGuard, isolate_session
 from lm_eval_rul.testing.text import make_tiny_causal_lm
+
+_GUARD = pytest.StashKey[WriteGuard]()
+_SESSION_CACHES = pytest.StashKey[Path]()
+
+
+def pytest_configure(config):
+    """Before any fixture: every cache (ours, huggingface, torch, matplotlib) in a session
+    folder, and a guard recording writes under the user's own cache folders."""
+    root = Path(tempfile.mkdtemp(prefix="lm_eval_rul_test_caches_"))
+    config.stash[_SESSION_CACHES] = root
+    config.stash[_GUARD] = isolate_session(root)
+
+
+def pytest_sessionfinish(session):
+    """Writes no test was blamed for (collection, session fixtures' teardown) fail the run."""
+    writes = session.config.stash[_GUARD].take()
+    if writes:
+        print(f"\nwritten under the user's cache folders: {writes[:10]}")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_unconfigure(config):
+    config.stash[_GUARD].active = False
+    shutil.rmtree(config.stash[_SESSION_CACHES], ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
-def _own_cache_dir(tmp_path, monkeypatch):
+def _own_cache_dir(tmp_path, monkeypatch, request):
     """Each test gets its own ``$LM_EVAL_RUL_CACHE``: ``lalm``'s stored results never leak
-    from one test into another."""
+    from one test into another. After the test (its module fixtures included), nothing may
+    have been written under the user's cache folders."""
     monkeypatch.setenv("LM_EVAL_RUL_CACHE", str(tmp_path / "lm_eval_rul_cache"))
+    yield
+    writes = request.config.stash[_GUARD].take()
+    assert not writes, f"written under the user's cache folders: {writes[:10]}"
+
+
+@pytest.fixture(scope="session")
+def write_guard(request) -> WriteGuard:
+    """The session's guard over the user's cache folders (its ``forbidden`` folders)."""
+    return request.config.stash[_GUARD]
 
 
 @pytest.fixture(scope="session")

@@ -80,7 +80,7 @@ def test_empty_and_corrupt_files_raise_naming_the_file(tmp_path):
     with pytest.raises(AudioDecodeError, match=r"empty\.wav: is empty \(0 bytes\)"):
         decode_audio(empty, sampling_rate=SR)
     corrupt = tmp_path / "corrupt.flac"
-    corrupt.write_bytes(b"this is not audio at all" * 10)
+    corrupt.write_bytes(b"\x01\xfe this is not audio at all" * 10)  # binary, not text
     with pytest.raises(AudioDecodeError, match=r"corrupt\.flac: cannot be decoded"):
         decode_audio(corrupt, sampling_rate=SR)
     no_frames = tmp_path / "noframes.wav"

@@ -82,7 +82,7 @@ def interrupt_after(monkeypatch, n_batches: int) -> None:
 
 
 def test_interrupted_run_resumes_with_only_the_remaining_forward_passes(
-    tiny_audio_lm, data, tmp_path, monkeypatch
+    tiny_audio_lm, data, tmp_path, monkeypatch, capsys
 ):
     cache = tmp_path / "results.sqlite"
     # uninterrupted reference, no results cache: 4 clips x 8 documents, 2 batches per clip
@@ -95,8 +95,15 @@ def test_interrupted_run_resumes_with_only_the_remaining_forward_passes(
     with monkeypatch.context() as patch:
         first = Models(patch)
         interrupt_after(patch, 3)  # 3 batches written, the 4th lost in flight
-        with pytest.raises(KeyboardInterrupt):
+        capsys.readouterr()
+        with pytest.raises(SystemExit) as stopped:
             run(tiny_audio_lm, data, tmp_path / "first", cache)
+    assert stopped.value.code == 130  # Ctrl-C: one line saying what was kept, no traceback
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.strip().splitlines()[-1] == (
+        f"lm-eval-rul run: interrupted; 48 results kept in {cache}: rerun the same command to "
+        "resume (only the rest is computed)"
+    )
     assert first.suffix_passes() == 4
     assert first.built[0]._stored.cache is not None and len(first.built[0]._stored.cache) == 48
 

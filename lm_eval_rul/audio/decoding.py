@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from .errors import AudioDecodeError
+from .not_audio import text_instead_of_audio
 from .sources import clip_source
 
 __all__ = [
@@ -143,6 +144,9 @@ def _decode_range(
         (samples at ``sampling_rate``, index of the first returned sample, total samples).
     """
     _check_size(source, label)
+    text = text_instead_of_audio(source)
+    if text:
+        raise AudioDecodeError(f"audio file {label}: {text}; replace it with the clip")
     try:
         with _open_soundfile(source) as handle:
             rate, total = int(handle.samplerate), int(handle.frames)

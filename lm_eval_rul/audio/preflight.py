@@ -34,6 +34,7 @@ from typing import Any
 from ..files import write_json_atomic
 from .conditions import FILE_CONDITIONS, pool_refs
 from .errors import AudioDecodeError
+from .not_audio import text_instead_of_audio
 from .sources import clip_source, ref_name
 
 __all__ = [
@@ -128,6 +129,9 @@ def clip_header_problem(ref: str) -> str | None:
         size = len(source)
     if size == 0:
         return "empty (0 bytes)"
+    text = text_instead_of_audio(source)
+    if text:
+        return f"{text}; replace it with the clip"
     suffix = Path(name).suffix.lower()
     try:
         frames, rate = _info_soundfile(source)

@@ -28,6 +28,7 @@ from .. import registration
 from ..errors import UserInputError
 from ..masking import mask, mask_logs, mask_url, url_has_credentials
 from .help import DESCRIPTION, EPILOG, add_run_help
+from .interrupted import RunInterrupted
 from .quiet import HELD_LOGS
 
 __all__ = ["main", "PluginCLI", "UnknownCommandError", "SUBCOMMAND_MODULES"]
@@ -172,6 +173,10 @@ def main(argv: list[str] | None = None) -> None:
         # the harness's log lines masked too; each data file read and parsed once
         with mask_logs(*given) as secrets, read_once():
             cli.execute(args)
+    except RunInterrupted as stopped:  # Ctrl-C: what was kept, not a traceback
+        HELD_LOGS.drop()
+        print(f"lm-eval-rul run: {stopped}", file=sys.stderr)
+        raise SystemExit(130) from None
     except (UserInputError, FileNotFoundError) as error:
         # Bad input, not a bug: the message names what is wrong and the fix, on the first
         # line printed (the held setup lines of a run that does not happen are dropped).

@@ -4,8 +4,30 @@ from __future__ import annotations
 
 import argparse
 import textwrap
+from pathlib import Path
 
+from ..errors import UserInputError
 from ._harness_args import add_harness_model_arguments, add_seed_argument, seed_of
+
+
+class NothingBuiltError(UserInputError, RuntimeError):
+    """``build`` finished with none of its questions written (each failed a stage)."""
+
+
+def _nothing_built(report: dict, output: str) -> str:
+    """One line for a build that wrote no question: the count, the first failure, the report."""
+    from ..distractors.stage_files import report_path
+
+    first = (report.get("failures") or [{}])[0]
+    reason = (
+        f" (e.g. question {first['id']!r} at {first.get('stage')}: {first.get('error')})"
+        if first.get("id") is not None
+        else ""
+    )
+    return (
+        f"wrote 0 of {report['n_questions']} questions to {output}: all failed{reason}; each "
+        f"question's reason is in {report_path(Path(output)).with_suffix('.md')}"
+    )
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -142,6 +164,8 @@ def _execute(args: argparse.Namespace) -> None:
         long_prompts=args.long_prompts,
     )
     report = run_build(config)
+    if report.get("n_written") == 0 and report.get("n_questions"):
+        raise NothingBuiltError(_nothing_built(report, args.output))
     if "n_written" in report:
         line = (
             f"wrote {report['n_written']} of {report['n_questions']} questions to {args.output}; "

@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import textwrap
 
+from .limits import RUN_LIMIT_HELP
+
 __all__ = ["DESCRIPTION", "EPILOG", "RUN_USAGE", "RUN_EPILOG", "add_run_help"]
 
 DESCRIPTION = textwrap.fill(
@@ -91,6 +93,9 @@ def add_run_help(parser: argparse.ArgumentParser) -> None:
     )
     parser.epilog = RUN_EPILOG
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    for action in parser._actions:  # the harness's --limit: its 1.0 is one document
+        if action.dest == "limit":
+            action.help = RUN_LIMIT_HELP
     group = parser.add_argument_group("lm-eval-rul")
     group.add_argument(
         "--audio_check",

@@ -31,6 +31,7 @@ from typing import Any
 from ..errors import UserInputError
 from ..harness_compat import refuse_doc_to_audio_tasks
 from ..hub import check_model_available
+from .limits import say_limit_sample
 from .task_names import DuplicateTaskError
 
 __all__ = [
@@ -306,6 +307,7 @@ def check_before_model(
     if task_manager is None:
         return
     loaded = load_tasks_once(task_manager, tasks)
+    say_limit_sample(loaded, None if samples else limit)
     _refuse_audio_tasks_for_text_models(model, loaded)
     refuse_doc_to_audio_tasks(
         [name for name, task in (loaded.get("tasks") or {}).items() if declares_audio(task)]

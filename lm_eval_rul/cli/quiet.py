@@ -3,7 +3,8 @@
 * lm-eval warns once per task whose data comes from a ``custom_dataset`` function that
   "Custom kwargs can be passed to `--metadata`" (8 times for ``rul_muchomusic`` +
   ``rul_muchomusic_gen``); the plugin's tasks document their ``--metadata`` keys, so the
-  warning is dropped for them (other tasks keep it).
+  warning is dropped for them (other tasks keep it), on the logger of the harness's task
+  module on either release (:func:`~lm_eval_rul.harness_compat.task_logger_name`).
 * ``run`` logs its setup ("Including path", "Selected Tasks", the ``--limit`` warning)
   before the plugin's checks: :class:`HeldLogs` keeps those records until the checks
   pass, so a wrong command's one-line error is the first line printed (and the held
@@ -20,6 +21,8 @@ import logging
 import os
 import subprocess
 from collections.abc import Iterator
+
+from ..harness_compat import task_logger_name
 
 __all__ = [
     "HeldLogs",
@@ -121,7 +124,7 @@ def quiet_plugin_task_warnings() -> None:
     global _PLAIN_HARNESS_FILTER
     if _PLAIN_HARNESS_FILTER is None:
         _PLAIN_HARNESS_FILTER = PluginTaskWarningFilter()
-        logging.getLogger("lm_eval.api.task").addFilter(_PLAIN_HARNESS_FILTER)
+        logging.getLogger(task_logger_name()).addFilter(_PLAIN_HARNESS_FILTER)
 
 
 def quiet_git_hash() -> str | None:
@@ -148,7 +151,7 @@ def quiet_harness_logs() -> Iterator[None]:
 
     from .task_names import plugin_task_names
 
-    task_logger = logging.getLogger("lm_eval.api.task")
+    task_logger = logging.getLogger(task_logger_name())
     warning_filter = PluginTaskWarningFilter(set(plugin_task_names()))
     task_logger.addFilter(warning_filter)
     original_hash = evaluator.get_git_commit_hash

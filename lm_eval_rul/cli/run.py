@@ -36,6 +36,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..masking import mask_model_args
+from .interrupted import said_on_interrupt
 from .long_prompts import no_cut_prompts
 from .preflight import AUDIO_MODELS, check_before_model, check_clips_before_model, plugin_docs
 from .quiet import HELD_LOGS, quiet_harness_logs
@@ -216,7 +217,7 @@ def run_hooks(args: argparse.Namespace, *, audio_check: str = "header") -> Itera
 
     lm_eval.simple_evaluate = simple_evaluate
     try:
-        with task_name_hooks(), quiet_harness_logs(), no_cut_prompts():
+        with said_on_interrupt(), task_name_hooks(), quiet_harness_logs(), no_cut_prompts():
             with device_ran_on() as models:
                 yield
     finally:

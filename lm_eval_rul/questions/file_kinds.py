@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .mmau import describe_mmau, looks_like_mmau
 from .reading import csv_table, json_value, jsonl_values, read_text, reads_once
 from .schema import DataValidationError
 
@@ -30,6 +31,7 @@ __all__ = [
     "CSV",
     "PI",
     "RESULTS",
+    "MMAU",
 ]
 
 #: The columns that make a CSV MuChoMusic's own (``muchomusic.csv``).
@@ -52,6 +54,7 @@ QUESTIONS = "questions"
 CSV = "csv"
 PI = "pi"
 RESULTS = "results"
+MMAU = "mmau"
 UNKNOWN = "unknown"
 #: Distractors a question file has per question; a pool has more.
 QUESTION_DISTRACTORS = 4
@@ -63,7 +66,7 @@ class DataFileKind:
 
     Attributes:
         kind: :data:`POOLS`, :data:`QUESTIONS`, :data:`CSV`, :data:`PI`, :data:`RESULTS`,
-            or ``"unknown"`` (not readable, or none of these).
+            :data:`MMAU`, or ``"unknown"`` (not readable, or none of these).
         description: The file in words, e.g. ``"a distractor pools file (8 questions,
             9-10 candidates each; the released distractors.json layout)"``.
     """
@@ -155,6 +158,8 @@ def sniff_data_file(path: str | os.PathLike[str]) -> DataFileKind:
         return DataFileKind(RESULTS, "an lm-eval results file (results_*.json)")
     if isinstance(raw, dict) and "n" in raw and "mean" in raw and "histogram" in raw:
         return DataFileKind(PI, "a PI summary written by lm-eval-rul pi (*.summary.json)")
+    if looks_like_mmau(raw):
+        return DataFileKind(MMAU, describe_mmau(raw))
     if isinstance(raw, dict):
         rows = [v for v in raw.values() if isinstance(v, dict)]
     elif isinstance(raw, list):

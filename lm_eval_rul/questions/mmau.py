@@ -32,6 +32,7 @@ __all__ = [
     "MMAUItem",
     "read_mmau_json",
     "looks_like_mmau",
+    "describe_mmau",
     "select_subset",
     "as_question",
     "read_mmau_questions",
@@ -118,6 +119,15 @@ def looks_like_mmau(raw: Any) -> bool:
     # most items, not all: a file with a few broken items is MMAU's, its reader names them
     shaped = sum(isinstance(r.get("choices"), list) and "task" in r for r in rows)
     return 2 * shaped > len(rows)
+
+
+def describe_mmau(raw: list[Any]) -> str:
+    """MMAU's layout in words, with its item and music counts (``raw``: the parsed list)."""
+    music = sum(isinstance(r, dict) and r.get("task") == "music" for r in raw)
+    return (
+        f"MMAU's released JSON layout ({len(raw):,} items with 'choices' and 'task', "
+        f"{music:,} of them music)"
+    )
 
 
 def _text(value: Any) -> str:
@@ -307,6 +317,16 @@ def read_mmau_questions(
             hint="Give mmau-test-mini.json (the split with answers).",
         )  # fmt: skip
     questions = [_distinct(as_question(i)) for i in items]
+    if n_distractors is not None and all(len(q.distractors) != n_distractors for q in questions):
+        # a reader wanting another layout (rul_muchomusic: 4 distractors): one line, not one
+        # "expected 4 distractors" per item
+        raise DataValidationError(
+            path,
+            [f"the file is {describe_mmau(json_value(path))}, not questions with "
+             f"{n_distractors} distractors each"],
+            hint="The mmau_music tasks read it (--metadata mmau_data_path); `lm-eval-rul build` "
+            "makes a file with 4 distractors per question from it, for rul_mmau_music.",
+        )  # fmt: skip
     logger.info("%s: %d %s item(s) of MMAU", path, len(questions), subset)
     rows = [
         {

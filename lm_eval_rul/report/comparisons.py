@@ -17,6 +17,7 @@ import numpy as np
 
 from ..questions import derive_seed
 from .correlation import pearson
+from .model_names import runs_named
 from .run_keys import question_file_label, question_set_mismatch
 from .runs import Run, RunReadError
 from .samples import Sample
@@ -150,9 +151,9 @@ def find_backbone(runs: Sequence[Run], name: str | None, notes: list[str]) -> Ru
                 f"with --text-backbone NAME ({', '.join(sorted({r.model for r in text_runs}))})."
             )
         return None
-    for run in text_runs:
-        if name in (run.model, run.pretrained):
-            return run
+    matching = runs_named(text_runs, name, option="--text-backbone")
+    if matching:
+        return matching[0]
     raise RunReadError(
         f"--text-backbone {name!r} matches no text-only run; text-only models found: "
         f"{', '.join(sorted({r.model for r in text_runs})) or 'none'}"

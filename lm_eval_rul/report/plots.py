@@ -70,7 +70,6 @@ _CONDITION_COLOURS = {
 _OTHER_COLOURS = ("#937860", "#DA8BC3", "#8C8C8C", "#1F77B4", "#FF7F0E")
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">")
 
-
 _HATCHES = ("", "//", "..", "xx", "\\\\", "++")
 
 
@@ -143,16 +142,22 @@ def accuracy_bars(
         chance: Accuracy of a uniform guess, drawn as a dashed line.
         title: Figure title.
         confidence_level: Shown in the axis label.
-        counts: Questions per bar (``"150 of 1,187"``: part of the benchmark), written on
-            the bars when they differ or one is partial.
+        counts: Questions per bar (``"150 of 1,187"``: part of the benchmark), written under
+            each bar's label (nothing crosses them there) when they differ or one is partial.
     """
     if not (len(labels) == len(estimates) == len(lows) == len(highs)) or not labels:
         raise ValueError("accuracy_bars needs one estimate, low and high per label (>= 1 label)")
     if groups is not None and len(groups) != len(labels):
         raise ValueError("accuracy_bars needs one group per label")
     plt = pyplot()
-    longest = max(len(line) for label in labels for line in label.split(", "))
-    per_bar = max(0.8, 0.075 * longest) if groups is not None else 0.8
+    shown = list(labels)
+    if counts is not None and (len(set(counts)) > 1 or any(" of " in c for c in counts)):
+        shown = [f"{label}, n={count}" for label, count in zip(labels, counts, strict=True)]
+    longest = max(len(line) for label in shown for line in label.split(", "))
+    per_bar = 0.8  # room for each label, and for each model's name under its bars
+    if groups is not None:
+        widths = (0.09 * len(name) / groups.count(name) for name in set(groups))
+        per_bar = max(per_bar, 0.075 * longest, *widths)
     fig, ax = plt.subplots(figsize=(max(4.0, per_bar * len(labels) + 2.5), 4.2))
     if groups is None:
         x = np.arange(len(labels), dtype=np.float64)
@@ -165,18 +170,16 @@ def accuracy_bars(
     for bar, hatch in zip(bars, hatches, strict=True):
         bar.set_hatch(hatch)
         bar.set_edgecolor("white" if hatch else bar.get_facecolor())
-    if counts is not None and (len(set(counts)) > 1 or any(" of " in c for c in counts)):
-        for position, count in zip(x, counts, strict=True):
-            ax.text(position, 0.02, f"n={count}", rotation=90, ha="center", fontsize=7)
     if chance is not None:
         ax.axhline(
             chance, color="black", linestyle="--", linewidth=1, label=f"chance ({chance:.2f})"
         )
         ax.legend(loc="upper right", fontsize=8)
     if groups is None:
-        ax.set_xticks(x, labels, rotation=30, ha="right", fontsize=8)
+        ticks = [label.replace(", n=", "\nn=") for label in shown]
+        ax.set_xticks(x, ticks, rotation=30, ha="right", fontsize=8)
     else:  # settings one per line ("noise\nseed=1"), the model's name once below them
-        ticks = [label.replace(", ", "\n") for label in labels]
+        ticks = [label.replace(", ", "\n") for label in shown]
         ax.set_xticks(x, ticks, fontsize=8)
         depth = 10 * max(t.count("\n") + 1 for t in ticks) + 10
         for name in dict.fromkeys(groups):

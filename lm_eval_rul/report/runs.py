@@ -34,6 +34,7 @@ from .factual.runs import (
     is_study_row,
     study_window,
 )
+from .model_names import name_models
 from .not_runs import find_results_files, not_a_run
 from .run_keys import (
     AUDIO_SETTINGS,
@@ -107,7 +108,8 @@ class Run:
     """All tasks of one model under one audio condition.
 
     Attributes:
-        model: Short model name (the basename of a local ``pretrained`` path, or the hub id).
+        model: Short model name (the basename of a local ``pretrained`` path, or the hub id;
+            more of the path where two runs' paths end alike: :mod:`.model_names`).
         pretrained: ``pretrained`` as given to the harness.
         model_type: The harness model (``hf``, ``lalm``, ...).
         condition: ``text`` for text-only models, else the ``audio=`` condition.
@@ -384,5 +386,6 @@ def load_runs(run_dirs: Iterable[str | Path]) -> list[Run]:
             target.notes.append(_repeat_note(target, repeated, file))
         target.tasks.update(run.tasks)
         target.group_metrics.update(run.group_metrics)
+    name_models(runs)  # two checkpoints ending alike (x, x) named apart
     name_variants(runs)
     return runs

@@ -15,7 +15,8 @@ pass counters), :mod:`fixtures` (question files in the released schemas), :mod:`
 (running the CLI in a subprocess, offline), :mod:`openai_server` (a loopback
 OpenAI-compatible chat server running a tiny audio LM, for ``lalm-api``; its HTTP side
 :mod:`openai_http`), :mod:`bridge` (a tiny research-shaped audio LM, its bridge adapter,
-and interpreters without lm_eval_rul, for ``lm-eval-rul bridge``).
+and interpreters without lm_eval_rul, for ``lm-eval-rul bridge``), :mod:`isolation` (the test
+session's caches moved into a temporary folder, writes under the user's caches recorded).
 """
 
 __all__ = [
@@ -30,4 +31,5 @@ __all__ = [
     "harness",
     "openai_server",
     "bridge",
+    "isolation",
 ]
