@@ -174,3 +174,27 @@ def test_report_orders_colours_and_compares_reversed_with_original(runs):
     for name in ("original", "reversed"):
         rgb = np.array([int(condition_named(name).colour[i : i + 2], 16) for i in (1, 3, 5)])
         assert (np.abs(image * 255 - rgb).max(axis=-1) < 3).sum() > 100, name
+
+
+def test_factual_run_end_to_end_under_reversed(tiny_audio_lm, factual_metadata, tmp_path):
+    from lm_eval_rul.testing.harness import read_output, run_cli
+
+    meta = {**factual_metadata, "chunk_seconds": 2}
+    run_cli([
+        "run", "--model", "lalm", "--model_args",
+        f"pretrained={tiny_audio_lm},audio=reversed,results_cache=none",
+        "--tasks", "factual_instrument_open", "--metadata", json.dumps(meta), "--device", "cpu",
+        "--batch_size", "8", "--gen_kwargs", "max_gen_toks=4", "--output_path", str(tmp_path),
+        "--log_samples",
+    ])  # fmt: skip
+    results, samples = read_output(tmp_path)
+    assert results["config"]["audio_condition"] == "reversed"
+    rows = samples["factual_instrument_open"]
+    assert rows and results["n-samples"]["factual_instrument_open"]["effective"] == len(rows)
+    assert any(row["doc"]["n_chunks"] > 1 for row in rows)
+    for row in rows:
+        doc = row["doc"]
+        assert doc["condition"] == "reversed" and doc["audio_random_ref"] is None
+        start, end = doc["audio_window"]
+        assert 0 <= start < end <= doc["recording_seconds"] and end - start <= 2
+        assert row["filtered_resps"] and "f1" in row
