@@ -15,6 +15,7 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 MODEL = "tiny-audio"
+FACTUAL = "factual_instrument_open"
 
 
 def _docs(metadata: dict[str, str], fold: int = 0, n: int = 4) -> list[dict]:
@@ -111,25 +112,28 @@ def test_factual_documents_play_each_window_backwards(factual_metadata):
         np.testing.assert_array_equal(played, heard[::-1])
 
 
-def _run(model: Path, audio: str, data: dict[str, str], out: Path) -> dict:
+def _run(model: Path, audio: str, data: dict, out: Path) -> dict:
+    """One ``lm-eval-rul run`` of RUL-MuChoMusic and a factual task (windows of 2 s)."""
     from lm_eval_rul.testing.harness import read_output, run_cli
 
     run_cli([
         "run", "--model", "lalm", "--model_args",
         f"pretrained={model},audio={audio},dtype=float32,results_cache=none",
-        "--tasks", "rul_muchomusic", "--metadata", json.dumps(data), "--log_samples",
+        "--tasks", f"rul_muchomusic,{FACTUAL}", "--metadata", json.dumps(data), "--log_samples",
         "--output_path", str(out), "--device", "cpu", "--batch_size", "8",
+        "--gen_kwargs", "max_gen_toks=4",
     ])  # fmt: skip
     results, samples = read_output(out)
     rows = [row for name, task in samples.items() if "fold" in name for row in task]
-    return {"results": results, "rows": rows}
+    return {"results": results, "rows": rows, "factual": samples[FACTUAL]}
 
 
 @pytest.fixture(scope="module")
-def runs(tiny_audio_lm, audio_data, tmp_path_factory) -> dict[str, Path]:
+def runs(tiny_audio_lm, audio_data, factual_metadata, tmp_path_factory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("reversed_runs")
+    data = {**audio_data, **factual_metadata, "chunk_seconds": 2}
     folders = {c: root / c for c in ("reversed", "original")}
-    outputs = {c: _run(tiny_audio_lm, c, audio_data, folder) for c, folder in folders.items()}
+    outputs = {c: _run(tiny_audio_lm, c, data, folder) for c, folder in folders.items()}
     return {"folders": folders, "outputs": outputs, "root": root}
 
 
@@ -142,11 +146,32 @@ def test_run_end_to_end_under_reversed(runs):
         assert row["doc"]["audio_heard"] == f"{own}, reversed"
         assert row["doc"]["audio_replaced"] == own
     scores = {
-        c: {(r["doc"]["fold"], r["doc"]["id"]): r["resps"] for r in out["rows"]}
+        c: {
+            (r["doc"]["fold"], r["doc"]["id"]): [float(x[0][0]) for x in r["resps"]]
+            for r in out["rows"]
+        }
         for c, out in runs["outputs"].items()
     }
     assert scores["reversed"].keys() == scores["original"].keys()
-    assert all(scores["reversed"][k] != scores["original"][k] for k in scores["original"])
+    moved = [
+        k
+        for k, lls in scores["original"].items()
+        if np.abs(np.subtract(lls, scores["reversed"][k])).max() > 1e-5
+    ]
+    assert len(moved) >= 16  # the clips with a temporal order (a steady tone barely moves)
+
+
+def test_factual_task_runs_under_reversed_in_the_same_run(runs):
+    reversed_ = runs["outputs"]["reversed"]
+    rows = reversed_["factual"]
+    n = reversed_["results"]["n-samples"][FACTUAL]["effective"]
+    assert rows and n == len(rows) == len(runs["outputs"]["original"]["factual"])
+    assert any(row["doc"]["n_chunks"] > 1 for row in rows)  # long recordings: windows
+    for row in rows:
+        doc = row["doc"]
+        assert doc["condition"] == "reversed" and doc["audio_random_ref"] is None
+        start, end = doc["audio_window"]
+        assert 0 <= start < end <= doc["recording_seconds"] and end - start <= 2
 
 
 def test_report_orders_colours_and_compares_reversed_with_original(runs):
@@ -164,6 +189,9 @@ def test_report_orders_colours_and_compares_reversed_with_original(runs):
     (gain,) = data["perception_gain"]
     assert (gain["condition_a"], gain["condition_b"]) == ("original", "reversed")
     assert gain["coverage"]["n_shared"] == 32
+    (factual,) = report["factual"]["tasks"][FACTUAL]["comparisons"]  # original - reversed
+    assert factual["setting_b"] == "reversed"
+    assert factual["n"] == report["factual"]["tasks"][FACTUAL]["n_items"]
     assert condition_colour("reversed") == condition_named("reversed").colour
     out = runs["root"] / "report"
     run_cli(["report", *map(str, folders.values()), "--out", str(out), "--n-resamples", "199"])
@@ -174,27 +202,3 @@ def test_report_orders_colours_and_compares_reversed_with_original(runs):
     for name in ("original", "reversed"):
         rgb = np.array([int(condition_named(name).colour[i : i + 2], 16) for i in (1, 3, 5)])
         assert (np.abs(image * 255 - rgb).max(axis=-1) < 3).sum() > 100, name
-
-
-def test_factual_run_end_to_end_under_reversed(tiny_audio_lm, factual_metadata, tmp_path):
-    from lm_eval_rul.testing.harness import read_output, run_cli
-
-    meta = {**factual_metadata, "chunk_seconds": 2}
-    run_cli([
-        "run", "--model", "lalm", "--model_args",
-        f"pretrained={tiny_audio_lm},audio=reversed,results_cache=none",
-        "--tasks", "factual_instrument_open", "--metadata", json.dumps(meta), "--device", "cpu",
-        "--batch_size", "8", "--gen_kwargs", "max_gen_toks=4", "--output_path", str(tmp_path),
-        "--log_samples",
-    ])  # fmt: skip
-    results, samples = read_output(tmp_path)
-    assert results["config"]["audio_condition"] == "reversed"
-    rows = samples["factual_instrument_open"]
-    assert rows and results["n-samples"]["factual_instrument_open"]["effective"] == len(rows)
-    assert any(row["doc"]["n_chunks"] > 1 for row in rows)
-    for row in rows:
-        doc = row["doc"]
-        assert doc["condition"] == "reversed" and doc["audio_random_ref"] is None
-        start, end = doc["audio_window"]
-        assert 0 <= start < end <= doc["recording_seconds"] and end - start <= 2
-        assert row["filtered_resps"] and "f1" in row
