@@ -1,7 +1,7 @@
 """lm-eval-rul: is your audio language model really listening?
 
 An lm-evaluation-harness plugin with MuChoMusic / RUL-MuChoMusic tasks, the
-Perceptual Index, and audio conditions (noise, silence, random clip, none) for
+Perceptual Index, and audio conditions (noise, silence, random clip, reversed, none) for
 audio language models.
 
 Importing the package registers its harness models ``lalm``, ``lalm-vllm`` and ``lalm-api`` with

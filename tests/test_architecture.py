@@ -21,7 +21,7 @@ ALLOWED: dict[str, set[str]] = {
     "factual": {"questions", "audio"},
     "diagnose": {"questions", "report"},
     "distractors": {"questions", "mcqa"},
-    "report": {"questions", "mcqa", "factual"},
+    "report": {"questions", "audio", "mcqa", "factual"},
     "cli": {"questions", "audio", "mcqa", "models", "distractors", "report", "factual", "diagnose"},
     "testing": {"questions", "audio", "mcqa", "models", "factual", "cli"},
 }

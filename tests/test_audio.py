@@ -145,7 +145,8 @@ def test_random_clip_is_never_the_own_track_and_stable_under_reordering(tmp_path
     for doc in docs:
         assert chosen[doc["id"]] != doc["audio_ref"]
     # the pool, not the run's documents, decides: a subset in another order draws the same
-    pool_again = register_clip_pool(list(reversed(audio.conditions._POOLS[docs[0]["audio_pool"]])))
+    pool = audio.conditions.pools._POOLS[docs[0]["audio_pool"]]
+    pool_again = register_clip_pool(list(reversed(pool)))
     assert pool_again == docs[0]["audio_pool"]
     for doc in reversed(docs[:3]):
         assert condition_audio(doc, spec)[0][1] == chosen[doc["id"]]

@@ -224,7 +224,8 @@ def test_unknown_model_args_are_named(tiny):
 def test_bad_condition_is_named(tiny):
     from lm_eval_rul.errors import UserInputError
 
-    with pytest.raises(UserInputError, match="audio='loud' is not a condition.*original, noise"):
+    listed = "audio='loud' is not a condition.*original, reversed, noise"
+    with pytest.raises(UserInputError, match=listed):
         _model(tiny["qwen2_audio"], audio="loud")
 
 

@@ -10,10 +10,12 @@ Public names:
   :data:`AUDIO_METADATA_KEYS` (:mod:`.layouts`: where each document's clip is);
 * :func:`decode_audio`, :func:`load_clip`, :func:`clear_audio_cache`,
   :func:`decode_count`, :data:`CLIP_CACHE` (:mod:`.decoding`);
-* :class:`AudioSpec`, :data:`AUDIO_CONDITIONS`, :data:`FILE_CONDITIONS`,
-  :func:`condition_key`, :func:`condition_audio`, :func:`noise_waveform`,
-  :func:`random_clip`, :func:`register_clip_pool`, :func:`check_audio_available`,
-  :func:`pool_refs` (:mod:`.conditions`);
+* :class:`AudioSpec`, :class:`Condition`, :func:`register_condition`,
+  :func:`registered_conditions`, :func:`condition_names`, :func:`condition_named`,
+  :data:`AUDIO_CONDITIONS`, :data:`FILE_CONDITIONS`, :func:`condition_key`,
+  :func:`condition_audio`, :func:`noise_waveform`, :func:`random_clip`, :func:`draw_other`,
+  :func:`register_clip_pool`, :func:`check_audio_available`, :func:`pool_refs`
+  (:mod:`.conditions`: one object per audio condition, one registry);
 * :data:`WINDOW_FIELD`, :func:`doc_window`, :func:`cut_window` (:mod:`.windows`: a
   document that asks about one stretch of its clip);
 * :func:`clip_identity`, :func:`file_content_digest` (:mod:`.sources`: what identifies a
@@ -35,19 +37,25 @@ Public names:
 """
 
 from .conditions import (
+    AUDIO_CONDITIONS,
     FILE_CONDITIONS,
     AudioSpec,
+    Condition,
     check_audio_available,
     condition_audio,
     condition_key,
+    condition_named,
+    condition_names,
+    draw_other,
     noise_waveform,
     pool_refs,
     random_clip,
     register_clip_pool,
+    register_condition,
+    registered_conditions,
 )
 from .decoding import CLIP_CACHE, clear_audio_cache, decode_audio, decode_count, load_clip
 from .errors import (
-    AUDIO_CONDITIONS,
     AudioDecodeError,
     AudioError,
     MissingAudioError,
@@ -70,6 +78,12 @@ __all__ = [
     "AUDIO_EXTENSIONS",
     "AUDIO_METADATA_KEYS",
     "AudioSpec",
+    "Condition",
+    "register_condition",
+    "registered_conditions",
+    "condition_names",
+    "condition_named",
+    "draw_other",
     "AudioError",
     "MissingAudioError",
     "AudioDecodeError",

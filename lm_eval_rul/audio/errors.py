@@ -8,7 +8,6 @@ from ..errors import UserInputError
 from ..questions.schema import MAX_LISTED, natural_id_key
 
 __all__ = [
-    "AUDIO_CONDITIONS",
     "AMBIGUOUS",
     "AMBIGUOUS_HINT",
     "AudioError",
@@ -17,7 +16,6 @@ __all__ = [
     "UnknownConditionError",
 ]
 
-AUDIO_CONDITIONS: tuple[str, ...] = ("original", "noise", "silence", "random", "none")
 #: Marks the "paths tried" of a question whose Hugging Face row is ambiguous.
 AMBIGUOUS = "(ambiguous:"
 AMBIGUOUS_HINT = (
@@ -61,12 +59,12 @@ class AudioDecodeError(AudioError):
 
 
 class UnknownConditionError(AudioError):
-    """``audio=`` names no condition of :data:`AUDIO_CONDITIONS`."""
+    """``audio=`` names no registered condition (``names``: those that are)."""
 
-    def __init__(self, condition: object):
+    def __init__(self, condition: object, names: Sequence[str]):
         self.condition = condition
         super().__init__(
-            f"audio={condition!r} is not a condition; use one of {', '.join(AUDIO_CONDITIONS)} "
+            f"audio={condition!r} is not a condition; use one of {', '.join(names)} "
             "(e.g. --model_args pretrained=...,audio=noise)"
         )
 

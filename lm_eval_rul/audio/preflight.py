@@ -14,9 +14,10 @@ file, with the count:
   clip (decoded clips are not kept).
 * ``none``: no check.
 
-The clips are those of the ``original`` condition and, for ``random``, the benchmark's
-whole pool (any of them may be drawn). Any plugin task whose documents carry the fields
-of :func:`~lm_eval_rul.audio.layouts.attach_audio` is covered.
+The clips are those the condition reads: each document's own clip (``original``,
+``reversed``) or, for ``random``, the benchmark's whole pool (any of them may be drawn).
+Any plugin task whose documents carry the fields of
+:func:`~lm_eval_rul.audio.layouts.attach_audio` is covered.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from ..files import write_json_atomic
-from .conditions import FILE_CONDITIONS, pool_refs
+from .conditions import CLIP_POOL, OWN_CLIP, condition_named, pool_refs
 from .errors import AudioDecodeError
 from .not_audio import text_instead_of_audio
 from .sources import clip_source, ref_name
@@ -167,17 +168,17 @@ def _decode_problem(ref: str, sampling_rate: int) -> str | None:
 def refs_to_check(docs: Iterable[Mapping[str, Any]], condition: str) -> list[str]:
     """The distinct clip references a run under ``condition`` may play, in first-seen order.
 
-    ``original``: each document's own clip. ``random``: every clip of each document's
-    benchmark pool (the draw may land on any of them). Other conditions: none.
+    What the condition ``reads``: the document's own clip (``original``, ``reversed``), or
+    every clip of each document's benchmark pool (``random``: the draw may land on any of
+    them); the conditions that read nothing: none.
     """
-    if condition not in FILE_CONDITIONS:
-        return []
+    reads = condition_named(condition).reads
     refs: dict[str, None] = {}
     pools: set[str] = set()
     for doc in docs:
-        if condition == "original" and doc.get("audio_ref"):
+        if reads == OWN_CLIP and doc.get("audio_ref"):
             refs.setdefault(str(doc["audio_ref"]))
-        elif condition == "random" and doc.get("audio_pool") and doc["audio_pool"] not in pools:
+        elif reads == CLIP_POOL and doc.get("audio_pool") and doc["audio_pool"] not in pools:
             pools.add(doc["audio_pool"])
             for ref in pool_refs(doc["audio_pool"]):
                 refs.setdefault(ref)

@@ -6,8 +6,8 @@
   with ``doc_to_audio``: lm-eval appends ``{"audio": [{"array", "sampling_rate"}, ...]}``
   to the arguments of ``loglikelihood`` and ``generate_until`` requests alike). Each
   array becomes a clip reference (:mod:`.arrays`), heard through the same conditions as
-  our clips: ``original``, ``noise`` (seeded from the document's ``id``, else
-  ``task:doc_id``), ``silence``, ``none``, and ``random`` (another clip of the same
+  our clips: ``original``, ``reversed``, ``noise`` (seeded from the document's ``id``,
+  else ``task:doc_id``), ``silence``, ``none``, and ``random`` (another clip of the same
   task among the requests being scored). Several clips per request are kept in order.
 * ``plugin``: the document carries this package's audio fields (``benchmark``,
   ``audio_ref``... see :func:`~lm_eval_rul.audio.layouts.attach_audio`), read by
@@ -41,6 +41,7 @@ from .conditions import (
     check_audio_available,
     condition_audio,
     condition_key,
+    condition_of_key,
     register_clip_pool,
 )
 from .errors import AudioError
@@ -103,7 +104,7 @@ class RequestAudio:
 
     def clips(self, spec: AudioSpec) -> int:
         """How many audio slots the prompt has (0: text, or ``audio=none``)."""
-        return 0 if self.kind == "text" or spec.condition == "none" else len(self.parts)
+        return 0 if self.kind == "text" or not spec.audio_condition.audio_slot else len(self.parts)
 
     def waves(self, spec: AudioSpec) -> tuple[Hashable, list[np.ndarray] | None]:
         """(:meth:`key`, the waveforms heard, in order; ``None`` without audio)."""
@@ -216,19 +217,10 @@ def request_audio(requests: Sequence[Any], spec: AudioSpec) -> list[RequestAudio
 
 def describe_heard(key: Hashable) -> str:
     """What a condition key means, in words (``audio_heard`` of the logged samples)."""
-    kind = key[0]
-    if kind == "clips":
+    if key[0] == "clips":
         return " + ".join(describe_heard(part) for part in key[1:])
-    if kind in ("none", "text"):
-        return "none"
-    if kind == "silence":
-        return f"silence ({key[1] / key[2]:g} s)"
-    if kind == "noise":
-        _, seed, item, samples, std, rate = key
-        return f"noise (seed {seed}, item {item}, {samples / rate:g} s, std {std:g})"
-    _, ref, _, _, *window = key
-    name = ref_name(ref)
-    return f"{name} [{window[0]:g}-{window[1]:g} s]" if window else name
+    condition = condition_of_key(key)
+    return "none" if condition is None else condition.describe(key)
 
 
 #: Document signature -> its heard fields, for the current run in this process.
@@ -246,7 +238,7 @@ def record_heard(source: RequestAudio, spec: AudioSpec, doc: Mapping[str, Any] |
     if source.kind == "text" or not isinstance(doc, Mapping) or "benchmark" not in doc:
         return
     own = [part.get("audio_ref") for part in source.parts]
-    if spec.condition == "original":
+    if not spec.audio_condition.alters_clip:
         replaced = None
     elif any(own):
         replaced = " + ".join(ref_name(ref) for ref in own if ref)

@@ -7,7 +7,8 @@ model, with no model code involved. Rules:
 
 * a window longer than the model's limit is an error naming ``chunk_seconds`` (never a
   silent trim: what the model hears must be what the task asked about);
-* ``original`` plays the window of the item's own clip; ``random`` plays the same window
+* ``original`` plays the window of the item's own clip (``reversed``: that window,
+  backwards); ``random`` plays the same window
   of the other clip, clipped to that clip's length, and when the other clip ends before
   the window starts, its last stretch of the window's length (so a window is never
   empty);

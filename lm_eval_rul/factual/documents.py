@@ -10,11 +10,15 @@ Every document records ``recording_seconds``, ``heard_seconds`` and ``cut`` (wha
 heard of the played recording and whether its end was not), and ``protocol``; the run
 logs how many recordings were cut. Our decisions:
 
-* ``original`` cuts the item's recording; ``random`` cuts the recording that plays
+* a condition that reads the item's own clip (``original``, ``reversed``) cuts the
+  item's recording; one that reads the clip pool (``random``) cuts the recording that plays
   instead (the item's partner, :func:`~lm_eval_rul.factual.items.assign_random_clips`),
   so the model hears the whole unrelated recording, window by window;
-* ``noise``, ``silence`` and ``none`` play no recording: one document per item, no
-  window.
+* those that read nothing (``noise``, ``silence``, ``none``) play no recording: one
+  document per item, no window.
+
+The condition's ``reads`` decides (:class:`~lm_eval_rul.audio.Condition`); the audio
+layer then plays each window as the condition says (``reversed``: the window backwards).
 
 Every document also carries what the pre-flight audio check and the report read:
 ``benchmark`` (the harness task name), ``id``, the clip fields ``audio_ref``,
@@ -32,7 +36,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..audio import AUDIO_CONDITIONS, UnknownConditionError, register_clip_pool
+from ..audio import Condition, condition_named, register_clip_pool
+from ..audio.conditions import CLIP_POOL, NOTHING
 from ..audio.sources import file_ref
 from .chunks import AGGREGATIONS, HeardPlan, effective_chunk_seconds, plan_windows
 from .datasets.sources import PreparedTask
@@ -41,10 +46,7 @@ from .items import Item
 from .prompts import prompt
 from .protocol import is_chunked, protocol_of
 
-__all__ = ["PLAYS_RECORDING", "run_options", "RunOptions", "make_documents", "describe_windows"]
-
-#: Conditions that play a recording (and so are cut into windows).
-PLAYS_RECORDING: tuple[str, ...] = ("original", "random")
+__all__ = ["run_options", "RunOptions", "make_documents", "describe_windows"]
 
 logger = logging.getLogger(__name__)
 _CUT_LOGGED: set[tuple[str, str, float]] = set()
@@ -74,6 +76,11 @@ class RunOptions:
     protocol: str = "rul"
     chunked: bool = False
 
+    @property
+    def audio_condition(self) -> Condition:
+        """The :class:`~lm_eval_rul.audio.Condition` object of :attr:`condition`."""
+        return condition_named(self.condition)
+
 
 def _limit(value: Any) -> float | None:
     if value is None or str(value).strip().lower() in ("", "none"):
@@ -99,10 +106,7 @@ def run_options(metadata: Mapping[str, Any]) -> RunOptions:
             ``protocol`` names no protocol, or ``chunked`` is not a boolean.
         UnknownConditionError: ``audio`` names no condition.
     """
-    audio = metadata.get("audio", "original")
-    condition = "none" if audio in (None, "", "None") else str(audio)
-    if condition not in AUDIO_CONDITIONS:
-        raise UnknownConditionError(audio)
+    condition = condition_named(metadata.get("audio", "original")).name
     protocol = protocol_of(metadata)
     limit = _limit(metadata.get("max_audio_seconds"))
     chunked = is_chunked(metadata.get("chunked"))
@@ -136,7 +140,7 @@ def describe_windows(options: RunOptions) -> str:
 
 def _plan(item: Item, options: RunOptions) -> HeardPlan | None:
     """What is heard of ``item``'s recording; None when no recording plays."""
-    if options.condition not in PLAYS_RECORDING:
+    if options.audio_condition.reads == NOTHING:
         return None
     if item.duration is None:  # the audio check reads every played file's header
         raise FactualInputError(f"item {item.id}: the duration of {item.audio} is unknown")
@@ -196,9 +200,10 @@ def make_documents(
     pool = register_clip_pool([(file_ref(it.audio), str(it.audio)) for it in clips])
     docs: list[dict[str, Any]] = []
     plans: list[HeardPlan] = []
+    plays_partner = options.audio_condition.reads == CLIP_POOL
     for item in prepared.items:
         partner = prepared.partners[item.id]
-        played = partner if options.condition == "random" else item
+        played = partner if plays_partner else item
         plan = _plan(played, options)
         windows = [None] if plan is None else list(plan.windows)
         plans += [] if plan is None else [plan]
@@ -220,7 +225,7 @@ def make_documents(
             "audio_pool": pool,
             "random_partner": partner.id,
             "random_disjoint": item.id not in prepared.random.no_disjoint,
-            "audio_random_ref": file_ref(partner.audio) if options.condition == "random" else None,
+            "audio_random_ref": file_ref(partner.audio) if plays_partner else None,
             "played_seconds": None if plan is None else played.duration,
             "recording_seconds": None if plan is None else plan.recording_seconds,
             "heard_seconds": None if plan is None else plan.heard_seconds,

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..audio.conditions import draw_other, excluded_positions
 from ..questions import DEFAULT_SEED, derive_seed, item_rng
 from .errors import FactualInputError
 
@@ -192,33 +193,14 @@ def assign_random_clips(
             for value in range(int(overlap.max()) + 1):
                 if value not in levels:
                     levels[value] = np.flatnonzero(overlap == value)
-                if len(levels[value]) > len(_positions(levels[value], excluded)):
+                if len(levels[value]) > len(excluded_positions(levels[value], excluded)):
                     break
             if value > 0:
                 no_disjoint.add(item.id)
-            partner[item.id] = ordered[_draw(levels[value], excluded, seed, item)].id
+            # the one draw of the random condition (audio.conditions.pools), on this
+            # task's stream, so the partners are those of every earlier release
+            rng = item_rng("factual-random", seed, item.task, item.id)
+            partner[item.id] = ordered[draw_other(levels[value], excluded, rng)].id
     return RandomClips(partner, frozenset(no_disjoint))
 
 
-def _positions(candidates: np.ndarray, excluded: Sequence[int]) -> list[int]:
-    """Sorted positions in sorted ``candidates`` of the values in ``excluded``."""
-    found = np.searchsorted(candidates, excluded)
-    return sorted(
-        int(p)
-        for p, x in zip(found, excluded, strict=True)
-        if p < len(candidates) and candidates[p] == x
-    )
-
-
-def _draw(candidates: np.ndarray, excluded: Sequence[int], seed: int, item: Item) -> int:
-    """Uniform draw from sorted ``candidates`` minus ``excluded``, seeded by the item."""
-    positions = _positions(candidates, excluded)
-    k = int(
-        item_rng("factual-random", seed, item.task, item.id).integers(
-            len(candidates) - len(positions)
-        )
-    )
-    for p in positions:  # step over the excluded positions
-        if k >= p:
-            k += 1
-    return int(candidates[k])

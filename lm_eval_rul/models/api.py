@@ -55,8 +55,8 @@ class LALMAPI(AudioRequestsMixin, APILetterScoringMixin, LocalChatCompletion):
         base_url: The endpoint: ``http://host:8000/v1`` or the full
             ``.../v1/chat/completions`` URL.
         model: The model name the endpoint serves (vLLM's ``--served-model-name``).
-        audio: What the model hears, as for ``lalm``: ``original``, ``noise``,
-            ``silence``, ``random`` or ``none``.
+        audio: What the model hears, as for ``lalm``: ``original``, ``reversed``,
+            ``noise``, ``silence``, ``random`` or ``none``.
         noise_seconds, noise_std, seed: The ``noise`` / ``silence`` / ``random`` settings
             (as for ``lalm``; ``seed`` is also sent as the request seed).
         max_audio_seconds: Trim longer audio (with a warning); default: the window a

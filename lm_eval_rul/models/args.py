@@ -12,7 +12,7 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..audio import AUDIO_CONDITIONS, UnknownConditionError
+from ..audio import condition_named
 from ..errors import UserInputError
 
 __all__ = [
@@ -112,10 +112,8 @@ _CONVERTERS: dict[str, Callable[[str, Any], Any]] = {
 
 
 def audio_condition(audio: Any) -> str:
-    condition = "none" if audio is None else str(audio)
-    if condition not in AUDIO_CONDITIONS:
-        raise UnknownConditionError(audio)
-    return condition
+    """The name of the condition ``audio=`` names (lm-eval parses ``none`` to ``None``)."""
+    return condition_named(audio).name
 
 
 def _batch_size(value: Any) -> int:

@@ -15,6 +15,7 @@ from typing import Any
 
 import jinja2
 
+from ..audio import Condition
 from .args import LALMArgumentError
 from .audio_span import audio_token_ids, family_blank_ids
 from .common import chat_messages
@@ -58,13 +59,14 @@ class ChatPromptsMixin:
         if self.family.prompts == "mistral":
             self._mistral = MistralPrompts(self.processor, self.family.name, self._sampling_rate())
 
-    def _init_prompts(self, condition: str) -> None:
-        """Render the template for ``condition`` (no audio slot under ``none``)."""
+    def _init_prompts(self, condition: Condition) -> None:
+        """Render the template for ``condition`` (no audio slot where it has none)."""
         self._audio_ids = self._audio_token_ids()
         self._blank_ids = family_blank_ids(self.tokenizer, self.family)
         self._trims_question = False  # the template writes the question `| trim`med
-        self._parts = self._template_parts(clips=0 if condition == "none" else 1)
-        self._parts_by_clips = {0 if condition == "none" else 1: self._parts}
+        clips = 1 if condition.audio_slot else 0
+        self._parts = self._template_parts(clips=clips)
+        self._parts_by_clips = {clips: self._parts}
 
     def _sampling_rate(self) -> int:
         rate = resolve_attr(self.processor, "feature_extractor.sampling_rate")

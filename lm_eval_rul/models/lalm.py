@@ -5,8 +5,8 @@ the requests of one (document, context), reads every letter from ONE forward pas
 encodes each clip once per run: the audio sits first in the user turn, the key/value
 cache of the shared system + audio prefix is computed once per clip, and each
 question only runs its own suffix tokens against a copy of that cache. The audio the
-model hears (the original clip, noise, silence, another clip, or none) is chosen by
-``audio=`` and produced by :func:`lm_eval_rul.audio.condition_audio`. Letter scoring is
+model hears (the original clip, reversed, noise, silence, another clip, or none) is
+chosen by ``audio=`` and produced by :func:`lm_eval_rul.audio.condition_audio`. Letter scoring is
 :mod:`.prefix_scoring`, generation :mod:`.generation`, argument checks :mod:`.args`.
 
 The model loads through lm-eval's :class:`~lm_eval.models.huggingface.HFLM` (device
@@ -50,10 +50,11 @@ class LALM(
     Args:
         pretrained: Hub id or local path of the checkpoint (a full Qwen Omni checkpoint
             loads only its thinker).
-        audio: What the model hears: ``original`` (the item's clip), ``noise``
-            (Gaussian, reproducible from ``seed`` and the question id), ``silence``,
-            ``random`` (another clip of the same benchmark, seeded) or ``none`` (the
-            prompt without any audio tokens).
+        audio: What the model hears, one registered condition
+            (:func:`lm_eval_rul.audio.condition_names`): ``original`` (the item's clip),
+            ``reversed`` (that clip backwards), ``noise`` (Gaussian, reproducible from
+            ``seed`` and the question id), ``silence``, ``random`` (another clip of the
+            same benchmark, seeded) or ``none`` (the prompt without any audio tokens).
         noise_seconds: Duration of the ``noise`` / ``silence`` waveform.
         noise_std: Standard deviation of the ``noise`` waveform.
         seed: Seed of ``noise`` and ``random``.
@@ -151,7 +152,7 @@ class LALM(
             noise_seconds=args["noise_seconds"],
             noise_std=args["noise_std"],
         )
-        self._init_prompts(condition)
+        self._init_prompts(self.spec.audio_condition)
         self._prefix_lru: OrderedDict[Hashable, ClipPrefix] = OrderedDict()
         self._stored = StoredResults(results_path(results_cache), results_scope(self))
         self._forward_names = set(inspect.signature(self.model.forward).parameters)

@@ -222,7 +222,7 @@ class LALMVLLM(AudioRequestsMixin, ChatPromptsMixin, VLLMScoringMixin, LM):
             noise_seconds=args["noise_seconds"],
             noise_std=args["noise_std"],
         )
-        self._init_prompts(self.condition)
+        self._init_prompts(self.spec.audio_condition)
         self.llm = self._engine(args, dtype)
         #: What the engine was asked: requests, prompt tokens, tokens read from its prefix cache.
         self.engine_counts = {"requests": 0, "prompt_tokens": 0, "cached_tokens": 0}

@@ -173,12 +173,16 @@ class StoredResults:
 
     def heard_key(self, key: Hashable) -> Any:
         """A condition key as key parts: files by their identity, harness arrays by their
-        content hash, several clips in order, ``["text"]`` for a text task."""
+        content hash, nested keys (several clips in order, a clip reversed) part by part,
+        ``["text"]`` for a text task."""
         if key not in self._heard:
             if key[0] == "clip":
                 self._heard[key] = ["clip", clip_identity(key[1]), *key[2:]]
-            elif key[0] == "clips":
-                self._heard[key] = ["clips", *(self.heard_key(part) for part in key[1:])]
+            elif any(isinstance(part, tuple) for part in key):
+                self._heard[key] = [
+                    self.heard_key(part) if isinstance(part, tuple) else _jsonable(part)
+                    for part in key
+                ]
             else:
                 self._heard[key] = _jsonable(list(key))
         return self._heard[key]

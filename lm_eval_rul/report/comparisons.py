@@ -23,10 +23,12 @@ from .runs import Run, RunReadError
 from .samples import Sample
 from .settings import (
     BENCHMARK_NAMES,
+    REFERENCE_CONDITION,
     ReportSettings,
     base_benchmark,
     condition_rank,
     id_sort_key,
+    plays_no_audio,
     resample_groups,
 )
 from .stats import leakage_ci, paired_difference_ci, wilcoxon_pvalue
@@ -171,15 +173,15 @@ def paired_comparisons(
     for model_runs in audio.values():
         # every original-audio run (several only when their audio settings differ) against
         # every other condition of the same model
-        originals = [r for r in model_runs if r.condition == "original"]
+        originals = [r for r in model_runs if r.condition == REFERENCE_CONDITION]
         for original in originals:
-            for other in (r for r in model_runs if r.condition != "original"):
+            for other in (r for r in model_runs if r.condition != REFERENCE_CONDITION):
                 entry = _paired_entry(
                     "perception_gain", original, other, benchmark, settings, notes
                 )
                 if entry:
                     gains.append(entry)
-        for none in (r for r in model_runs if r.condition == "none"):
+        for none in (r for r in model_runs if plays_no_audio(r.condition)):
             text = _backbone_run(runs, backbone, none, benchmark)
             if text is not None:
                 entry = _paired_entry("leakage", none, text, benchmark, settings, notes)

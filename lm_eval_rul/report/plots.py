@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..files import atomic_write
+from .settings import condition_colour
 
 __all__ = [
     "pyplot", "save_figure", "accuracy_bars", "condition_bars", "pi_histograms",
@@ -58,15 +59,6 @@ def save_figure(fig, path: str | Path) -> Path:
     return path
 
 
-#: Colours of the audio conditions (text-only first), the same in every figure.
-_CONDITION_COLOURS = {
-    "text": "#4C72B0",
-    "original": "#55A868",
-    "noise": "#C44E52",
-    "silence": "#8172B2",
-    "random": "#CCB974",
-    "none": "#64B5CD",
-}
 _OTHER_COLOURS = ("#937860", "#DA8BC3", "#8C8C8C", "#1F77B4", "#FF7F0E")
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">")
 
@@ -82,10 +74,10 @@ def _hatch(label: str, labels: Sequence[str]) -> str:
 
 
 def _colour(label: str, index: int) -> str:
-    """A condition's colour (by the condition before any ``, setting``), else a spare one."""
-    return _CONDITION_COLOURS.get(
-        label.split(",")[0].strip(), _OTHER_COLOURS[index % len(_OTHER_COLOURS)]
-    )
+    """A condition's colour (by the condition before any ``, setting``; each condition
+    declares its own), else a spare one."""
+    colour = condition_colour(label.split(",")[0].strip())
+    return colour or _OTHER_COLOURS[index % len(_OTHER_COLOURS)]
 
 
 def group_positions(groups: Sequence[str]) -> np.ndarray:

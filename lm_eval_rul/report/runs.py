@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..audio import condition_named
+from ..audio.conditions import REFERENCE_CONDITION
 from ..harness_compat import plain_results
 from ..paths import contained_path
 from .factual.runs import (
@@ -229,8 +231,9 @@ def _condition(model_type: str, args: dict[str, Any], config: dict[str, Any]) ->
         return str(recorded)
     if "audio" in args:
         # lm-eval parses the string ``none`` in model_args to None
-        return "none" if args["audio"] in (None, "", "None") else str(args["audio"])
-    return "original" if model_type in AUDIO_MODEL_TYPES else TEXT_CONDITION
+        audio = args["audio"]
+        return condition_named(None).name if audio in (None, "", "None") else str(audio)
+    return REFERENCE_CONDITION if model_type in AUDIO_MODEL_TYPES else TEXT_CONDITION
 
 
 def _group_names(results: dict[str, Any]) -> set[str]:

@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from ..audio import Condition, UnknownConditionError, condition_named, condition_names
+from ..audio.conditions import REFERENCE_CONDITION
 from ..errors import UserInputError
 from .pi_files import PIFile
 from .run_keys import base_benchmark
@@ -21,6 +23,11 @@ __all__ = [
     "ReportSettings",
     "ReportSettingsError",
     "condition_rank",
+    "audio_condition_of",
+    "plays_no_audio",
+    "condition_colour",
+    "REFERENCE_CONDITION",
+    "TEXT_COLOUR",
     "sort_runs",
     "resample_groups",
     "id_sort_key",
@@ -29,8 +36,11 @@ __all__ = [
     "base_benchmark",
 ]
 
-#: Conditions in display order; others follow alphabetically.
-CONDITION_ORDER = (TEXT_CONDITION, "original", "noise", "silence", "random", "none")
+#: The colour of text-only runs in every figure (audio conditions: their ``colour``).
+TEXT_COLOUR = "#4C72B0"
+#: Conditions in display order (text-only runs, then the audio conditions' ``report_order``);
+#: others (a condition this process has not registered) follow alphabetically.
+CONDITION_ORDER = (TEXT_CONDITION, *condition_names())
 BENCHMARK_NAMES = {
     "muchomusic": "MuChoMusic",
     "rul_muchomusic": "RUL-MuChoMusic",
@@ -100,9 +110,33 @@ class ReportSettings:
 
 
 def condition_rank(condition: str) -> tuple[int, str]:
-    if condition in CONDITION_ORDER:
-        return CONDITION_ORDER.index(condition), condition
-    return len(CONDITION_ORDER), condition
+    order = (TEXT_CONDITION, *condition_names())  # live: conditions registered since import
+    if condition in order:
+        return order.index(condition), condition
+    return len(order), condition
+
+
+def audio_condition_of(condition: str) -> Condition | None:
+    """The registered audio condition a run's ``condition`` names (``None``: a text-only
+    run, or a condition this process does not know)."""
+    try:
+        return None if condition == TEXT_CONDITION else condition_named(condition)
+    except UnknownConditionError:
+        return None
+
+
+def plays_no_audio(condition: str) -> bool:
+    """The run's prompts had no audio slot (``none``): the text-leakage comparison's side."""
+    found = audio_condition_of(condition)
+    return found is not None and not found.audio_slot
+
+
+def condition_colour(condition: str) -> str | None:
+    """The condition's colour in every figure (``None``: not a registered condition)."""
+    if condition == TEXT_CONDITION:
+        return TEXT_COLOUR
+    found = audio_condition_of(condition)
+    return None if found is None else found.colour
 
 
 def sort_runs(runs: Sequence[Run]) -> list[Run]:

@@ -22,6 +22,7 @@ from .settings import (
     BENCHMARK_NAMES,
     ReportSettings,
     mean_or_none,
+    plays_no_audio,
     resample_groups,
     sort_runs,
 )
@@ -154,7 +155,9 @@ def build_report(runs: Sequence[Run], settings: ReportSettings | None = None) ->
         raise RunReadError("no runs to report on")
     runs = sort_runs(runs)
     notes = [note for run in runs for note in run.notes]
-    needs_backbone = settings.text_backbone is not None or any(r.condition == "none" for r in runs)
+    needs_backbone = settings.text_backbone is not None or any(
+        plays_no_audio(r.condition) for r in runs
+    )
     backbone = find_backbone(runs, settings.text_backbone, notes) if needs_backbone else None
     categories, categories_source = {}, None
     if any("muchomusic" in b for r in runs for b in r.benchmarks()):  # MuChoMusic ids only

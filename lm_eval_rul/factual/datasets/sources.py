@@ -2,8 +2,9 @@
 
 :func:`prepare_task` reads the task's dataset from the paths in the harness's
 ``--metadata`` JSON, draws the seeded sample, chooses every item's ``random`` clip
-over the whole task, and checks the audio files the run will read (the sample's, and
-with ``condition="random"`` their partners') before any model loads.
+over the whole task, and checks the audio files the run will read (the sample's under a
+condition that reads a clip, and under ``random``, which reads the clip pool, their
+partners') before any model loads.
 
 Metadata keys (all paths may use ``~``):
 
@@ -34,6 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ...audio import condition_named
+from ...audio.conditions import CLIP_POOL, NOTHING
 from ...questions import DEFAULT_SEED
 from ..errors import PROBLEM_KINDS, FactualInputError
 from ..items import Item, RandomClips, TaskItems, assign_random_clips, sample_items
@@ -257,8 +260,9 @@ def prepare_task(
     random = assign_random_clips(task_items.items, seed=seed, overlap_labels=overlap)
     sample = sample_items(task_items.items, _int(metadata, "sample_size", None), seed=seed)
     by_id = {item.id: item for item in task_items.items}
-    to_check = list(sample) if condition in ("original", "random") else []
-    if condition == "random":
+    reads = condition_named(condition).reads
+    to_check = [] if reads == NOTHING else list(sample)
+    if reads == CLIP_POOL:  # the partner plays instead: its file is checked too
         to_check += [by_id[random.partner[it.id]] for it in sample]
     checked = check_audio_files(
         list({it.id: it for it in to_check}.values()),
@@ -274,7 +278,7 @@ def prepare_task(
     if to_check:
         kept = []
         for it in sample:
-            partner = random.partner[it.id] if condition == "random" else None
+            partner = random.partner[it.id] if reads == CLIP_POOL else None
             if it.id in problem:
                 dropped[f"audio_{_slug(problem[it.id])}"] += 1
             elif partner in problem:

@@ -26,12 +26,13 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
+from ...audio.conditions import CLIP_POOL
 from ...factual.baselines import frequency_baseline, label_frequencies, majority_baseline
 from ...factual.reading.labels import TASKS
 from ...factual.records import ItemPrediction, item_predictions, set_figures, unread_counts
 from ...questions import derive_seed
 from ..runs import Run, TaskResult
-from ..settings import ReportSettings, condition_rank
+from ..settings import REFERENCE_CONDITION, ReportSettings, audio_condition_of, condition_rank
 from ..stats import accuracy_ci
 from .paired_scores import compare_conditions
 
@@ -162,6 +163,11 @@ def _baselines(items: dict[str, ItemPrediction], genre: bool) -> dict[str, Any]:
     return out
 
 
+def _plays_pool(condition: str) -> bool:
+    found = audio_condition_of(condition)
+    return found is not None and found.reads == CLIP_POOL
+
+
 def _comparisons(
     task: str, rows: list[dict[str, Any]], settings: ReportSettings, notes: list[str]
 ) -> list[dict[str, Any]]:
@@ -170,13 +176,17 @@ def _comparisons(
         by_model[row["pretrained"]].append(row)
     entries = []
     for model_rows in by_model.values():
-        # random first: the paper's comparison
+        # the clip-pool condition (random) first: the paper's comparison
         ordered = sorted(
             model_rows,
-            key=lambda r: (r["condition"] != "random", condition_rank(r["condition"]), r["run"]),
+            key=lambda r: (
+                not _plays_pool(r["condition"]),
+                condition_rank(r["condition"]),
+                r["run"],
+            ),
         )
-        for a in (r for r in model_rows if r["condition"] == "original"):
-            for b in (r for r in ordered if r["condition"] != "original"):
+        for a in (r for r in model_rows if r["condition"] == REFERENCE_CONDITION):
+            for b in (r for r in ordered if r["condition"] != REFERENCE_CONDITION):
                 shared = a["_f1"].keys() & b["_f1"].keys()
                 dropped = len(a["_f1"].keys() ^ b["_f1"].keys())
                 if dropped:

@@ -1,0 +1,168 @@
+"""The audio conditions as objects: one :class:`Condition` subclass per condition, one registry.
+
+A condition decides, for one document, what the model hears instead of (or as) its clip.
+Each subclass declares every fact the rest of the package asks about it, so that no module
+compares condition names:
+
+* ``name``: the value of ``audio=`` (``--model_args``), also written to the results'
+  ``config`` (``audio_condition``), the logs and the report;
+* ``description``: one line, for ``--help``-style listings, docs and the report;
+* ``reads``: what it needs besides the spec: :data:`NOTHING` (synthetic audio, no files),
+  :data:`OWN_CLIP` (the document's own clip) or :data:`CLIP_POOL` (another clip of the
+  benchmark's pool); the pre-flight clip checks, the missing-audio checks and the factual
+  tasks' windows follow it;
+* ``audio_slot``: whether the prompt has an audio slot at all (``none``: no);
+* ``synthetic_length``: the waveform's length is ``noise_seconds`` (noise, silence);
+* ``alters_clip``: the document's own clip is not heard as it is (``audio_replaced`` of
+  the logged samples names it);
+* ``report_order`` and ``colour``: where and how the report shows it;
+* :meth:`Condition.key`: the key of what is heard, without reading any audio (requests are
+  grouped by it, and it keys the resume caches: keys of existing conditions never change);
+* :meth:`Condition.waveform`: the waveform of a key (mono float32, read-only);
+* :meth:`Condition.describe`: a key in words (``audio_heard`` of the logged samples).
+
+A new condition is one subclass decorated with :func:`register_condition` in a module the
+package :mod:`lm_eval_rul.audio.conditions` imports (see :mod:`.reversed_clip`, the example).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..errors import UnknownConditionError
+
+#: The type of the ``spec`` arguments: :class:`~.spec.AudioSpec` (which imports this module,
+#: so it is not imported here).
+AudioSpec = Any
+__all__ = [
+    "NOTHING",
+    "OWN_CLIP",
+    "CLIP_POOL",
+    "READS",
+    "REFERENCE_CONDITION",
+    "Condition",
+    "register_condition",
+    "registered_conditions",
+    "condition_names",
+    "condition_named",
+    "condition_of_key",
+]
+
+#: ``reads``: synthetic audio, no file.
+NOTHING = "nothing"
+#: ``reads``: the document's own clip.
+OWN_CLIP = "own clip"
+#: ``reads``: another clip of the benchmark's pool (or the one the task chose).
+CLIP_POOL = "clip pool"
+READS: tuple[str, ...] = (NOTHING, OWN_CLIP, CLIP_POOL)
+#: The condition every other one is compared with (the report's perception gains).
+REFERENCE_CONDITION = "original"
+
+_REGISTRY: dict[str, Condition] = {}
+#: Key kinds that are not a condition's name (several clips; a text task).
+_COMPOSITE_KINDS = ("clips", "text")
+
+
+class Condition:
+    """One audio condition (see the module doc for each field)."""
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    reads: ClassVar[str]
+    audio_slot: ClassVar[bool] = True
+    synthetic_length: ClassVar[bool] = False
+    alters_clip: ClassVar[bool] = True
+    report_order: ClassVar[int]
+    colour: ClassVar[str]
+    #: The first element of this condition's keys (``clip`` is shared by the conditions
+    #: that play a file as it is, so a clip's key is the same under ``original`` and
+    #: ``random``). Defaults to ``name``.
+    key_kind: ClassVar[str]
+
+    def key(self, doc: Mapping[str, Any], spec: AudioSpec) -> Hashable:
+        """The key of what ``doc`` hears under ``spec``; reads no audio."""
+        raise NotImplementedError
+
+    def waveform(
+        self, key: tuple[Any, ...], doc: Mapping[str, Any], spec: AudioSpec
+    ) -> np.ndarray | None:
+        """The mono float32 waveform of ``key`` (``None``: no audio)."""
+        raise NotImplementedError
+
+    def describe(self, key: tuple[Any, ...]) -> str:
+        """``key`` in words."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<audio condition {self.name!r}>"
+
+
+def register_condition(cls: type[Condition]) -> type[Condition]:
+    """Class decorator: register one instance of ``cls`` under ``cls.name``.
+
+    Raises:
+        TypeError: The class leaves a field undeclared, or its name, order or colour is
+            already another condition's.
+    """
+    missing = [
+        field
+        for field in ("name", "description", "reads", "report_order", "colour")
+        if not hasattr(cls, field)
+    ]
+    missing += [
+        method
+        for method in ("key", "waveform", "describe")
+        if getattr(cls, method) is getattr(Condition, method)
+    ]
+    if missing:
+        raise TypeError(f"audio condition {cls.__name__} does not declare {', '.join(missing)}")
+    if cls.reads not in READS:
+        raise TypeError(f"audio condition {cls.name}: reads={cls.reads!r} is not one of {READS}")
+    if not hasattr(cls, "key_kind"):
+        cls.key_kind = cls.name
+    for other in _REGISTRY.values():
+        for field in ("name", "report_order", "colour"):
+            if getattr(other, field) == getattr(cls, field) and other.name != cls.name:
+                raise TypeError(
+                    f"audio condition {cls.name}: {field} {getattr(cls, field)!r} is already "
+                    f"{other.name}'s"
+                )
+    _REGISTRY[cls.name] = cls()
+    return cls
+
+
+def registered_conditions() -> list[Condition]:
+    """Every registered condition, in report order."""
+    return sorted(_REGISTRY.values(), key=lambda c: c.report_order)
+
+
+def condition_names() -> tuple[str, ...]:
+    """The names ``audio=`` accepts, in report order."""
+    return tuple(c.name for c in registered_conditions())
+
+
+def condition_named(value: Any) -> Condition:
+    """The condition ``audio=value`` names (``None``, empty or ``"None"``: ``none``, as
+    lm-eval parses the string ``none`` in ``model_args`` to ``None``).
+
+    Raises:
+        UnknownConditionError: ``value`` names no condition (the message lists them).
+    """
+    name = "none" if value is None or str(value).strip() in ("", "None") else str(value)
+    if name not in _REGISTRY:
+        raise UnknownConditionError(value, condition_names())
+    return _REGISTRY[name]
+
+
+def condition_of_key(key: tuple[Any, ...]) -> Condition | None:
+    """The condition that describes ``key`` (``None`` for a composite key: several clips,
+    a text task)."""
+    if key[0] in _COMPOSITE_KINDS:
+        return None
+    for condition in _REGISTRY.values():
+        if condition.key_kind == key[0]:
+            return condition
+    raise KeyError(f"no audio condition makes keys of kind {key[0]!r}")
