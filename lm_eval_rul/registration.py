@@ -202,11 +202,9 @@ def _check_task_metadata(metadata: dict[str, Any]) -> None:
     """Refuse keys no plugin task reads, with the closest known key (as ``run --metadata``)."""
     import difflib
 
-    from .factual.tasks import FACTUAL_METADATA_KEYS
-    from .mcqa.mmau.tasks import MMAU_METADATA_KEYS
-    from .mcqa.tasks import METADATA_KEYS
+    from .cli.run_inputs import family_metadata_keys
 
-    known = sorted({*METADATA_KEYS, *FACTUAL_METADATA_KEYS, *MMAU_METADATA_KEYS, "version"})
+    known = sorted({*(k for keys in family_metadata_keys().values() for k in keys), "version"})
     unknown = [key for key in metadata if key not in known]
     if not unknown:
         return

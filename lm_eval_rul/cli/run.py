@@ -61,6 +61,8 @@ MAJORITY_GROUPS: tuple[str, ...] = (
     "rul_muchomusic_textonly_gen",
     "rul_muchomusic_native_gen",
     "rul_mmau_music",
+    "rul_mmar_music",
+    "rul_music_mc",
 )
 #: The fold votes added to those groups (:func:`~lm_eval_rul.report.majority_from_samples`).
 VOTE_METRICS: tuple[str, ...] = ("majority_acc", "plurality_acc_release")
@@ -74,9 +76,11 @@ def _task_names(tasks: Any) -> set[str]:
 
 
 def _wants_mmau_predictions(tasks: Any) -> bool:
-    """Whether ``--tasks`` names an MMAU task (or the ``mmau`` group): the run then writes
-    the authors' predictions file (:mod:`lm_eval_rul.mcqa.mmau.predictions`)."""
-    return any(name == "mmau" or name.startswith("mmau_") for name in _task_names(tasks))
+    """Whether ``--tasks`` names an MMAU-layout task or group (MMAU, MMAR): the run then
+    writes the authors' predictions file (:mod:`lm_eval_rul.mcqa.mmau.predictions`)."""
+    from ..mcqa.mmau.predictions import PREDICTION_TASKS
+
+    return not _task_names(tasks).isdisjoint(PREDICTION_TASKS)
 
 
 def _wants_majority(tasks: Any) -> bool:

@@ -63,14 +63,17 @@ def _closest(name: str, known: Iterable[str], n: int = 3) -> list[str]:
 def family_metadata_keys() -> dict[str, tuple[str, ...]]:
     """Plugin task folder (``tasks/<family>``) -> the ``--metadata`` keys its tasks read."""
     from ..factual.tasks import FACTUAL_METADATA_KEYS
-    from ..mcqa.mmau.tasks import MMAU_METADATA_KEYS
+    from ..mcqa.mmau.tasks import layout_metadata_keys
+    from ..mcqa.music_mc import MUSIC_MC_METADATA_KEYS
     from ..mcqa.tasks import METADATA_KEYS as MCQA_METADATA_KEYS
+    from ..questions.readers import LAYOUTS
 
     return {
         "rul_muchomusic": MCQA_METADATA_KEYS,
         "muchomusic": MCQA_METADATA_KEYS,
         "factual": FACTUAL_METADATA_KEYS,
-        "mmau": MMAU_METADATA_KEYS,
+        "music_mc": MUSIC_MC_METADATA_KEYS,
+        **{name: layout_metadata_keys(layout) for name, layout in LAYOUTS.items()},
     }
 
 

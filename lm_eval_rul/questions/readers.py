@@ -5,7 +5,7 @@ Formats (see ``docs/method.md``, "Data"):
 * the released RUL-MuChoMusic JSON: ``{id: {question, caption, correct_answer,
   distractors[4], PI}}`` (a list of such rows with an ``id`` field is accepted too);
 * the released distractor pools: the same layout with 24–71 ``distractors``;
-* MMAU's released JSON (``question, choices, answer, task``): its music items
+* the MMAU layout (:mod:`.layout`): MMAU's JSON and MMAR's JSON lines; their music items
   (:mod:`.mmau`);
 * the MuChoMusic CSV (``question, dataset, dataset_identifier, correct_answer,
   distractor_{1,2,3}_answer, ...`` plus a question id);
@@ -29,7 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from .file_kinds import MUCHOMUSIC_COLUMNS, question_format
-from .mmau import looks_like_mmau, read_mmau_questions
+from .layout import Layout, file_rows, looks_like
+from .mmar import MMAR, read_mmar_questions
+from .mmau import MMAU, read_mmau_questions
 from .pools import clean_pools
 from .reading import csv_table, json_value, jsonl_values, reads_once
 from .schema import (
@@ -279,8 +281,9 @@ def load_questions(
     if not path.is_file():
         raise FileNotFoundError(f"question file not found: {path}")
     fmt = question_format(path)
-    if _is_mmau(path, fmt):
-        return read_mmau_questions(path, n_distractors=n_distractors)
+    layout = _layout_of(path, fmt)
+    if layout is not None:
+        return LAYOUT_READERS[layout.name](path, n_distractors=n_distractors)
     if fmt == "json":
         return read_rul_json(path, n_distractors=n_distractors)
     if fmt == "muchomusic_csv":
@@ -293,15 +296,22 @@ def load_questions(
     return read_questions_table(path, n_distractors=n_distractors)
 
 
-def _is_mmau(path: Path, fmt: str) -> bool:
-    """MMAU's released JSON (a list of items with ``choices`` and ``task``): its music
-    items are read as questions (:func:`~.mmau.read_mmau_questions`)."""
-    if fmt != "json":
-        return False
+#: The MMAU-layout releases ``pi`` and ``build`` read (their music items), by layout name.
+LAYOUT_READERS = {MMAU.name: read_mmau_questions, MMAR.name: read_mmar_questions}
+#: The MMAU-layout releases by name.
+LAYOUTS: dict[str, Layout] = {MMAU.name: MMAU, MMAR.name: MMAR}
+
+
+def _layout_of(path: Path, fmt: str) -> Layout | None:
+    """The MMAU-layout release a JSON / JSON-lines file is (MMAU's ``task``, MMAR's
+    ``modality``; :mod:`.layout`), or None: its music items are read as questions."""
+    if fmt not in ("json", "jsonl"):
+        return None
     try:
-        return looks_like_mmau(json_value(path))
-    except json.JSONDecodeError:
-        return False
+        rows = file_rows(path)
+    except DataValidationError:
+        return None
+    return next((x for x in (MMAU, MMAR) if looks_like(rows, x)), None)
 
 
 def _as_row(question: Question) -> dict[str, Any]:
@@ -342,7 +352,7 @@ def load_questions_without_distractors(path: str | os.PathLike[str]) -> list[Que
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"question file not found: {path}")
-    if question_format(path) not in ("json", "jsonl") or _is_mmau(path, question_format(path)):
+    if question_format(path) not in ("json", "jsonl") or _layout_of(path, question_format(path)):
         return load_questions(path)
     rows = _read_rows(path)
     prepared = []
