@@ -44,6 +44,9 @@ BENCHMARK_NAMES = {
     "mmau_music": "MMAU-music",
     "mmau_music_gen": "MMAU-music (generation)",
     "rul_mmau_music": "RUL-MMAU-music",
+    "mmar_music": "MMAR-music",
+    "mmar_music_gen": "MMAR-music (generation)",
+    "rul_mmar_music": "RUL-MMAR-music",
 }
 
 
