@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from lm_eval_rul.distractors.pi import check_pi_questions, release_prompts
 from lm_eval_rul.mcqa.mmau.tasks import load_layout, process_results, process_results_gen
 from lm_eval_rul.questions import DataValidationError, load_questions
 from lm_eval_rul.questions.mmar import MMAR
@@ -69,6 +70,8 @@ def test_reader_subsets_by_modality_with_two_to_six_options(mmar_dir, caplog):
     questions = load_questions(data)
     assert [len(q.distractors) + 1 for q in questions] == [2, 4, 5, 6, 4, 2]
     assert [q.track for q in questions][:1] == [f"audio/{MUSIC[0]['id']}"]
+    check_pi_questions(questions)  # 2 to 6 options: each has a PI (16 shuffles of all)
+    assert {len(p.options) for p in release_prompts(questions[3])} == {6}
 
 
 def _scripted(body: dict) -> str:
