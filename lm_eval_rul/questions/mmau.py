@@ -32,6 +32,7 @@ __all__ = [
     "MMAUItem",
     "read_mmau_json",
     "looks_like_mmau",
+    "is_mmau_file",
     "select_subset",
     "as_question",
     "read_mmau_questions",
@@ -104,6 +105,19 @@ class MMAUItem:
             }
         )
         return row
+
+
+def is_mmau_file(path: str | os.PathLike[str]) -> bool:
+    """Whether the file at ``path`` is MMAU's released JSON (decided from its content): the
+    ``detect`` of MMAU's reader in the benchmark catalogue (``tasks/mmau/benchmark.py``)."""
+    from .file_kinds import question_format
+
+    if question_format(Path(path)) != "json":
+        return False
+    try:
+        return looks_like_mmau(json_value(path))
+    except json.JSONDecodeError:
+        return False
 
 
 def looks_like_mmau(raw: Any) -> bool:

@@ -153,13 +153,18 @@ class Run:
 
     @property
     def protocol(self) -> str | None:
-        """The protocol its factual or MMAU tasks ran under (``rul`` when not recorded);
-        None for a run without such tasks."""
-        found = {
-            str(task.metadata.get("protocol") or "rul")
-            for task in self.tasks.values()
-            if task.windows or task.study_windows or task.benchmark.startswith("mmau")
-        }
+        """The protocol its tasks of a benchmark family with protocols (factual, MMAU...)
+        ran under, each read from its family's key (``mmau_protocol``...) or the bare
+        ``protocol`` (``rul`` when not recorded); None for a run without such tasks."""
+        from ..catalogue import by_folder, for_question_set
+
+        factual = by_folder().get("factual")
+        found = set()
+        for task in self.tasks.values():
+            family = factual if task.windows or task.study_windows else None
+            family = family or for_question_set(task.benchmark)
+            if family is not None and family.protocol_key:
+                found.add(str(family.protocol(task.metadata) or "rul"))
         return "/".join(sorted(found)) or None
 
     @property

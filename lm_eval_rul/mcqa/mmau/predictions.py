@@ -6,9 +6,12 @@ of its items with the model's free-text answer added as ``model_output`` (the ke
 generation task's output is its generated text; a letter task's is the text of the
 option it scored highest, which the string-match rule reads as that choice.
 
-``lm-eval-rul run`` writes one file per MMAU task it ran, on either split,
-``{output_path}/mmau_predictions_{task}.json`` (:func:`write_predictions`); on test-mini
-the authors' own scorer run on it gives the run's ``acc`` under ``protocol=official``.
+``lm-eval-rul run`` writes one file per MMAU task it ran (``mmau_music``, ``mmau_music_gen``:
+the post-run file of MMAU's catalogue entry, ``tasks/mmau/benchmark.py``), on either split,
+beside the model's results: ``{output_path}/{model}/mmau_predictions_{task}_{date_id}.json``
+with the date id of the harness's ``results_{date_id}.json`` (:func:`write_predictions`);
+on test-mini the authors' own scorer run on it gives the run's ``acc`` under
+``mmau_protocol=official``.
 """
 
 from __future__ import annotations
@@ -23,17 +26,12 @@ import numpy as np
 
 from ...files import atomic_write
 
-__all__ = ["OUTPUT_KEY", "prediction_rows", "write_predictions", "is_mmau_task"]
+__all__ = ["OUTPUT_KEY", "prediction_rows", "predictions_path", "write_predictions"]
 
 #: The key the authors' scorer reads the answer from.
 OUTPUT_KEY = "model_output"
 
 logger = logging.getLogger(__name__)
-
-
-def is_mmau_task(name: str) -> bool:
-    """``mmau_music``, ``mmau_music_gen`` (not ``rul_mmau_music``: its options are ours)."""
-    return name.startswith("mmau_")
 
 
 def _output(sample: Mapping[str, Any]) -> str:
@@ -77,28 +75,26 @@ def prediction_rows(samples: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]
     return [row for _, row in sorted(rows.values(), key=lambda pair: pair[0])]
 
 
-def write_predictions(results: Mapping[str, Any], output_path: str | None) -> list[Path]:
-    """Write the predictions file of every MMAU task in ``results["samples"]``.
+def predictions_path(folder: Path, task: str, stamp: str) -> Path:
+    """``{folder}/mmau_predictions_{task}_{stamp}.json``."""
+    return Path(folder) / f"mmau_predictions_{task}_{stamp}.json"
+
+
+def write_predictions(
+    samples: Mapping[str, list[dict[str, Any]]], folder: Path, stamp: str
+) -> list[Path]:
+    """Write the predictions file of every MMAU task in ``samples``.
 
     Args:
-        results: What ``simple_evaluate`` returned (with its samples).
-        output_path: The run's ``--output_path``: a folder, or a results file whose
-            folder is used. None: nothing is written (a warning says why).
+        samples: Task -> its logged samples (the harness's ``results["samples"]``).
+        folder: The folder of the model's results.
+        stamp: The harness's date id of them (``results_{stamp}.json``).
     """
-    samples = {k: v for k, v in (results.get("samples") or {}).items() if is_mmau_task(k)}
-    if not samples:
-        return []
-    if not output_path:
-        logger.warning("no --output_path: MMAU's predictions file(s) not written")
-        return []
-    folder = Path(output_path)
-    folder = folder.parent if folder.suffix == ".json" else folder
     written = []
     for task, rows in sorted(samples.items()):
         first = rows[0]["filter"] if rows else None
         items = prediction_rows(r for r in rows if r.get("filter") == first)
-        path = folder / f"mmau_predictions_{task}.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path = predictions_path(folder, task, stamp)
         with atomic_write(path, "w") as handle:
             json.dump(items, handle, indent=1, ensure_ascii=False)
         logger.info("%s: wrote %d MMAU predictions (model_output) to %s", task, len(items), path)

@@ -7,7 +7,8 @@
 * ``mmau_split``: ``test-mini`` (default; with answers) or ``test`` (no answers: the run
   writes the authors' predictions file, :mod:`.predictions`);
 * ``mmau_subset``: ``music`` (default), ``sound``, ``speech`` or ``all``;
-* ``protocol``: ``rul`` (ours, default), ``official`` (MMAU's scorer), ``lmms``
+* ``mmau_protocol`` (or ``protocol`` in a run without factual tasks): ``rul`` (ours,
+  default), ``official`` (MMAU's scorer), ``lmms``
   (lmms-eval's prompt and letter reading, no random letter); see :mod:`.documents` and
   :mod:`.prompts`;
 * ``shuffle_seed`` (the ``rul`` option order), ``parser`` (``rul`` only: ``default`` or
@@ -31,15 +32,23 @@ from typing import Any
 
 import numpy as np
 
-from ...audio import AUDIO_METADATA_KEYS, attach_audio
+from ...audio import AUDIO_METADATA_KEYS
 from ...audio.requests import heard_fields
+from ...catalogue import by_folder
 from ...questions import Question, load_questions
 from ...questions.mmau import MMAU_SUBSETS, MMAUItem, as_question, read_mmau_json, select_subset
-from ..folds import make_docs
 from ..mmau_parsing import mmau_string_match
 from ..reference_parsing import DEFAULT_PARSER, check_parser, parse_with
 from ..scoring import choice_probabilities
-from ..tasks import TaskMetadataError, _as_dataset, _existing, _seed, _stamp
+from ..task_kit import (
+    TaskMetadataError,
+    as_dataset,
+    attach_audio,
+    existing_file,
+    file_stamp,
+    make_docs,
+    shuffle_seed,
+)
 from .documents import DEFAULT_PROTOCOL, PROTOCOLS, answer_indices, mmau_docs
 from .prompts import generation_prompt, letter_prompt
 from .sources import MMAU_SPLITS, default_mmau_path
@@ -60,7 +69,8 @@ MMAU_METADATA_KEYS: tuple[str, ...] = (
     "mmau_data_path",
     "mmau_split",
     "mmau_subset",
-    "protocol",
+    "mmau_protocol",
+    "protocol",  # accepted when MMAU is the only family with protocols in the run
     "shuffle_seed",
     "parser",
     "data_path",
@@ -83,7 +93,9 @@ def _choice(metadata: dict[str, Any], key: str, allowed: tuple[str, ...], defaul
 
 
 def _protocol(metadata: dict[str, Any]) -> str:
-    return _choice(metadata, "protocol", PROTOCOLS, DEFAULT_PROTOCOL)
+    """``mmau_protocol``, else the bare ``protocol`` (MMAU's catalogue entry)."""
+    key = by_folder()["mmau"].protocol_source(metadata)
+    return _choice(metadata, key, PROTOCOLS, DEFAULT_PROTOCOL)
 
 
 def _parser(protocol: str, metadata: dict[str, Any]) -> str:
@@ -91,8 +103,8 @@ def _parser(protocol: str, metadata: dict[str, Any]) -> str:
         return check_parser(metadata.get("parser", DEFAULT_PARSER))
     if "parser" in metadata:
         raise TaskMetadataError(
-            f"--metadata parser={metadata['parser']!r} applies to protocol=rul only: "
-            f"protocol={protocol} reads answers with its own rule; drop one of them"
+            f"--metadata parser={metadata['parser']!r} applies to mmau_protocol=rul only: "
+            f"mmau_protocol={protocol} reads answers with its own rule; drop one of them"
         )
     return PROTOCOL_PARSERS[protocol]
 
@@ -105,14 +117,14 @@ def _read_cached(stamp: tuple[str, float, int]) -> tuple[MMAUItem, ...]:
 def _mmau_path(metadata: dict[str, Any]) -> Path:
     split = _choice(metadata, "mmau_split", MMAU_SPLITS, "test-mini")
     source = metadata.get("mmau_data_path")
-    return _existing(source, "mmau_data_path") if source else default_mmau_path(split)
+    return existing_file(source, "mmau_data_path") if source else default_mmau_path(split)
 
 
 def mmau_items(**metadata: Any) -> list[MMAUItem]:
     """The items of ``mmau_subset`` from ``mmau_data_path`` (see the module docstring)."""
     subset = _choice(metadata, "mmau_subset", (*MMAU_SUBSETS, "all"), "music")
     path = _mmau_path(metadata)
-    return select_subset(_read_cached(_stamp(path)), subset, path)
+    return select_subset(_read_cached(file_stamp(path)), subset, path)
 
 
 def _audio_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
@@ -126,9 +138,9 @@ def load_mmau(**metadata: Any) -> dict[str, Any]:
     protocol = _protocol(metadata)
     parser = _parser(protocol, metadata)
     items = mmau_items(**metadata)
-    docs = mmau_docs(items, protocol=protocol, seed=_seed(metadata))
+    docs = mmau_docs(items, protocol=protocol, seed=shuffle_seed(metadata))
     questions = [as_question(item) for item in items]
-    return _as_dataset(attach_audio(docs, questions, _audio_metadata(metadata)), parser)
+    return as_dataset(attach_audio(docs, questions, _audio_metadata(metadata)), parser)
 
 
 def doc_to_text(doc: dict[str, Any]) -> str:
@@ -197,7 +209,7 @@ def _rul_mmau_questions(metadata: dict[str, Any]) -> list[Question]:
             "wrote (it has no public copy): give --metadata data_path=/path/to/rul_mmau.json "
             "(and mmau_data_path=mmau-test-mini.json for sub-categories and clip paths)"
         )
-    return load_questions(_existing(metadata[key], key), n_distractors=4)
+    return load_questions(existing_file(metadata[key], key), n_distractors=4)
 
 
 def load_rul_mmau_music(fold: int, **metadata: Any) -> dict[str, Any]:
@@ -207,14 +219,16 @@ def load_rul_mmau_music(fold: int, **metadata: Any) -> dict[str, Any]:
     questions = _rul_mmau_questions(metadata)
     by_id: dict[str, MMAUItem] = {}
     if metadata.get("mmau_data_path"):
-        by_id = {i.id: i for i in _read_cached(_stamp(_mmau_path(metadata)))}
+        by_id = {i.id: i for i in _read_cached(file_stamp(_mmau_path(metadata)))}
         questions = [
             replace(q, track=as_question(by_id[q.id]).track) if q.id in by_id else q
             for q in questions
         ]
-    docs = make_docs(questions, benchmark="rul_mmau_music", fold=int(fold), seed=_seed(metadata))
+    docs = make_docs(
+        questions, benchmark="rul_mmau_music", fold=int(fold), seed=shuffle_seed(metadata)
+    )
     for doc in docs:
         item = by_id.get(str(doc["id"]))
         doc["sub_category"] = item.sub_category if item else ""
         doc["difficulty"] = item.difficulty if item else ""
-    return _as_dataset(attach_audio(docs, questions, _audio_metadata(metadata)), parser)
+    return as_dataset(attach_audio(docs, questions, _audio_metadata(metadata)), parser)
