@@ -5,6 +5,7 @@ before any model loads."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -35,6 +36,22 @@ def hf_args(model: Path, out: Path, tasks: str, metadata: dict, *extra: str) -> 
     ]  # fmt: skip
 
 
+def predictions_file(out: Path, task: str) -> Path:
+    """The one predictions file of ``task``: beside the model's results, named with their
+    date id, with a plain file's mode like every other output (0644 under umask 022), not
+    the private 0600 of a temporary file."""
+    (results,) = out.glob("*/results_*.json")
+    stamp = results.stem.removeprefix("results_")
+    path = results.parent / f"mmau_predictions_{task}_{stamp}.json"
+    assert sorted(out.rglob("mmau_predictions_*")) == sorted(
+        results.parent.glob("mmau_predictions_*")
+    )
+    umask = os.umask(0)
+    os.umask(umask)
+    assert path.is_file() and path.stat().st_mode & 0o777 == 0o666 & ~umask
+    return path
+
+
 def test_text_only_run_under_ours_and_the_official_protocol(tiny_lm, mmau_dir, tmp_path):
     data = str(mmau_dir / "mmau.json")
     out = tmp_path / "rul"
@@ -56,7 +73,7 @@ def test_text_only_run_under_ours_and_the_official_protocol(tiny_lm, mmau_dir, t
     )
     # the official protocol: the JSON's order, the choices' text asked for, MMAU's rule
     out = tmp_path / "official"
-    metadata = {"mmau_data_path": data, "protocol": "official"}
+    metadata = {"mmau_data_path": data, "mmau_protocol": "official"}
     run_cli(hf_args(tiny_lm, out, "mmau_music_gen,mmau_music", metadata, "--gen_kwargs",
                     "max_gen_toks=8"))  # fmt: skip
     results, samples = read_output(out)
@@ -77,7 +94,7 @@ def test_text_only_run_under_ours_and_the_official_protocol(tiny_lm, mmau_dir, t
     in_order = sorted(samples["mmau_music"], key=lambda r: r["doc"]["release_position"])
     assert [r["doc"]["gold_letter"] for r in in_order] == list("ABBCBDCCABBA")
     # the predictions file the authors score: their rule on it gives the run's acc
-    items = json.loads((out / "mmau_predictions_mmau_music_gen.json").read_text())
+    items = json.loads(predictions_file(out, "mmau_music_gen").read_text())
     assert [i["id"] for i in items] == [r["id"] for r in mmau_rows()[:12]]
     assert {k for k in items[0] if k != "model_output"} == set(mmau_rows()[0])
     outputs = {r["doc"]["id"]: r["filtered_resps"][0] for r in official}
@@ -132,7 +149,7 @@ def test_a_test_split_run_writes_the_leaderboard_file(tiny_lm, tmp_path):
     assert samples == {}
     row = results["results"]["mmau_music"]
     assert not [key for key in row if key.split(",")[0] in ("acc", "perceptual_index")]
-    predictions = out / "mmau_predictions_mmau_music.json"
+    predictions = predictions_file(out, "mmau_music")
     items = json.loads(predictions.read_text())
     released = mmau_rows(answers=False)
     assert [i["id"] for i in items] == [r["id"] for r in released]

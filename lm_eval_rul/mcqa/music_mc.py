@@ -19,10 +19,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..audio import AUDIO_METADATA_KEYS, attach_audio
+from ..audio import AUDIO_METADATA_KEYS
 from ..questions import Question, load_questions
-from .folds import make_docs
-from .tasks import TaskMetadataError, _as_dataset, _existing, _parser, _seed
+from .reference_parsing import DEFAULT_PARSER, check_parser
+from .task_kit import (
+    TaskMetadataError,
+    as_dataset,
+    attach_audio,
+    existing_file,
+    make_docs,
+    shuffle_seed,
+)
 
 __all__ = ["MUSIC_MC_METADATA_KEYS", "BENCHMARK_TASK", "load_music_mc", "load_rul_music_mc"]
 
@@ -42,10 +49,10 @@ def _questions(metadata: dict[str, Any], n_distractors: int | None) -> list[Ques
     if not metadata.get("mc_data_path"):
         raise TaskMetadataError(
             "music_mc reads your own multiple-choice file: give --metadata "
-            "'{\"mc_data_path\": \"/path/to/questions.jsonl\", \"benchmark_name\": \"My-Bench\"}' "
+            '\'{"mc_data_path": "/path/to/questions.jsonl", "benchmark_name": "My-Bench"}\' '
             "(docs/add_a_benchmark.md)"
         )
-    return load_questions(_existing(metadata["mc_data_path"], "mc_data_path"),
+    return load_questions(existing_file(metadata["mc_data_path"], "mc_data_path"),
                           n_distractors=n_distractors)  # fmt: skip
 
 
@@ -60,18 +67,20 @@ def _named(docs: list[dict[str, Any]], metadata: dict[str, Any]) -> list[dict[st
 def load_music_mc(**metadata: Any) -> dict[str, Any]:
     """``custom_dataset`` of ``music_mc`` and ``music_mc_gen``: every option shown, in an
     order seeded from (``shuffle_seed``, ``benchmark_name``, item id)."""
-    parser = _parser(metadata)
+    parser = check_parser(metadata.get("parser", DEFAULT_PARSER))
     questions = _questions(metadata, None)
     name = str(metadata.get("benchmark_name") or BENCHMARK_TASK)
-    docs = _named(make_docs(questions, benchmark=name, fold=None, seed=_seed(metadata)), metadata)
-    return _as_dataset(attach_audio(docs, questions, metadata), parser)
+    docs = _named(
+        make_docs(questions, benchmark=name, fold=None, seed=shuffle_seed(metadata)), metadata
+    )
+    return as_dataset(attach_audio(docs, questions, metadata), parser)
 
 
 def load_rul_music_mc(fold: int, **metadata: Any) -> dict[str, Any]:
     """``custom_dataset`` of ``rul_music_mc_fold{fold}``: RUL-MuChoMusic's leave-one-out
     folds of a file with four distractors per question (a ``build`` output)."""
-    parser = _parser(metadata)
+    parser = check_parser(metadata.get("parser", DEFAULT_PARSER))
     questions = _questions(metadata, 4)
     name = f"rul_{metadata.get('benchmark_name') or BENCHMARK_TASK}"
-    docs = make_docs(questions, benchmark=name, fold=int(fold), seed=_seed(metadata))
-    return _as_dataset(attach_audio(_named(docs, metadata), questions, metadata), parser)
+    docs = make_docs(questions, benchmark=name, fold=int(fold), seed=shuffle_seed(metadata))
+    return as_dataset(attach_audio(_named(docs, metadata), questions, metadata), parser)

@@ -20,13 +20,12 @@ import json
 import logging
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .reading import json_value, jsonl_values, read_text
-from .schema import MAX_LISTED, DataValidationError, Question, normalize_answer
-from .validation import rows_to_questions
+from .schema import MAX_LISTED, DataValidationError
 
 __all__ = [
     "ANY_SUFFIX",
@@ -34,10 +33,9 @@ __all__ = [
     "LayoutItem",
     "looks_like",
     "file_rows",
+    "is_layout_file",
     "read_layout",
     "select_subset",
-    "as_question",
-    "layout_questions",
     "unanswered_notice",
 ]
 
@@ -86,6 +84,19 @@ class Layout:
     hint: str
     repository: str
     files: tuple[tuple[str, str], ...]
+
+    def release_keys(self) -> dict[str, Any]:
+        """What the predictions file needs of the layout, carried by each document
+        (``release_layout``), so the file is written from the logged documents alone."""
+        return {
+            "name": self.name,
+            "display": self.display,
+            "audio_field": self.audio_field,
+            "source_field": self.source_field,
+            "subset_field": self.subset_field,
+            "release_fields": list(self.release_fields),
+            "output_key": self.output_key,
+        }
 
     def selects(self, subset: str, value: str) -> bool:
         """Whether an item with ``subset_field`` ``value`` is in ``subset``."""
@@ -167,6 +178,18 @@ def file_rows(path: Path) -> Any:
     return rows
 
 
+def is_layout_file(path: str | os.PathLike[str], layout: Layout) -> bool:
+    """Whether a JSON or JSON-lines file holds ``layout``'s release (from its content)."""
+    from .file_kinds import question_format
+
+    if question_format(Path(path)) not in ("json", "jsonl"):
+        return False
+    try:
+        return looks_like(file_rows(Path(path)), layout)
+    except DataValidationError:
+        return False
+
+
 def _text(value: Any) -> str:
     return "" if value is None else str(value)
 
@@ -197,9 +220,7 @@ def _item(
         return None
     answer = row.get("answer") if answered else None
     if answer is not None and answer not in choices:
-        problems.append(
-            f"{where}: answer {answer!r} is not one of its choices {choices!r:.120}"
-        )
+        problems.append(f"{where}: answer {answer!r} is not one of its choices {choices!r:.120}")
         return None
     task = _text(row[layout.subset_field]).strip()
     if layout.allowed and task not in layout.allowed:
@@ -307,79 +328,3 @@ def unanswered_notice(path: str | Path, layout: Layout, n_items: int) -> str:
         f"this run writes predictions only ({n_items} items, the {layout.display} predictions "
         f"file with '{layout.output_key}'); no acc, perceptual_index or baseline is computed"
     )
-
-
-def _track(audio_id: str) -> str | None:
-    """``test-mini-audios/{id}`` for ``./test-mini-audios/{id}.wav``: the clip's path inside
-    ``audio_dir`` without its extension (the audio layouts try every extension)."""
-    path = audio_id.strip()
-    while path.startswith("./"):
-        path = path[2:]
-    stem, dot, _ = path.rpartition(".")
-    return (stem if dot and "/" not in path[len(stem) :] else path) or None
-
-
-def as_question(item: LayoutItem) -> Question:
-    """The :class:`~lm_eval_rul.questions.Question` of an item (its answer first, the other
-    choices in the release's order as distractors), for the shared document and audio code.
-
-    An unanswered item takes its first choice's place as "answer": the documents then
-    replace the gold with none (:mod:`lm_eval_rul.mcqa.mmau.documents`).
-    """
-    gold = item.gold if item.gold is not None else 0
-    others = [c for i, c in enumerate(item.choices) if i != gold]
-    return Question(
-        id=item.id,
-        question=item.question,
-        correct_answer=item.choices[gold],
-        distractors=tuple(others),
-        track=_track(item.audio_id) if item.audio_id else None,
-        source=item.dataset or None,
-    )
-
-
-def _distinct(question: Question) -> Question:
-    """``question`` without repeated choices (nor copies of the answer) among its
-    distractors, compared as :func:`~.schema.normalize_answer` does: what ``pi`` and
-    ``build`` need (their validation refuses repeats), never what the tasks show."""
-    seen = {normalize_answer(question.correct_answer)}
-    kept = []
-    for text in question.distractors:
-        key = normalize_answer(text)
-        if key not in seen:
-            seen.add(key)
-            kept.append(text.strip())
-    return replace(question, distractors=tuple(kept))
-
-
-def layout_questions(
-    path: Path, items: Sequence[LayoutItem], layout: Layout, subset: str,
-    n_distractors: int | None,
-) -> list[Question]:  # fmt: skip
-    """The answered ``items`` as questions for ``pi`` and ``build`` (:func:`as_question`;
-    repeated choices kept once; ``n_distractors`` checked as the other readers check it).
-
-    Raises:
-        DataValidationError: the file has no answers, or a malformed question.
-    """
-    if all(i.answer is None for i in items):
-        raise DataValidationError(
-            path,
-            [f"no answers ({layout.display}'s test split has no answers, nor has any file "
-             "without 'answer'), so no PI can be computed nor distractors built for it"],
-            hint="Give a file with answers (MMAU's mmau-test-mini.json, MMAR-meta.jsonl).",
-        )  # fmt: skip
-    questions = [_distinct(as_question(i)) for i in items]
-    logger.info("%s: %d %s item(s) of %s", path, len(questions), subset, layout.display)
-    rows = [
-        {
-            "id": q.id,
-            "question": q.question,
-            "correct_answer": q.correct_answer,
-            "distractors": list(q.distractors),
-            "track": q.track,
-            "source": q.source,
-        }
-        for q in questions
-    ]
-    return rows_to_questions(path, rows, n_distractors=n_distractors)

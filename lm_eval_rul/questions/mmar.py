@@ -15,11 +15,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .layout import Layout, layout_questions, read_layout, select_subset
+from .layout import Layout, is_layout_file, read_layout, select_subset
+from .layout_questions import layout_questions
 from .reading import reads_once
 from .schema import Question
 
-__all__ = ["MMAR", "MMAR_SUBSETS", "read_mmar_questions"]
+__all__ = ["MMAR", "MMAR_SUBSETS", "is_mmar_file", "read_mmar_questions"]
 
 #: ``--metadata mmar_subset`` values (and ``all``).
 MMAR_SUBSETS: tuple[str, ...] = ("music", "music_any", "sound", "sound_any", "speech",
@@ -42,6 +43,12 @@ MMAR = Layout(
     repository="ddlBoJack/MMAR",
     files=(("meta", "MMAR-meta.jsonl"),),
 )
+
+
+def is_mmar_file(path: str | os.PathLike[str]) -> bool:
+    """Whether the file at ``path`` is MMAR's release (decided from its content): the
+    ``detect`` of MMAR's reader in the benchmark catalogue (``tasks/mmar/benchmark.py``)."""
+    return is_layout_file(path, MMAR)
 
 
 @reads_once

@@ -16,8 +16,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .layout import Layout, LayoutItem, layout_questions, looks_like, read_layout
+from .layout import (
+    Layout,
+    LayoutItem,
+    is_layout_file,
+    looks_like,
+    read_layout,
+)
 from .layout import select_subset as select_layout_subset
+from .layout_questions import layout_questions
 from .reading import reads_once
 from .schema import Question
 
@@ -27,6 +34,7 @@ __all__ = [
     "MMAUItem",
     "read_mmau_json",
     "looks_like_mmau",
+    "is_mmau_file",
     "select_subset",
     "read_mmau_questions",
     "DEFAULT_QUESTION_SUBSET",
@@ -56,6 +64,12 @@ MMAU = Layout(
 )
 #: One MMAU item (the layout's record).
 MMAUItem = LayoutItem
+
+
+def is_mmau_file(path: str | os.PathLike[str]) -> bool:
+    """Whether the file at ``path`` is MMAU's release (decided from its content): the
+    ``detect`` of MMAU's reader in the benchmark catalogue (``tasks/mmau/benchmark.py``)."""
+    return is_layout_file(path, MMAU)
 
 
 def looks_like_mmau(raw: Any) -> bool:

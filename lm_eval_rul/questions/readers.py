@@ -5,8 +5,9 @@ Formats (see ``docs/method.md``, "Data"):
 * the released RUL-MuChoMusic JSON: ``{id: {question, caption, correct_answer,
   distractors[4], PI}}`` (a list of such rows with an ``id`` field is accepted too);
 * the released distractor pools: the same layout with 24–71 ``distractors``;
-* the MMAU layout (:mod:`.layout`): MMAU's JSON and MMAR's JSON lines; their music items
-  (:mod:`.mmau`);
+* a benchmark's own layout, read by the reader its descriptor declares
+  (:attr:`lm_eval_rul.catalogue.Benchmark.readers`: MMAU's released JSON, ``question,
+  choices, answer, task``, by :mod:`.mmau`);
 * the MuChoMusic CSV (``question, dataset, dataset_identifier, correct_answer,
   distractor_{1,2,3}_answer, ...`` plus a question id);
 * a JSONL / CSV / parquet of ``id, question, correct_answer, distractors[, caption]``.
@@ -23,15 +24,12 @@ import json
 import logging
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from .file_kinds import MUCHOMUSIC_COLUMNS, question_format
-from .layout import Layout, file_rows, looks_like
-from .mmar import MMAR, read_mmar_questions
-from .mmau import MMAU, read_mmau_questions
 from .pools import clean_pools
 from .reading import csv_table, json_value, jsonl_values, reads_once
 from .schema import (
@@ -50,6 +48,7 @@ __all__ = [
     "read_muchomusic_csv",
     "read_questions_table",
     "load_questions",
+    "own_layout_reader",
     "attach_tracks",
     "load_questions_without_distractors",
     "read_as_released",
@@ -120,7 +119,6 @@ def _parse_list_cell(value: Any) -> Any:
             except (ValueError, SyntaxError):
                 continue
     return [part.strip() for part in text.split("|") if part.strip()]
-
 
 
 @reads_once
@@ -280,10 +278,10 @@ def load_questions(
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"question file not found: {path}")
+    own = own_layout_reader(path)
+    if own is not None:
+        return own(path, n_distractors=n_distractors)
     fmt = question_format(path)
-    layout = _layout_of(path, fmt)
-    if layout is not None:
-        return LAYOUT_READERS[layout.name](path, n_distractors=n_distractors)
     if fmt == "json":
         return read_rul_json(path, n_distractors=n_distractors)
     if fmt == "muchomusic_csv":
@@ -296,22 +294,17 @@ def load_questions(
     return read_questions_table(path, n_distractors=n_distractors)
 
 
-#: The MMAU-layout releases ``pi`` and ``build`` read (their music items), by layout name.
-LAYOUT_READERS = {MMAU.name: read_mmau_questions, MMAR.name: read_mmar_questions}
-#: The MMAU-layout releases by name.
-LAYOUTS: dict[str, Layout] = {MMAU.name: MMAU, MMAR.name: MMAR}
+def own_layout_reader(path: Path) -> Callable[..., list[Question]] | None:
+    """The reader of a benchmark's own file layout that ``path`` is in (MMAU's released
+    JSON...), from the benchmark catalogue (:attr:`lm_eval_rul.catalogue.Benchmark.readers`);
+    None for the generic layouts read here."""
+    from ..catalogue import benchmarks, load_function
 
-
-def _layout_of(path: Path, fmt: str) -> Layout | None:
-    """The MMAU-layout release a JSON / JSON-lines file is (MMAU's ``task``, MMAR's
-    ``modality``; :mod:`.layout`), or None: its music items are read as questions."""
-    if fmt not in ("json", "jsonl"):
-        return None
-    try:
-        rows = file_rows(path)
-    except DataValidationError:
-        return None
-    return next((x for x in (MMAU, MMAR) if looks_like(rows, x)), None)
+    for benchmark in benchmarks():
+        for reader in benchmark.readers:
+            if load_function(reader.detect)(path):
+                return load_function(reader.read)
+    return None
 
 
 def _as_row(question: Question) -> dict[str, Any]:
@@ -336,7 +329,6 @@ def attach_tracks(questions: Sequence[Question], reference: Sequence[Question]) 
     ]
 
 
-
 @reads_once
 def load_questions_without_distractors(path: str | os.PathLike[str]) -> list[Question]:
     """Questions to generate distractors for: like :func:`load_questions`, but in JSON and
@@ -352,7 +344,7 @@ def load_questions_without_distractors(path: str | os.PathLike[str]) -> list[Que
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"question file not found: {path}")
-    if question_format(path) not in ("json", "jsonl") or _layout_of(path, question_format(path)):
+    if question_format(path) not in ("json", "jsonl") or own_layout_reader(path) is not None:
         return load_questions(path)
     rows = _read_rows(path)
     prepared = []
@@ -380,6 +372,4 @@ def read_as_released(path: str | os.PathLike[str]) -> list[Question]:
     if not path.is_file():
         raise FileNotFoundError(f"question file not found: {path}")
     rows = _read_rows(path)
-    return rows_to_questions(
-        path, rows, n_distractors=None, min_distractors=0, check_options=False
-    )
+    return rows_to_questions(path, rows, n_distractors=None, min_distractors=0, check_options=False)

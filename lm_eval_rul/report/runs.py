@@ -136,8 +136,7 @@ class Run:
     notes: list[str] = field(default_factory=list)
     audio_settings: dict[str, Any] = field(default_factory=dict)
     variant: str = ""
-    #: Tasks run on a file without answers (:mod:`.predictions_only`) -> their entry.
-    predictions_only: dict[str, dict[str, Any]] = field(default_factory=dict)
+    predictions_only: dict[str, dict[str, Any]] = field(default_factory=dict)  # no answers
 
     @property
     def setting(self) -> str:
@@ -156,13 +155,18 @@ class Run:
 
     @property
     def protocol(self) -> str | None:
-        """The protocol its factual tasks (``rul`` when not recorded) or MMAU-layout tasks
-        (their documents' ``protocol``) ran under; None for a run without such tasks."""
-        found = {
-            str(task.metadata.get("protocol") or "rul")
-            for task in self.tasks.values()
-            if task.windows or task.study_windows
-        } | {t.samples[0].order for t in self.tasks.values() if t.samples} - {"seeded"}
+        """The protocol its tasks of a benchmark family with protocols (factual, MMAU...)
+        ran under, each read from its family's key (``mmau_protocol``...) or the bare
+        ``protocol`` (``rul`` when not recorded); None for a run without such tasks."""
+        from ..catalogue import by_folder, for_question_set
+
+        factual = by_folder().get("factual")
+        found = set()
+        for task in self.tasks.values():
+            family = factual if task.windows or task.study_windows else None
+            family = family or for_question_set(task.benchmark)
+            if family is not None and family.protocol_key:
+                found.add(str(family.protocol(task.metadata) or "rul"))
         return "/".join(sorted(found)) or None
 
     @property
@@ -293,7 +297,7 @@ def read_results_file(path: str | Path) -> Run:
         row = (results.get("groups") or {}).get(group) or results["results"].get(group) or {}
         run.group_metrics[group] = _metrics(row)
     for task in (name for name in results["results"] if name not in groups):
-        if entry := predictions_only_entry(results, task):
+        if entry := predictions_only_entry(results, task, path):
             run.predictions_only[task] = entry
             continue
         metrics = _metrics(results["results"][task])

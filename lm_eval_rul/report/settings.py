@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ..catalogue import report_names
 from ..errors import UserInputError
 from .pi_files import PIFile
 from .run_keys import base_benchmark
@@ -31,23 +32,8 @@ __all__ = [
 
 #: Conditions in display order; others follow alphabetically.
 CONDITION_ORDER = (TEXT_CONDITION, "original", "noise", "silence", "random", "none")
-BENCHMARK_NAMES = {
-    "muchomusic": "MuChoMusic",
-    "rul_muchomusic": "RUL-MuChoMusic",
-    "muchomusic_gen": "MuChoMusic (generation)",
-    "rul_muchomusic_gen": "RUL-MuChoMusic (generation)",
-    "rul_muchomusic_textonly_gen": "RUL-MuChoMusic (text-only generation prompt)",
-    "muchomusic_textonly_gen": "MuChoMusic (text-only generation prompt)",
-    "rul_muchomusic_oneshot": "RUL-MuChoMusic, one-shot (5 options)",
-    "rul_muchomusic_oneshot_gen": "RUL-MuChoMusic, one-shot generation (5 options)",
-    "muchomusic_official": "MuChoMusic (official protocol)",
-    "mmau_music": "MMAU-music",
-    "mmau_music_gen": "MMAU-music (generation)",
-    "rul_mmau_music": "RUL-MMAU-music",
-    "mmar_music": "MMAR-music",
-    "mmar_music_gen": "MMAR-music (generation)",
-    "rul_mmar_music": "RUL-MMAR-music",
-}
+#: Question set -> display name: each benchmark's ``report_names`` (:mod:`lm_eval_rul.catalogue`).
+BENCHMARK_NAMES = report_names()
 
 
 class ReportSettingsError(UserInputError, ValueError):

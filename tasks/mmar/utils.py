@@ -8,6 +8,7 @@ from lm_eval_rul.mcqa.mmau.tasks import (  # noqa: F401
     doc_to_choice,
     doc_to_text,
     doc_to_text_gen,
+    layout_metadata_keys,
     load_layout,
     load_rul_layout,
     process_results,
@@ -17,6 +18,9 @@ from lm_eval_rul.mcqa.tasks import doc_to_choice as doc_to_choice_rul  # noqa: F
 from lm_eval_rul.mcqa.tasks import doc_to_text as doc_to_text_rul  # noqa: F401
 from lm_eval_rul.mcqa.tasks import process_results as process_results_rul  # noqa: F401
 from lm_eval_rul.questions.mmar import MMAR
+
+#: The ``--metadata`` keys of MMAR's tasks (``benchmark.py`` names this tuple).
+MMAR_METADATA_KEYS = layout_metadata_keys(MMAR)
 
 
 def load_mmar(**metadata: Any) -> dict[str, Any]:

@@ -5,9 +5,10 @@ Built by the same :func:`lm_eval_rul.mcqa.folds.make_docs` as the MuChoMusic doc
 order or ``--limit``); the ``official`` and ``lmms`` protocols then show the choices in the
 release's order. Each document also carries the item's released fields (``sub_category``,
 ``difficulty``, ``category``, ``{layout}_{subset field}`` such as ``mmau_task`` or
-``mmar_modality``, ``choices``, ``answer``, ``audio_id``, ``layout``,
-``breakdown_fields``), read by the breakdowns, the always-letter baselines and the
-predictions file. Items have 2 to 26 options: letters and PI follow each item's count.
+``mmar_modality``, ``choices``, ``answer``, ``audio_id``, ``layout``, ``breakdown_fields``,
+and as JSON ``release_extra`` and ``release_layout``), read by the breakdowns, the
+always-letter baselines and the predictions file. Items have 2 to 26 options: letters and
+PI follow each item's count.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from ...questions.layout import Layout, LayoutItem, as_question
+from ...questions.layout import Layout, LayoutItem
+from ...questions.layout_questions import as_question
 from ..folds import make_docs
 from ..prompts import letters_for
 
@@ -55,7 +57,8 @@ def _released_fields(item: LayoutItem, layout: Layout, protocol: str) -> dict[st
         "audio_id": item.audio_id,
         "choices": list(item.choices),
         "answer": item.answer,
-        "release_extra": json.dumps(dict(item.extra)),  # JSON: Arrow needs one shape
+        "release_extra": json.dumps(dict(item.extra)),
+        "release_layout": json.dumps(layout.release_keys()),  # JSON: Arrow needs one shape
         "breakdown_fields": list(layout.breakdowns),
     }
 

@@ -35,23 +35,30 @@ from typing import Any
 
 import numpy as np
 
-from ...audio import AUDIO_METADATA_KEYS, attach_audio
+from ...audio import AUDIO_METADATA_KEYS
 from ...audio.requests import heard_fields
 from ...questions import Question, load_questions
 from ...questions.layout import (
     Layout,
     LayoutItem,
-    as_question,
     read_layout,
     select_subset,
     unanswered_notice,
 )
+from ...questions.layout_questions import as_question
 from ...questions.mmau import MMAU
-from ..folds import make_docs
 from ..mmau_parsing import mmau_string_match
 from ..reference_parsing import DEFAULT_PARSER, check_parser, parse_with
 from ..scoring import choice_probabilities
-from ..tasks import TaskMetadataError, _as_dataset, _existing, _seed, _stamp
+from ..task_kit import (
+    TaskMetadataError,
+    as_dataset,
+    attach_audio,
+    existing_file,
+    file_stamp,
+    make_docs,
+    shuffle_seed,
+)
 from .documents import DEFAULT_PROTOCOL, PROTOCOLS, answer_indices, layout_docs
 from .prompts import generation_prompt, letter_prompt
 from .sources import default_layout_path
@@ -141,14 +148,14 @@ def _layout_path(layout: Layout, metadata: dict[str, Any]) -> Path:
     split = _choice(metadata, f"{layout.name}_split", splits, splits[0])
     source = metadata.get(f"{layout.name}_data_path")
     key = f"{layout.name}_data_path"
-    return _existing(source, key) if source else default_layout_path(layout, split)
+    return existing_file(source, key) if source else default_layout_path(layout, split)
 
 
 def layout_items(layout: Layout, **metadata: Any) -> list[LayoutItem]:
     """The items of ``{name}_subset`` from ``{name}_data_path`` (see the module docstring)."""
     subset = _choice(metadata, f"{layout.name}_subset", (*layout.subsets, "all"), "music")
     path = _layout_path(layout, metadata)
-    return select_subset(_read_cached(layout, _stamp(path)), subset, path, layout)
+    return select_subset(_read_cached(layout, file_stamp(path)), subset, path, layout)
 
 
 def _audio_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
@@ -170,9 +177,9 @@ def load_layout(layout: Layout, **metadata: Any) -> dict[str, Any]:
     items = layout_items(layout, **metadata)
     if all(item.answer is None for item in items):
         _say_unanswered(unanswered_notice(_layout_path(layout, metadata), layout, len(items)))
-    docs = layout_docs(items, layout, protocol=protocol, seed=_seed(metadata))
+    docs = layout_docs(items, layout, protocol=protocol, seed=shuffle_seed(metadata))
     questions = [as_question(item) for item in items]
-    return _as_dataset(attach_audio(docs, questions, _audio_metadata(metadata)), parser)
+    return as_dataset(attach_audio(docs, questions, _audio_metadata(metadata)), parser)
 
 
 def doc_to_text(doc: dict[str, Any]) -> str:
@@ -246,7 +253,7 @@ def _rul_questions(layout: Layout, metadata: dict[str, Any]) -> list[Question]:
             f"(it has no public copy): give --metadata data_path=/path/to/rul_{layout.name}.json "
             f"(and {layout.name}_data_path={file} for its labels and clip paths)"
         )
-    return load_questions(_existing(metadata[key], key), n_distractors=4)
+    return load_questions(existing_file(metadata[key], key), n_distractors=4)
 
 
 def load_rul_layout(layout: Layout, fold: int, **metadata: Any) -> dict[str, Any]:
@@ -256,19 +263,19 @@ def load_rul_layout(layout: Layout, fold: int, **metadata: Any) -> dict[str, Any
     questions = _rul_questions(layout, metadata)
     by_id: dict[str, LayoutItem] = {}
     if metadata.get(f"{layout.name}_data_path"):
-        by_id = {i.id: i for i in _read_cached(layout, _stamp(_layout_path(layout, metadata)))}
+        by_id = {i.id: i for i in _read_cached(layout, file_stamp(_layout_path(layout, metadata)))}
         questions = [
             replace(q, track=as_question(by_id[q.id]).track) if q.id in by_id else q
             for q in questions
         ]
     benchmark = f"rul_{layout.name}_music"
-    docs = make_docs(questions, benchmark=benchmark, fold=int(fold), seed=_seed(metadata))
+    docs = make_docs(questions, benchmark=benchmark, fold=int(fold), seed=shuffle_seed(metadata))
     for doc in docs:
         item = by_id.get(str(doc["id"]))
         for field in ("sub_category", "difficulty", "category"):
             doc[field] = getattr(item, field) if item else ""
         doc["breakdown_fields"] = list(layout.breakdowns)
-    return _as_dataset(attach_audio(docs, questions, _audio_metadata(metadata)), parser)
+    return as_dataset(attach_audio(docs, questions, _audio_metadata(metadata)), parser)
 
 
 def mmau_items(**metadata: Any) -> list[LayoutItem]:
