@@ -93,7 +93,8 @@ def test_official_protocol_is_mmars_scorer_and_report_reads_item_chance(mmar_dir
     replayed = [{**r, "answer_prediction": SCRIPTED[r["question"]]} for r in MUSIC]
     assert acc == mmar_official_accuracy(replayed) == 2 / 6
     # ... and on the predictions file the run wrote, in the release's fields
-    items = json.loads((out / "mmar_predictions_mmar_music_gen.json").read_text())
+    (predictions,) = out.glob("*/mmar_predictions_mmar_music_gen_*.json")  # beside results
+    items = json.loads(predictions.read_text())
     assert [i["id"] for i in items] == [r["id"] for r in MUSIC]
     assert [i["answer_prediction"] for i in items] == [SCRIPTED[r["question"]] for r in MUSIC]
     assert set(items[0]) == set(MUSIC[0]) - {"thinking", "cue", "rubric"} | {"answer_prediction"}
