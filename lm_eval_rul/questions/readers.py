@@ -121,6 +121,7 @@ def _parse_list_cell(value: Any) -> Any:
     return [part.strip() for part in text.split("|") if part.strip()]
 
 
+
 @reads_once
 def read_rul_json(path: str | os.PathLike[str], *, n_distractors: int | None = 4) -> list[Question]:
     """Read the released RUL-MuChoMusic JSON (or any file of the same schema).
@@ -329,6 +330,7 @@ def attach_tracks(questions: Sequence[Question], reference: Sequence[Question]) 
     ]
 
 
+
 @reads_once
 def load_questions_without_distractors(path: str | os.PathLike[str]) -> list[Question]:
     """Questions to generate distractors for: like :func:`load_questions`, but in JSON and
@@ -372,4 +374,6 @@ def read_as_released(path: str | os.PathLike[str]) -> list[Question]:
     if not path.is_file():
         raise FileNotFoundError(f"question file not found: {path}")
     rows = _read_rows(path)
-    return rows_to_questions(path, rows, n_distractors=None, min_distractors=0, check_options=False)
+    return rows_to_questions(
+        path, rows, n_distractors=None, min_distractors=0, check_options=False
+    )
