@@ -34,11 +34,19 @@ __all__ = ["prediction_rows", "predictions_path", "write_predictions"]
 logger = logging.getLogger(__name__)
 
 
+def _loglik(response: Any) -> float:
+    """The log-likelihood of one logged response: ``ll``, ``[ll, greedy]`` or, as lm-eval
+    0.5 logs the responses of a document no metric was computed for, ``[[ll, greedy]]``."""
+    while isinstance(response, (list, tuple)):
+        response = response[0]
+    return float(response)
+
+
 def _output(sample: Mapping[str, Any]) -> str:
     doc, responses = sample["doc"], sample["filtered_resps"]
     if len(responses) == 1 and isinstance(responses[0], str):
         return responses[0]
-    logliks = [float(r[0] if isinstance(r, (list, tuple)) else r) for r in responses]
+    logliks = [_loglik(r) for r in responses]
     if not np.isfinite(logliks).any():
         return ""
     return str(doc["options"][int(np.argmax(logliks))])
