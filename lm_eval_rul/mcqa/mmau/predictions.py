@@ -44,8 +44,11 @@ def _loglik(response: Any) -> float:
 
 def _output(sample: Mapping[str, Any]) -> str:
     doc, responses = sample["doc"], sample["filtered_resps"]
-    if len(responses) == 1 and isinstance(responses[0], str):
-        return responses[0]
+    text = responses
+    while isinstance(text, (list, tuple)) and len(text) == 1:  # 0.5: [["text"]]
+        text = text[0]
+    if isinstance(text, str):
+        return text
     logliks = [_loglik(r) for r in responses]
     if not np.isfinite(logliks).any():
         return ""
