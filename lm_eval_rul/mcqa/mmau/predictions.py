@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ...files import atomic_write
+from ...harness_compat import sample_responses
 
 __all__ = ["OUTPUT_KEY", "prediction_rows", "predictions_path", "write_predictions"]
 
@@ -35,7 +36,7 @@ logger = logging.getLogger(__name__)
 
 
 def _output(sample: Mapping[str, Any]) -> str:
-    doc, responses = sample["doc"], sample["filtered_resps"]
+    doc, responses = sample["doc"], sample_responses(sample)  # either harness's layout
     if len(responses) == 1 and isinstance(responses[0], str):
         return responses[0]
     logliks = [float(r[0] if isinstance(r, (list, tuple)) else r) for r in responses]

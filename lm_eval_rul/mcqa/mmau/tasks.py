@@ -37,18 +37,10 @@ from ...audio.requests import heard_fields
 from ...catalogue import by_folder
 from ...questions import Question, load_questions
 from ...questions.mmau import MMAU_SUBSETS, MMAUItem, as_question, read_mmau_json, select_subset
+from .. import task_kit as kit
 from ..mmau_parsing import mmau_string_match
 from ..reference_parsing import DEFAULT_PARSER, check_parser, parse_with
 from ..scoring import choice_probabilities
-from ..task_kit import (
-    TaskMetadataError,
-    as_dataset,
-    attach_audio,
-    existing_file,
-    file_stamp,
-    make_docs,
-    shuffle_seed,
-)
 from .documents import DEFAULT_PROTOCOL, PROTOCOLS, answer_indices, mmau_docs
 from .prompts import generation_prompt, letter_prompt
 from .sources import MMAU_SPLITS, default_mmau_path
@@ -86,7 +78,7 @@ HF_DEFAULTS = {"audio_column": "audio", "audio_id_column": "id"}
 def _choice(metadata: dict[str, Any], key: str, allowed: tuple[str, ...], default: str) -> str:
     value = metadata.get(key, default)
     if value not in allowed:
-        raise TaskMetadataError(
+        raise kit.TaskMetadataError(
             f"--metadata {key}={value!r}: use one of {', '.join(allowed)} (default {default})"
         )
     return str(value)
@@ -102,7 +94,7 @@ def _parser(protocol: str, metadata: dict[str, Any]) -> str:
     if protocol == "rul":
         return check_parser(metadata.get("parser", DEFAULT_PARSER))
     if "parser" in metadata:
-        raise TaskMetadataError(
+        raise kit.TaskMetadataError(
             f"--metadata parser={metadata['parser']!r} applies to mmau_protocol=rul only: "
             f"mmau_protocol={protocol} reads answers with its own rule; drop one of them"
         )
@@ -117,14 +109,14 @@ def _read_cached(stamp: tuple[str, float, int]) -> tuple[MMAUItem, ...]:
 def _mmau_path(metadata: dict[str, Any]) -> Path:
     split = _choice(metadata, "mmau_split", MMAU_SPLITS, "test-mini")
     source = metadata.get("mmau_data_path")
-    return existing_file(source, "mmau_data_path") if source else default_mmau_path(split)
+    return kit.existing_file(source, "mmau_data_path") if source else default_mmau_path(split)
 
 
 def mmau_items(**metadata: Any) -> list[MMAUItem]:
     """The items of ``mmau_subset`` from ``mmau_data_path`` (see the module docstring)."""
     subset = _choice(metadata, "mmau_subset", (*MMAU_SUBSETS, "all"), "music")
     path = _mmau_path(metadata)
-    return select_subset(_read_cached(file_stamp(path)), subset, path)
+    return select_subset(_read_cached(kit.file_stamp(path)), subset, path)
 
 
 def _audio_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
@@ -138,9 +130,9 @@ def load_mmau(**metadata: Any) -> dict[str, Any]:
     protocol = _protocol(metadata)
     parser = _parser(protocol, metadata)
     items = mmau_items(**metadata)
-    docs = mmau_docs(items, protocol=protocol, seed=shuffle_seed(metadata))
+    docs = mmau_docs(items, protocol=protocol, seed=kit.shuffle_seed(metadata))
     questions = [as_question(item) for item in items]
-    return as_dataset(attach_audio(docs, questions, _audio_metadata(metadata)), parser)
+    return kit.as_dataset(kit.attach_audio(docs, questions, _audio_metadata(metadata)), parser)
 
 
 def doc_to_text(doc: dict[str, Any]) -> str:
@@ -204,12 +196,12 @@ def process_results_gen(doc: dict[str, Any], results: list[str]) -> dict[str, fl
 def _rul_mmau_questions(metadata: dict[str, Any]) -> list[Question]:
     key = "rul_mmau_data_path" if metadata.get("rul_mmau_data_path") else "data_path"
     if not metadata.get(key):
-        raise TaskMetadataError(
+        raise kit.TaskMetadataError(
             "rul_mmau_music reads the file `lm-eval-rul build --data mmau-test-mini.json` "
             "wrote (it has no public copy): give --metadata data_path=/path/to/rul_mmau.json "
             "(and mmau_data_path=mmau-test-mini.json for sub-categories and clip paths)"
         )
-    return load_questions(existing_file(metadata[key], key), n_distractors=4)
+    return load_questions(kit.existing_file(metadata[key], key), n_distractors=4)
 
 
 def load_rul_mmau_music(fold: int, **metadata: Any) -> dict[str, Any]:
@@ -219,16 +211,16 @@ def load_rul_mmau_music(fold: int, **metadata: Any) -> dict[str, Any]:
     questions = _rul_mmau_questions(metadata)
     by_id: dict[str, MMAUItem] = {}
     if metadata.get("mmau_data_path"):
-        by_id = {i.id: i for i in _read_cached(file_stamp(_mmau_path(metadata)))}
+        by_id = {i.id: i for i in _read_cached(kit.file_stamp(_mmau_path(metadata)))}
         questions = [
             replace(q, track=as_question(by_id[q.id]).track) if q.id in by_id else q
             for q in questions
         ]
-    docs = make_docs(
-        questions, benchmark="rul_mmau_music", fold=int(fold), seed=shuffle_seed(metadata)
+    docs = kit.make_docs(
+        questions, benchmark="rul_mmau_music", fold=int(fold), seed=kit.shuffle_seed(metadata)
     )
     for doc in docs:
         item = by_id.get(str(doc["id"]))
         doc["sub_category"] = item.sub_category if item else ""
         doc["difficulty"] = item.difficulty if item else ""
-    return as_dataset(attach_audio(docs, questions, _audio_metadata(metadata)), parser)
+    return kit.as_dataset(kit.attach_audio(docs, questions, _audio_metadata(metadata)), parser)
