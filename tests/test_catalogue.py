@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from lm_eval_rul import catalogue
-from lm_eval_rul.testing.harness import cli_error_line, read_output, run_cli
+from lm_eval_rul.testing.harness import cli_error_line, read_output, run_cli, text_run_args
 from lm_eval_rul.testing.mmau import write_mmau_json
 
 PACKAGE = Path(catalogue.__file__).resolve().parent
@@ -78,12 +78,11 @@ def test_a_folder_of_ones_own_is_read_too(tmp_path):
     catalogue._scan.cache_clear()
 
 
-def hf_run(model: Path, out: Path, tasks: str, metadata: dict, *extra: str) -> list[str]:
-    return [
-        "run", "--model", "hf", "--model_args", f"pretrained={model},dtype=float32",
-        "--tasks", tasks, "--metadata", json.dumps(metadata), "--device", "cpu",
-        "--batch_size", "8", "--output_path", str(out), "--log_samples", *extra,
-    ]  # fmt: skip
+def hf_run(model: Path, out: Path, tasks: str, metadata: dict) -> list[str]:
+    """``run`` of the ``hf`` model on ``tasks`` with exactly ``metadata``, samples logged."""
+    argv = text_run_args(model, ".", out, tasks, "--log_samples")
+    argv[argv.index("--metadata") + 1] = json.dumps(metadata)
+    return argv
 
 
 @pytest.fixture(scope="module")

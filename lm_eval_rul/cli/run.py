@@ -37,7 +37,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..masking import mask_model_args
-from .long_prompts import no_cut_prompts
+from .long_prompts import no_cut_generation, no_cut_prompts
 from .post_run import check_output_places, requested_files, write_files
 from .preflight import AUDIO_MODELS, check_before_model, check_clips_before_model, plugin_docs
 from .quiet import HELD_LOGS, quiet_harness_logs
@@ -48,7 +48,7 @@ __all__ = [
     "check_command_line",
     "check_audio_before_model",
     "add_majority_acc",
-    "device_ran_on",
+    "evaluate_hooks",
     "record_device",
 ]
 
@@ -202,7 +202,7 @@ def run_hooks(args: argparse.Namespace, *, audio_check: str = "header") -> Itera
     lm_eval.simple_evaluate = simple_evaluate
     try:
         with task_name_hooks(), quiet_harness_logs(), no_cut_prompts():
-            with device_ran_on() as models:
+            with evaluate_hooks() as models:
                 yield
     finally:
         lm_eval.simple_evaluate = original
@@ -211,16 +211,20 @@ def run_hooks(args: argparse.Namespace, *, audio_check: str = "header") -> Itera
 
 
 @contextlib.contextmanager
-def device_ran_on() -> Iterator[list[Any]]:
-    """Collect the model each ``evaluate`` runs (yielded list), for :func:`record_device`."""
+def evaluate_hooks() -> Iterator[list[Any]]:
+    """The run's one wrapper of the harness's ``evaluate``: collect the model it runs
+    (yielded list, for :func:`record_device`) and check its generation contexts
+    (:func:`~.long_prompts.no_cut_generation`)."""
     import lm_eval.evaluator as evaluator
 
     original = evaluator.evaluate
     models: list[Any] = []
 
     def evaluate(*a: Any, **kw: Any) -> Any:
-        models.append(kw.get("lm", a[0] if a else None))
-        return original(*a, **kw)
+        lm = kw.get("lm", a[0] if a else None)
+        models.append(lm)
+        with no_cut_generation(lm):
+            return original(*a, **kw)
 
     evaluator.evaluate = evaluate
     try:

@@ -28,28 +28,18 @@ from typing import Any
 import numpy as np
 
 from ...files import atomic_write
+from ...harness_compat import sample_responses
 
 __all__ = ["prediction_rows", "predictions_path", "write_predictions"]
 
 logger = logging.getLogger(__name__)
 
 
-def _loglik(response: Any) -> float:
-    """The log-likelihood of one logged response: ``ll``, ``[ll, greedy]`` or, as lm-eval
-    0.5 logs the responses of a document no metric was computed for, ``[[ll, greedy]]``."""
-    while isinstance(response, (list, tuple)):
-        response = response[0]
-    return float(response)
-
-
 def _output(sample: Mapping[str, Any]) -> str:
-    doc, responses = sample["doc"], sample["filtered_resps"]
-    text = responses
-    while isinstance(text, (list, tuple)) and len(text) == 1:  # 0.5: [["text"]]
-        text = text[0]
-    if isinstance(text, str):
-        return text
-    logliks = [_loglik(r) for r in responses]
+    doc, responses = sample["doc"], sample_responses(sample)  # either harness's layout
+    if len(responses) == 1 and isinstance(responses[0], str):
+        return responses[0]
+    logliks = [float(r[0] if isinstance(r, (list, tuple)) else r) for r in responses]
     if not np.isfinite(logliks).any():
         return ""
     return str(doc["options"][int(np.argmax(logliks))])

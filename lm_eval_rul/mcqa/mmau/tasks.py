@@ -47,18 +47,10 @@ from ...questions.layout import (
 )
 from ...questions.layout_questions import as_question
 from ...questions.mmau import MMAU
+from .. import task_kit as kit
 from ..mmau_parsing import mmau_string_match
 from ..reference_parsing import DEFAULT_PARSER, check_parser, parse_with
 from ..scoring import choice_probabilities
-from ..task_kit import (
-    TaskMetadataError,
-    as_dataset,
-    attach_audio,
-    existing_file,
-    file_stamp,
-    make_docs,
-    shuffle_seed,
-)
 from .documents import DEFAULT_PROTOCOL, PROTOCOLS, answer_indices, layout_docs
 from .prompts import generation_prompt, letter_prompt
 from .sources import default_layout_path
@@ -110,7 +102,7 @@ MMAU_METADATA_KEYS: tuple[str, ...] = layout_metadata_keys(MMAU)
 def _choice(metadata: dict[str, Any], key: str, allowed: tuple[str, ...], default: str) -> str:
     value = metadata.get(key, default)
     if value not in allowed:
-        raise TaskMetadataError(
+        raise kit.TaskMetadataError(
             f"--metadata {key}={value!r}: use one of {', '.join(allowed)} (default {default})"
         )
     return str(value)
@@ -120,7 +112,7 @@ def _protocol(layout: Layout, metadata: dict[str, Any]) -> str:
     """``{name}_protocol``, else a bare ``protocol`` (accepted where it is unambiguous)."""
     key = f"{layout.name}_protocol"
     if key in metadata and "protocol" in metadata and metadata[key] != metadata["protocol"]:
-        raise TaskMetadataError(
+        raise kit.TaskMetadataError(
             f"--metadata {key}={metadata[key]!r} and protocol={metadata['protocol']!r} differ; "
             f"keep {key}"
         )
@@ -131,7 +123,7 @@ def _parser(protocol: str, metadata: dict[str, Any]) -> str:
     if protocol == "rul":
         return check_parser(metadata.get("parser", DEFAULT_PARSER))
     if "parser" in metadata:
-        raise TaskMetadataError(
+        raise kit.TaskMetadataError(
             f"--metadata parser={metadata['parser']!r} applies to protocol=rul only: "
             f"protocol={protocol} reads answers with its own rule; drop one of them"
         )
@@ -148,14 +140,14 @@ def _layout_path(layout: Layout, metadata: dict[str, Any]) -> Path:
     split = _choice(metadata, f"{layout.name}_split", splits, splits[0])
     source = metadata.get(f"{layout.name}_data_path")
     key = f"{layout.name}_data_path"
-    return existing_file(source, key) if source else default_layout_path(layout, split)
+    return kit.existing_file(source, key) if source else default_layout_path(layout, split)
 
 
 def layout_items(layout: Layout, **metadata: Any) -> list[LayoutItem]:
     """The items of ``{name}_subset`` from ``{name}_data_path`` (see the module docstring)."""
     subset = _choice(metadata, f"{layout.name}_subset", (*layout.subsets, "all"), "music")
     path = _layout_path(layout, metadata)
-    return select_subset(_read_cached(layout, file_stamp(path)), subset, path, layout)
+    return select_subset(_read_cached(layout, kit.file_stamp(path)), subset, path, layout)
 
 
 def _audio_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
@@ -177,9 +169,9 @@ def load_layout(layout: Layout, **metadata: Any) -> dict[str, Any]:
     items = layout_items(layout, **metadata)
     if all(item.answer is None for item in items):
         _say_unanswered(unanswered_notice(_layout_path(layout, metadata), layout, len(items)))
-    docs = layout_docs(items, layout, protocol=protocol, seed=shuffle_seed(metadata))
+    docs = layout_docs(items, layout, protocol=protocol, seed=kit.shuffle_seed(metadata))
     questions = [as_question(item) for item in items]
-    return as_dataset(attach_audio(docs, questions, _audio_metadata(metadata)), parser)
+    return kit.as_dataset(kit.attach_audio(docs, questions, _audio_metadata(metadata)), parser)
 
 
 def doc_to_text(doc: dict[str, Any]) -> str:
@@ -248,12 +240,12 @@ def _rul_questions(layout: Layout, metadata: dict[str, Any]) -> list[Question]:
     key = own if metadata.get(own) else "data_path"
     if not metadata.get(key):
         file = dict(layout.files)[layout.files[0][0]]
-        raise TaskMetadataError(
+        raise kit.TaskMetadataError(
             f"rul_{layout.name}_music reads the file `lm-eval-rul build --data {file}` wrote "
             f"(it has no public copy): give --metadata data_path=/path/to/rul_{layout.name}.json "
             f"(and {layout.name}_data_path={file} for its labels and clip paths)"
         )
-    return load_questions(existing_file(metadata[key], key), n_distractors=4)
+    return load_questions(kit.existing_file(metadata[key], key), n_distractors=4)
 
 
 def load_rul_layout(layout: Layout, fold: int, **metadata: Any) -> dict[str, Any]:
@@ -263,19 +255,23 @@ def load_rul_layout(layout: Layout, fold: int, **metadata: Any) -> dict[str, Any
     questions = _rul_questions(layout, metadata)
     by_id: dict[str, LayoutItem] = {}
     if metadata.get(f"{layout.name}_data_path"):
-        by_id = {i.id: i for i in _read_cached(layout, file_stamp(_layout_path(layout, metadata)))}
+        by_id = {
+            i.id: i for i in _read_cached(layout, kit.file_stamp(_layout_path(layout, metadata)))
+        }
         questions = [
             replace(q, track=as_question(by_id[q.id]).track) if q.id in by_id else q
             for q in questions
         ]
     benchmark = f"rul_{layout.name}_music"
-    docs = make_docs(questions, benchmark=benchmark, fold=int(fold), seed=shuffle_seed(metadata))
+    docs = kit.make_docs(
+        questions, benchmark=benchmark, fold=int(fold), seed=kit.shuffle_seed(metadata)
+    )
     for doc in docs:
         item = by_id.get(str(doc["id"]))
         for field in ("sub_category", "difficulty", "category"):
             doc[field] = getattr(item, field) if item else ""
         doc["breakdown_fields"] = list(layout.breakdowns)
-    return as_dataset(attach_audio(docs, questions, _audio_metadata(metadata)), parser)
+    return kit.as_dataset(kit.attach_audio(docs, questions, _audio_metadata(metadata)), parser)
 
 
 def mmau_items(**metadata: Any) -> list[LayoutItem]:
