@@ -88,6 +88,9 @@ def atomic_write(
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
+        # the temporary file is private (0600); the output gets the mode of a plain
+        # open(): what it had, else 0666 less the umask (0644 mostly), as the harness's
+        os.chmod(handle.name, _output_mode(target))
         os.replace(handle.name, target)
     except BaseException as error:
         with contextlib.suppress(OSError):
@@ -99,6 +102,16 @@ def atomic_write(
                 "elsewhere, and rerun."
             ) from None
         raise
+
+
+def _output_mode(target: Path) -> int:
+    """The mode an output written in place would have: the existing file's, else the
+    umask's default for a new file."""
+    with contextlib.suppress(OSError):
+        return target.stat().st_mode & 0o7777
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 #: Write errors that are the disk's, not the program's: one line, not a traceback.

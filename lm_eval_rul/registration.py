@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
+from .catalogue import tasks_dir
 from .errors import UserInputError
 
 __all__ = [
@@ -23,23 +23,6 @@ MODELS: dict[str, str] = {
     "lalm-api": "lm_eval_rul.models.api:LALMAPI",
     "lalm-vllm": "lm_eval_rul.models.lalm_vllm:LALMVLLM",
 }
-
-
-def tasks_dir() -> Path:
-    """The folder holding the plugin's task YAMLs: ``lm_eval_rul/tasks``.
-
-    In a clone (an editable install) ``lm_eval_rul/tasks`` is a link to the top-level
-    ``tasks/`` folder, where the YAMLs live; a wheel holds a copy. Where links are not
-    checked out as links (Windows without symlinks), the top-level folder is used.
-    """
-    here = Path(__file__).resolve().parent
-    for candidate in (here / "tasks", here.parent / "tasks"):
-        if (candidate / "rul_muchomusic").is_dir():
-            return candidate
-    raise FileNotFoundError(
-        f"lm-eval-rul task folder not found next to {here}; reinstall the package "
-        "(pip install --force-reinstall lm-eval-rul)."
-    )
 
 
 def model_args_checker(model: str) -> Any | None:
@@ -96,14 +79,16 @@ def task_manager(
     """
     from lm_eval.tasks import TaskManager
 
-    from .mcqa.tasks import check_task_metadata
+    from .catalogue import benchmarks, load_function
     from .questions.metadata_naming import named_as_keywords
 
     extra = [include_path] if isinstance(include_path, str) else list(include_path or [])
     if not extra:  # only the plugin's tasks: every key must be one they read
         _check_task_metadata(metadata)
+    checks = dict.fromkeys(check for b in benchmarks() for check in b.checks)
     with named_as_keywords():  # a typo in a path stops here, not after the model loads
-        check_task_metadata(metadata)
+        for check in checks:  # each benchmark's own checks (its descriptor's)
+            load_function(check)(metadata)
     return TaskManager(
         include_path=[str(tasks_dir()), *map(str, extra)],
         include_defaults=include_defaults,
@@ -203,22 +188,15 @@ class UnknownTaskMetadataError(UserInputError, ValueError):
 
 def _check_task_metadata(metadata: dict[str, Any]) -> None:
     """Refuse keys no plugin task reads, with the closest known key (as ``run --metadata``)."""
-    import difflib
+    from .catalogue import metadata_keys, unknown_keys_text
 
-    from .factual.tasks import FACTUAL_METADATA_KEYS
-    from .mcqa.mmau.tasks import MMAU_METADATA_KEYS
-    from .mcqa.tasks import METADATA_KEYS
-
-    known = sorted({*METADATA_KEYS, *FACTUAL_METADATA_KEYS, *MMAU_METADATA_KEYS, "version"})
+    known = sorted({*metadata_keys(), "version"})  # every benchmark's, from the catalogue
     unknown = [key for key in metadata if key not in known]
     if not unknown:
         return
-    shown = []
-    for key in unknown:
-        close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
-        shown.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
     raise UnknownTaskMetadataError(
         f"lm_eval_rul.task_manager: unknown keyword{'s' if len(unknown) > 1 else ''} "
-        f"{', '.join(shown)}; the plugin's tasks read: {', '.join(known)}. (Your own task "
+        f"{unknown_keys_text(unknown, known)}; the plugin's tasks read: {', '.join(known)}. "
+        "(Your own task "
         "folders' keys are accepted with include_path=...)"
     )

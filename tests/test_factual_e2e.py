@@ -81,7 +81,7 @@ def test_every_task_runs_and_prints_its_item_level_metrics(runs):
     # recorded the protocol
     metadata = results["configs"]["factual_instrument_open"]["metadata"]
     assert metadata["max_audio_seconds"] == TINY_LIMIT and metadata["chunk_seconds"] == TINY_LIMIT
-    assert metadata["protocol"] == "rul"
+    assert metadata["factual_protocol"] == "rul"
 
 
 def test_long_recordings_are_heard_window_by_window(runs):

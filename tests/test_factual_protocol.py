@@ -84,7 +84,7 @@ def test_both_protocols_cut_at_the_limit_and_say_so(protocol_runs):
     for name, protocol in (("default", "rul"), ("paper", "paper")):
         results, samples = read_output(protocol_runs[name])
         for task in ("factual_instrument_open", "factual_instrument_binary_gen"):
-            assert results["configs"][task]["metadata"]["protocol"] == protocol
+            assert results["configs"][task]["metadata"]["factual_protocol"] == protocol
         docs = [s["doc"] for s in samples["factual_instrument_open"]]
         long_docs[protocol] = [d for d in docs if d["id"] == LONG_ID]
         assert {d["protocol"] for d in docs} == {protocol}

@@ -5,6 +5,7 @@ before any model loads."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -35,6 +36,22 @@ def hf_args(model: Path, out: Path, tasks: str, metadata: dict, *extra: str) -> 
     ]  # fmt: skip
 
 
+def predictions_file(out: Path, task: str) -> Path:
+    """The one predictions file of ``task``: beside the model's results, named with their
+    date id, with a plain file's mode like every other output (0644 under umask 022), not
+    the private 0600 of a temporary file."""
+    (results,) = out.glob("*/results_*.json")
+    stamp = results.stem.removeprefix("results_")
+    path = results.parent / f"mmau_predictions_{task}_{stamp}.json"
+    assert sorted(out.rglob("mmau_predictions_*")) == sorted(
+        results.parent.glob("mmau_predictions_*")
+    )
+    umask = os.umask(0)
+    os.umask(umask)
+    assert path.is_file() and path.stat().st_mode & 0o777 == 0o666 & ~umask
+    return path
+
+
 def test_text_only_run_under_ours_and_the_official_protocol(tiny_lm, mmau_dir, tmp_path):
     data = str(mmau_dir / "mmau.json")
     out = tmp_path / "rul"
@@ -56,7 +73,7 @@ def test_text_only_run_under_ours_and_the_official_protocol(tiny_lm, mmau_dir, t
     )
     # the official protocol: the JSON's order, the choices' text asked for, MMAU's rule
     out = tmp_path / "official"
-    metadata = {"mmau_data_path": data, "protocol": "official"}
+    metadata = {"mmau_data_path": data, "mmau_protocol": "official"}
     run_cli(hf_args(tiny_lm, out, "mmau_music_gen,mmau_music", metadata, "--gen_kwargs",
                     "max_gen_toks=8"))  # fmt: skip
     results, samples = read_output(out)
@@ -77,7 +94,7 @@ def test_text_only_run_under_ours_and_the_official_protocol(tiny_lm, mmau_dir, t
     in_order = sorted(samples["mmau_music"], key=lambda r: r["doc"]["release_position"])
     assert [r["doc"]["gold_letter"] for r in in_order] == list("ABBCBDCCABBA")
     # the predictions file the authors score: their rule on it gives the run's acc
-    items = json.loads((out / "mmau_predictions_mmau_music_gen.json").read_text())
+    items = json.loads(predictions_file(out, "mmau_music_gen").read_text())
     assert [i["id"] for i in items] == [r["id"] for r in mmau_rows()[:12]]
     assert {k for k in items[0] if k != "model_output"} == set(mmau_rows()[0])
     outputs = {r["doc"]["id"]: r["filtered_resps"][0] for r in official}
@@ -112,27 +129,42 @@ def check_report(tmp_path: Path, shuffled: list[dict]) -> None:
     assert tables["sub_category"]["Temporal Reasoning"]
     markdown = (report_dir / "report.md").read_text()
     assert "## MMAU-music\n" in markdown and "## MMAU-music (generation)" in markdown
-    assert "| official | 0.250 | 0.417 | 0.250 | 0.167 | 12 |" in markdown
+    assert "| official | 0.250 | 0.417 | 0.250 | 0.167 | 0.250 | 12 |" in markdown
     assert "| sub-category |" in markdown and "| difficulty |" in markdown
 
 
 def test_a_test_split_run_writes_the_leaderboard_file(tiny_lm, tmp_path):
-    """No answers: acc is NaN, and every item gets its model_output (here a letter run's
-    chosen choice) in the release's fields, answer-less."""
+    """No answers: one line at the start says so, no metric is computed (no NaN), every item
+    gets its model_output (here a letter run's chosen choice) in the release's fields,
+    answer-less, and ``report`` lists the run as predictions only, pointing to the file."""
     data = write_mmau_json(tmp_path / "mmau-test.json", mmau_rows(answers=False))
     out = tmp_path / "out"
     metadata = {"mmau_data_path": str(data), "mmau_split": "test", "mmau_subset": "all"}
     args = hf_args(tiny_lm, out, "mmau_music", metadata)
     args.remove("--log_samples")  # the file is written without it
-    run_cli(args)
+    done = run_cli(args)
+    assert (f"{data} has no answers (MMAU's test split, or a file without 'answer'): this run "
+            "writes predictions only (14 items") in done.stderr  # fmt: skip
     results, samples = read_output(out)
     assert samples == {}
-    assert np.isnan(results["results"]["mmau_music"]["acc,none"])
-    items = json.loads((out / "mmau_predictions_mmau_music.json").read_text())
+    row = results["results"]["mmau_music"]
+    assert not [key for key in row if key.split(",")[0] in ("acc", "perceptual_index")]
+    predictions = predictions_file(out, "mmau_music")
+    items = json.loads(predictions.read_text())
     released = mmau_rows(answers=False)
     assert [i["id"] for i in items] == [r["id"] for r in released]
     assert all(i["model_output"] in i["choices"] and "answer" not in i for i in items)
     assert [{k: v for k, v in i.items() if k != "model_output"} for i in items] == released
+    report_dir = tmp_path / "report"
+    run_cli(["report", str(out), "--out", str(report_dir), "--n-resamples", "99"])
+    report = json.loads((report_dir / "report.json").read_text())
+    assert report["benchmarks"] == {}
+    assert [(p["task"], p["n"], p["predictions_file"]) for p in report["predictions_only"]] == [
+        ("mmau_music", 14, str(predictions))
+    ]
+    markdown = (report_dir / "report.md").read_text()
+    assert "## Predictions only" in markdown and f"`{predictions}`" in markdown
+    assert "nan" not in markdown.lower()
 
 
 def test_lmms_protocol_prompt_and_subsets(mmau_dir):

@@ -63,10 +63,10 @@ def test_release_protocol_with_three_distractors_shuffles_all_four_options():
 
 
 def test_pool_questions_are_rejected_with_a_clear_error():
-    pool = Question("9", "Q?", "a", tuple("bcdefg"))
-    with pytest.raises(ValueError, match=r"'9' \(6\).*lm-eval-rul build --pools"):
+    pool = Question("9", "Q?", "a", tuple("bcdefgh"))  # an item has at most 5 (MMAR: 6 options)
+    with pytest.raises(ValueError, match=r"'9' \(7\).*lm-eval-rul build --pools"):
         check_pi_questions([Q4, pool], source="pools.json")
-    with pytest.raises(ValueError, match="at most 4"):
+    with pytest.raises(ValueError, match="at most 5"):
         release_prompts(pool)
 
 

@@ -186,7 +186,7 @@ def test_mmau_json_given_to_rul_muchomusic_is_one_line(tiny_lm, tmp_path, capsys
         capsys,
     )  # fmt: skip
     assert "DataValidationError: 1 problem in" in line
-    assert "the file is MMAU's released JSON layout (" in line
+    assert "the file is MMAU's released layout (" in line
     assert "not questions with 4 distractors each. The mmau_music tasks read it" in line
     assert "expected 4 distractors" not in line
     assert constructions == []

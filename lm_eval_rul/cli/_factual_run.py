@@ -79,11 +79,13 @@ def _model_args_with(args: argparse.Namespace, name: str, value: str) -> None:
 
 def _protocol(args: argparse.Namespace, model_args: dict[str, Any], metadata: dict[str, Any]):
     """The run's checked protocol; ``lalm-api`` is given it as its model argument."""
+    from ..catalogue import by_folder
     from ..factual.errors import FactualInputError
     from ..factual.protocol import check_protocol
 
-    given = metadata.get("protocol")
-    protocol = check_protocol(given)
+    key = by_folder()["factual"].protocol_source(metadata)  # factual_protocol, or protocol
+    given = metadata.get(key)
+    protocol = check_protocol(given, where=f"--metadata {key}")
     if args.model != SERVED_AUDIO_MODEL:
         return protocol
     in_model = model_args.get("protocol")
@@ -91,7 +93,7 @@ def _protocol(args: argparse.Namespace, model_args: dict[str, Any], metadata: di
         model_protocol = check_protocol(in_model, where="--model_args protocol")
         if given not in (None, "") and model_protocol != protocol:
             raise FactualInputError(
-                f"--metadata protocol={given!r} and --model_args protocol={in_model!r} differ; "
+                f"--metadata {key}={given!r} and --model_args protocol={in_model!r} differ; "
                 "give the protocol once (either place sets both the tasks and lalm-api)."
             )
         return model_protocol
@@ -126,7 +128,10 @@ def set_chunk_seconds(args: argparse.Namespace) -> None:
     cfg = EvaluatorConfig.from_cli(argparse.Namespace(**vars(args)))
     model_args = model_args_checker(args.model)(cfg.model_args or {})
     protocol = _protocol(args, dict(cfg.model_args or {}), metadata)  # as given, no defaults
-    metadata["protocol"] = protocol  # recorded in the results' configs, read by the report
+    # recorded in the results' configs, read by the report; under the family's own key so
+    # that a bare `protocol` never reaches another family (MMAU) of the same run
+    metadata.pop("protocol", None)
+    metadata["factual_protocol"] = protocol
     args.metadata = metadata
     if args.model == "lalm" and not model_args.get("pretrained"):
         return  # the model's own check says what is missing

@@ -24,7 +24,7 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["check_requests_fit", "check_generation_fits", "no_cut_prompts"]
+__all__ = ["check_requests_fit", "check_generation_fits", "no_cut_prompts", "no_cut_generation"]
 
 _FIX = (
     "Use a model with a longer context (or model_args max_length=N, if the model was "
@@ -126,38 +126,41 @@ def check_generation_fits(lm: Any, requests: list[Any]) -> None:
 
 
 @contextlib.contextmanager
+def no_cut_generation(lm: Any) -> Iterator[None]:
+    """While the evaluator runs ``lm``: its ``generate_until`` checks the plugin's contexts
+    first, when it is one of the harness's that cut them (``generate_until`` is overridden
+    by each harness model class, so the check goes on the instance; entered by
+    :func:`lm_eval_rul.cli.run.evaluate_hooks`, the run's one wrapper of ``evaluate``)."""
+    if not cuts_generation_prompts(lm):
+        yield
+        return
+    generate_until = lm.generate_until
+
+    def checked(requests: list[Any], *more: Any, **options: Any) -> Any:
+        check_generation_fits(lm, requests)
+        return generate_until(requests, *more, **options)
+
+    lm.generate_until = checked
+    try:
+        yield
+    finally:
+        del lm.generate_until
+
+
+@contextlib.contextmanager
 def no_cut_prompts() -> Iterator[None]:
-    """While a ``run`` executes: check the plugin's requests before the harness runs them."""
-    import lm_eval.evaluator as evaluator
+    """While a ``run`` executes: check the plugin's log-likelihood requests before the
+    harness runs them (generation: :func:`no_cut_generation`)."""
     from lm_eval.api.model import TemplateLM
 
     original = TemplateLM.loglikelihood
-    original_evaluate = evaluator.evaluate
 
     def loglikelihood(self: Any, requests: list[Any], disable_tqdm: bool = False) -> Any:
         check_requests_fit(self, requests)
         return original(self, requests, disable_tqdm=disable_tqdm)
 
-    def evaluate(lm: Any, *args: Any, **kwargs: Any) -> Any:
-        # generate_until is overridden by each harness model class: check on the instance
-        if not cuts_generation_prompts(lm):
-            return original_evaluate(lm, *args, **kwargs)
-        generate_until = lm.generate_until
-
-        def checked(requests: list[Any], *more: Any, **options: Any) -> Any:
-            check_generation_fits(lm, requests)
-            return generate_until(requests, *more, **options)
-
-        lm.generate_until = checked
-        try:
-            return original_evaluate(lm, *args, **kwargs)
-        finally:
-            del lm.generate_until
-
     TemplateLM.loglikelihood = loglikelihood
-    evaluator.evaluate = evaluate
     try:
         yield
     finally:
         TemplateLM.loglikelihood = original
-        evaluator.evaluate = original_evaluate

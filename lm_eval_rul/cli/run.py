@@ -19,12 +19,13 @@
   line the harness prints (:func:`lm_eval_rul.masking.mask_model_args`); add
   ``majority_acc`` (our strict majority vote over the four leave-one-out folds) and
   ``plurality_acc_release`` (the authors' plurality vote,
-  :func:`lm_eval_rul.report.samples.majority_from_samples`) to the fold groups
-  (:data:`MAJORITY_GROUPS`), so they are in the printed table and the saved results
-  JSON. The samples this needs are collected even without ``--log_samples`` (and dropped
-  again unless it was given).
-* MMAU tasks: the authors' predictions file of each, ``{output_path}/mmau_predictions_{task}.json``
-  (:mod:`lm_eval_rul.mcqa.mmau.predictions`; the leaderboard's input for the ``test`` split).
+  :func:`lm_eval_rul.report.samples.majority_from_samples`) to the fold groups the
+  benchmark catalogue declares (:func:`lm_eval_rul.catalogue.fold_groups`), so they are in
+  the printed table and the saved results JSON. The samples this needs are collected even
+  without ``--log_samples`` (and dropped again unless it was given).
+* After the harness has saved its results: the benchmarks' post-run files (MMAU's
+  predictions file, the leaderboard's input for the ``test`` split), beside the model's
+  results (:mod:`.post_run`).
 """
 
 from __future__ import annotations
@@ -37,34 +38,22 @@ from typing import Any
 
 from ..masking import mask_model_args
 from .interrupted import said_on_interrupt
-from .long_prompts import no_cut_prompts
+from .long_prompts import no_cut_generation, no_cut_prompts
+from .post_run import check_output_places, requested_files, write_files
 from .preflight import AUDIO_MODELS, check_before_model, check_clips_before_model, plugin_docs
 from .quiet import HELD_LOGS, quiet_harness_logs
 from .task_names import task_name_hooks
 
 __all__ = [
-    "MAJORITY_GROUPS",
-    "VOTE_METRICS",
     "run_hooks",
     "check_command_line",
     "check_audio_before_model",
     "add_majority_acc",
-    "device_ran_on",
+    "evaluate_hooks",
     "record_device",
 ]
 
 logger = logging.getLogger(__name__)
-
-#: Groups whose subtasks are the leave-one-out folds of one benchmark.
-MAJORITY_GROUPS: tuple[str, ...] = (
-    "rul_muchomusic",
-    "rul_muchomusic_gen",
-    "rul_muchomusic_textonly_gen",
-    "rul_muchomusic_native_gen",
-    "rul_mmau_music",
-)
-#: The fold votes added to those groups (:func:`~lm_eval_rul.report.majority_from_samples`).
-VOTE_METRICS: tuple[str, ...] = ("majority_acc", "plurality_acc_release")
 
 
 def _task_names(tasks: Any) -> set[str]:
@@ -74,16 +63,12 @@ def _task_names(tasks: Any) -> set[str]:
     return {name.strip() for part in parts for name in part.split(",") if name.strip()}
 
 
-def _wants_mmau_predictions(tasks: Any) -> bool:
-    """Whether ``--tasks`` names an MMAU task (or the ``mmau`` group): the run then writes
-    the authors' predictions file (:mod:`lm_eval_rul.mcqa.mmau.predictions`)."""
-    return any(name == "mmau" or name.startswith("mmau_") for name in _task_names(tasks))
-
-
 def _wants_majority(tasks: Any) -> bool:
-    """Whether ``--tasks`` names a fold group of :data:`MAJORITY_GROUPS` (whole names only:
+    """Whether ``--tasks`` names a fold group of the catalogue (whole names only:
     ``rul_muchomusic_oneshot`` is not ``rul_muchomusic``)."""
-    return not _task_names(tasks).isdisjoint(MAJORITY_GROUPS)
+    from ..catalogue import fold_groups
+
+    return not _task_names(tasks).isdisjoint(fold_groups())
 
 
 def check_command_line(args: argparse.Namespace) -> None:
@@ -109,6 +94,7 @@ def check_command_line(args: argparse.Namespace) -> None:
         check_device(getattr(args, "device", None))
     check_metadata_keys(getattr(args, "metadata", None), getattr(args, "tasks", None))
     _check_output_path(getattr(args, "output_path", None))
+    check_output_places(getattr(args, "output_path", None), getattr(args, "model_args", None))
 
 
 def _check_output_path(output_path: str | None) -> None:
@@ -194,47 +180,52 @@ def run_hooks(args: argparse.Namespace, *, audio_check: str = "header") -> Itera
         )
         HELD_LOGS.release()  # the checks passed: the run's setup lines, then its progress
         majority = _wants_majority(kw.get("tasks"))
-        mmau = _wants_mmau_predictions(kw.get("tasks"))
         wanted = bool(kw.get("log_samples"))
-        kw["log_samples"] = wanted or majority or mmau
+        kw["log_samples"] = wanted or majority or bool(post_run)
         results = original(*a, **kw)
         record_device(results, models)
         mask_model_args(kw.get("model_args"))  # in place: the harness prints this object
         if results is not None:
             _mask_results(results)
-        if results is not None and (majority or factual or mmau):
+        if results is not None and (majority or factual or post_run):
             if majority:
                 add_majority_acc(results)
-            if mmau:
-                from ..mcqa.mmau.predictions import write_predictions
-
-                write_predictions(results, getattr(args, "output_path", None))
+            if post_run:  # written once the harness has saved its results (below)
+                after.append((results.get("samples") or {}, kw.get("evaluation_tracker")))
             if factual and wanted:
                 _factual_run.add_item_predictions(results)
             if not wanted:
                 results.pop("samples", None)
         return results
 
+    post_run = requested_files(sorted(_task_names(args.tasks)))
+    after: list[tuple[dict[str, Any], Any]] = []
     lm_eval.simple_evaluate = simple_evaluate
     try:
         with said_on_interrupt(), task_name_hooks(), quiet_harness_logs(), no_cut_prompts():
-            with device_ran_on() as models:
+            with evaluate_hooks() as models:
                 yield
     finally:
         lm_eval.simple_evaluate = original
+    for samples, tracker in after:
+        write_files(post_run, samples, tracker)
 
 
 @contextlib.contextmanager
-def device_ran_on() -> Iterator[list[Any]]:
-    """Collect the model each ``evaluate`` runs (yielded list), for :func:`record_device`."""
+def evaluate_hooks() -> Iterator[list[Any]]:
+    """The run's one wrapper of the harness's ``evaluate``: collect the model it runs
+    (yielded list, for :func:`record_device`) and check its generation contexts
+    (:func:`~.long_prompts.no_cut_generation`)."""
     import lm_eval.evaluator as evaluator
 
     original = evaluator.evaluate
     models: list[Any] = []
 
     def evaluate(*a: Any, **kw: Any) -> Any:
-        models.append(kw.get("lm", a[0] if a else None))
-        return original(*a, **kw)
+        lm = kw.get("lm", a[0] if a else None)
+        models.append(lm)
+        with no_cut_generation(lm):
+            return original(*a, **kw)
 
     evaluator.evaluate = evaluate
     try:
@@ -305,11 +296,13 @@ def add_majority_acc(results: dict[str, Any]) -> None:
 
     Needs ``results["samples"]``; groups whose subtasks have no samples are left alone.
     """
+    from ..catalogue import fold_groups
     from ..report.samples import majority_from_samples
 
+    groups = fold_groups()  # group -> its votes, from the benchmarks' descriptors
     samples = results.get("samples") or {}
     for group, subtasks in (results.get("group_subtasks") or {}).items():
-        if group not in MAJORITY_GROUPS or not subtasks:
+        if group not in groups or not subtasks:
             continue
         if not all(samples.get(task) for task in subtasks):
             logger.warning("majority_acc of %s: no samples for some of %s", group, subtasks)
@@ -321,10 +314,10 @@ def add_majority_acc(results: dict[str, Any]) -> None:
             for table in ("results", "groups"):
                 if group in (results.get(table) or {}):
                     row = results[table][group]
-                    for metric in VOTE_METRICS:
+                    for metric in groups[group]:
                         row[f"{metric},{filter_key}"] = figures[metric]
                         row[f"{metric}_stderr,{filter_key}"] = "N/A"
-            for metric in VOTE_METRICS:
+            for metric in groups[group]:
                 results.setdefault("higher_is_better", {}).setdefault(group, {})[metric] = True
             logger.info(
                 "%s majority_acc,%s = %.4f, plurality_acc_release = %.4f over %d items x %d folds",

@@ -7,9 +7,11 @@ silently ignored, so ``shufle_seed`` ran with the default seed). Each is now one
 ones and the fix.
 
 The ``--metadata`` keys a run accepts are those of the task families it requests
-(:func:`family_metadata_keys`: each family's module declares the keys it reads) plus the
-harness's own (:data:`HARNESS_METADATA_KEYS`). A run that names a task of another
-package is not checked: its keys are not known here.
+(:func:`family_metadata_keys`: each benchmark's catalogue entry declares the keys it reads,
+:mod:`lm_eval_rul.catalogue`) plus the harness's own (:data:`HARNESS_METADATA_KEYS`). A
+run that names a task of another package is not checked: its keys are not known here. A
+bare ``protocol`` is refused when two requested families each have their own protocol key
+(``mmau_protocol``, ``factual_protocol``...): it would mean two things.
 """
 
 from __future__ import annotations
@@ -21,15 +23,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..catalogue import unknown_keys_text
 from ..errors import UserInputError
 
 __all__ = [
     "HARNESS_METADATA_KEYS",
     "MetadataJSONError",
     "UnknownMetadataKeyError",
+    "AmbiguousProtocolError",
     "UnknownModelError",
     "DeviceUnavailableError",
     "family_metadata_keys",
+    "task_folders",
     "check_metadata_json",
     "check_metadata_keys",
     "check_model_name",
@@ -48,6 +53,10 @@ class UnknownMetadataKeyError(UserInputError, ValueError):
     """``--metadata`` has a key no requested task reads (a typo, most often)."""
 
 
+class AmbiguousProtocolError(UserInputError, ValueError):
+    """A bare ``--metadata protocol`` in a run of several families with their own protocol."""
+
+
 class UnknownModelError(UserInputError, ValueError):
     """``--model`` names no registered harness model."""
 
@@ -61,17 +70,11 @@ def _closest(name: str, known: Iterable[str], n: int = 3) -> list[str]:
 
 
 def family_metadata_keys() -> dict[str, tuple[str, ...]]:
-    """Plugin task folder (``tasks/<family>``) -> the ``--metadata`` keys its tasks read."""
-    from ..factual.tasks import FACTUAL_METADATA_KEYS
-    from ..mcqa.mmau.tasks import MMAU_METADATA_KEYS
-    from ..mcqa.tasks import METADATA_KEYS as MCQA_METADATA_KEYS
+    """Plugin task folder (``tasks/<family>``) -> the ``--metadata`` keys its tasks read
+    (its benchmark's catalogue entry, :attr:`lm_eval_rul.catalogue.Benchmark.metadata_keys`)."""
+    from ..catalogue import benchmarks
 
-    return {
-        "rul_muchomusic": MCQA_METADATA_KEYS,
-        "muchomusic": MCQA_METADATA_KEYS,
-        "factual": FACTUAL_METADATA_KEYS,
-        "mmau": MMAU_METADATA_KEYS,
-    }
+    return {b.folder: b.keys() for b in benchmarks()}
 
 
 def check_metadata_json(argv: Sequence[str]) -> None:
@@ -115,23 +118,31 @@ def _plugin_index(tasks_dir: str) -> dict[str, Any]:
     return dict(task_index(TaskManager(include_path=tasks_dir, include_defaults=False)))
 
 
-def _families(names: Sequence[str]) -> set[str] | None:
-    """The plugin task folders of ``names``; None when one is not a plugin task."""
-    from ..registration import tasks_dir
+def task_folders(names: Sequence[str]) -> dict[str, str | None]:
+    """Task or group name -> the plugin task folder (``tasks/<folder>``) its YAML is in;
+    None for a name of another package or of a ``--include_path`` folder.
+
+    A task belongs to the benchmark of its folder, never to one its name looks like.
+    """
+    from ..catalogue import tasks_dir
 
     root = tasks_dir()
     index = _plugin_index(str(root))
-    families = family_metadata_keys()
-    found: set[str] = set()
+    found: dict[str, str | None] = {}
     for name in names:
-        entry = index.get(name)
-        path = getattr(entry, "yaml_path", None)
-        if not isinstance(path, Path) or path.parent.parent != root:
-            return None
-        if path.parent.name not in families:
-            return None
-        found.add(path.parent.name)
+        path = getattr(index.get(name), "yaml_path", None)
+        inside = isinstance(path, Path) and path.parent.parent == root
+        found[name] = path.parent.name if inside else None
     return found
+
+
+def _families(names: Sequence[str]) -> set[str] | None:
+    """The plugin task folders of ``names``; None when one is not a plugin task."""
+    folders = task_folders(names)
+    known = family_metadata_keys()
+    if any(folder not in known for folder in folders.values()):
+        return None
+    return {str(folder) for folder in folders.values()}
 
 
 def check_metadata_keys(metadata: Mapping[str, Any] | None, tasks: Any) -> None:
@@ -157,16 +168,26 @@ def check_metadata_keys(metadata: Mapping[str, Any] | None, tasks: Any) -> None:
         | set(HARNESS_METADATA_KEYS)
     )
     unknown = [key for key in metadata if key not in known]
-    if not unknown:
+    if unknown:
+        raise UnknownMetadataKeyError(
+            f"unknown --metadata key{'s' if len(unknown) > 1 else ''} "
+            f"{unknown_keys_text(unknown, known)} for {', '.join(sorted(families))} tasks; "
+            f"nothing was loaded. Known keys: {', '.join(known)}."
+        )
+    _check_protocol_key(metadata, families)
+
+
+def _check_protocol_key(metadata: Mapping[str, Any], families: set[str]) -> None:
+    """A bare ``protocol`` names one family's protocol only when one such family runs."""
+    from ..catalogue import protocol_keys
+
+    own = {folder: key for folder, key in protocol_keys().items() if folder in families}
+    if "protocol" not in metadata or len(own) < 2:
         return
-    shown = []
-    for key in unknown:
-        close = _closest(key, known, n=1)
-        shown.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
-    raise UnknownMetadataKeyError(
-        f"unknown --metadata key{'s' if len(unknown) > 1 else ''} {', '.join(shown)} for "
-        f"{', '.join(sorted(families))} tasks; nothing was loaded. Known keys: "
-        f"{', '.join(known)}."
+    raise AmbiguousProtocolError(
+        f"--metadata protocol={metadata['protocol']!r} is ambiguous in a run of "
+        f"{' and '.join(sorted(own))} tasks: give each family its own key, "
+        f"{', '.join(f'{key}=...' for _, key in sorted(own.items()))}."
     )
 
 

@@ -61,6 +61,9 @@ PROTOCOLS: tuple[str, ...] = ("paper", "release")
 RELEASE_REPEATS = 4
 #: Number of distractors both protocols leave out one at a time.
 RELEASE_DISTRACTORS = 4
+#: The most distractors an item of a released benchmark has (MMAR: 6 options); more is a
+#: distractor pool, whose PI is undefined.
+MAX_ITEM_DISTRACTORS = 5
 
 
 @dataclass(frozen=True)
@@ -110,10 +113,10 @@ def _leave_one_out_prompts(
 ) -> list[PIPrompt]:
     """``repeats`` x leave each distractor out, shuffled per prompt, in ``protocol``'s style."""
     n = len(question.distractors)
-    if n > RELEASE_DISTRACTORS:
+    if n > MAX_ITEM_DISTRACTORS:
         raise ValueError(
             f"question {question.id!r} has {n} distractors; the {protocol} protocol needs at "
-            f"most {RELEASE_DISTRACTORS}"
+            f"most {MAX_ITEM_DISTRACTORS}"
         )
     prompts = []
     for repeat in range(repeats):
@@ -162,11 +165,12 @@ def release_prompts(
     """The release protocol: ``repeats`` x leave each distractor out, the released prompt.
 
     With 4 distractors this gives the released code's 16 prompts of 4 options. With
-    fewer than 4 distractors nothing is left out and each of the ``repeats * 4`` prompts
-    is another seeded shuffle of all options.
+    fewer than 4 distractors, or an item of 5 or 6 options (MMAR has a few), nothing is
+    left out and each of the ``repeats * 4`` prompts is another seeded shuffle of all
+    options.
 
     Args:
-        question: A question with at most 4 distractors.
+        question: A question with at most 5 distractors.
         seed: Base seed; each prompt's order comes from (seed, id, repeat, left-out).
         repeats: Number of repeats (4 in the release).
     """
@@ -185,17 +189,17 @@ def protocol_prompts(
 
 
 def check_pi_questions(questions: Sequence[Question], *, source: str = "the data") -> None:
-    """Reject questions whose PI is undefined: more than 4 distractors (a pool), or none.
+    """Reject questions whose PI is undefined: more than 5 distractors (a pool), or none.
 
     Raises:
         UndefinedPI: naming the ids, the counts and what to do instead.
     """
-    bad = [q for q in questions if not 1 <= len(q.distractors) <= RELEASE_DISTRACTORS]
+    bad = [q for q in questions if not 1 <= len(q.distractors) <= MAX_ITEM_DISTRACTORS]
     if bad:
         listed = ", ".join(f"{q.id!r} ({len(q.distractors)})" for q in bad[:10])
         more = f" and {len(bad) - 10} more" if len(bad) > 10 else ""
         raise UndefinedPI(
-            f"{len(bad)} question(s) in {source} do not have 1-{RELEASE_DISTRACTORS} "
+            f"{len(bad)} question(s) in {source} do not have 1-{MAX_ITEM_DISTRACTORS} "
             f"distractors (id (count)): {listed}{more}. The PI of a distractor pool is "
             "undefined: pick 4 distractors first with `lm-eval-rul build --pools ...`."
         )

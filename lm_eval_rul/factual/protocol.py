@@ -79,8 +79,13 @@ def check_protocol(value: Any, *, where: str = "--metadata protocol") -> str:
 
 
 def protocol_of(metadata: Mapping[str, Any]) -> str:
-    """The checked protocol of a run's (merged) metadata."""
-    return check_protocol(metadata.get("protocol"))
+    """The checked protocol of a run's (merged) metadata: ``factual_protocol``, else the
+    bare ``protocol`` (the factual tasks' catalogue entry, ``tasks/factual/benchmark.py``)."""
+    from ..catalogue import by_folder
+
+    family = by_folder()["factual"]
+    key = family.protocol_source(metadata)
+    return check_protocol(metadata.get(key), where=f"--metadata {key}")
 
 
 def is_chunked(value: Any) -> bool:

@@ -14,7 +14,7 @@
 
 ``--metadata`` keys (:data:`FACTUAL_METADATA_KEYS`): those of
 :func:`~lm_eval_rul.factual.datasets.sources.prepare_task` plus ``chunk_seconds``,
-``chunk_rule``, ``protocol``, ``max_audio_seconds`` and ``chunked``
+``chunk_rule``, ``factual_protocol`` (or ``protocol``), ``max_audio_seconds`` and ``chunked``
 (:func:`~lm_eval_rul.factual.documents.run_options`).
 """
 
@@ -65,7 +65,8 @@ FACTUAL_METADATA_KEYS: tuple[str, ...] = (
     *_PREPARE_KEYS,
     "chunk_seconds",
     "chunk_rule",
-    "protocol",
+    "protocol",  # accepted when the factual tasks are the only family with protocols
+    "factual_protocol",
     "max_audio_seconds",
     "chunked",
     "audio",  # the condition; "none" for a text-only model (no audio to check)

@@ -31,11 +31,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..audio import AUDIO_METADATA_KEYS, attach_audio
+from ..audio import AUDIO_METADATA_KEYS
 from ..audio.requests import heard_fields
-from ..errors import UserInputError
+from ..catalogue import own_data_key
 from ..questions import (
-    DEFAULT_SEED,
     DataValidationError,
     Question,
     attach_tracks,
@@ -45,11 +44,19 @@ from ..questions import (
     read_muchomusic_csv,
 )
 from ..questions.file_kinds import question_format, sniff_data_file
-from ..questions.metadata_naming import metadata_example, metadata_key
-from .folds import make_docs
+from ..questions.metadata_naming import metadata_key
 from .prompts import gen_prompt, muchomusic_official_prompt, pi_prompt
 from .reference_parsing import DEFAULT_PARSER, check_parser, muchomusic_official_answer, parse_with
 from .scoring import is_correct, perceptual_index
+from .task_kit import (
+    TaskMetadataError,
+    as_dataset,
+    attach_audio,
+    existing_file,
+    file_stamp,
+    make_docs,
+    shuffle_seed,
+)
 
 __all__ = [
     "load_rul_muchomusic",
@@ -86,11 +93,6 @@ METADATA_KEYS: tuple[str, ...] = (
 logger = logging.getLogger(__name__)
 
 
-def _stamp(path: Path) -> tuple[str, float, int]:
-    stat = path.stat()
-    return str(path.resolve()), stat.st_mtime, stat.st_size
-
-
 @functools.lru_cache(maxsize=8)
 def _read_rul_cached(stamp: tuple[str, float, int]) -> tuple[Question, ...]:
     return tuple(load_questions(stamp[0], n_distractors=4))
@@ -99,16 +101,6 @@ def _read_rul_cached(stamp: tuple[str, float, int]) -> tuple[Question, ...]:
 @functools.lru_cache(maxsize=8)
 def _read_muchomusic_cached(stamp: tuple[str, float, int]) -> tuple[Question, ...]:
     return tuple(read_muchomusic_csv(stamp[0]))
-
-
-def _existing(path: str | os.PathLike[str], key: str) -> Path:
-    resolved = Path(os.path.expanduser(str(path)))
-    if not resolved.is_file():
-        raise FileNotFoundError(
-            f"{metadata_key(key)}={str(path)!r}: no such file. Give the path of a local copy, "
-            f"or leave {key} out to download the public dataset."
-        )
-    return resolved
 
 
 #: Which file each benchmark's tasks read, for messages.
@@ -152,19 +144,10 @@ def _refuse_pools(error: DataValidationError, path: Path, key: str) -> None:
     ) from None
 
 
-#: The ``--metadata`` key of each benchmark's own question file (else ``data_path``).
-_OWN_DATA_KEYS = {
-    "rul_muchomusic": "rul_data_path",
-    "muchomusic": "muchomusic_data_path",
-    "mmau_music": "mmau_data_path",  # MMAU's JSON (lm_eval_rul.mcqa.mmau.tasks)
-    "rul_mmau_music": "rul_mmau_data_path",
-}
-
-
 def data_path_key(benchmark: str, metadata: dict[str, Any]) -> str:
     """The ``--metadata`` key naming the question file of ``benchmark``'s tasks
     (``rul_muchomusic`` or ``muchomusic``): its own key when given, else ``data_path``."""
-    own = _OWN_DATA_KEYS.get(benchmark, "data_path")
+    own = own_data_key(benchmark) or "data_path"  # the benchmark's descriptor says
     return own if metadata.get(own) else "data_path"
 
 
@@ -172,15 +155,15 @@ def rul_questions(**metadata: Any) -> list[Question]:
     """RUL-MuChoMusic questions from ``metadata`` (see the module docstring)."""
     key = data_path_key("rul_muchomusic", metadata)
     source = metadata.get(key)
-    path = _existing(source, key) if source else default_rul_path()
+    path = existing_file(source, key) if source else default_rul_path()
     _check_kind(path, key, want_csv=False, benchmark="rul_muchomusic")
     try:
-        questions = list(_read_rul_cached(_stamp(path)))
+        questions = list(_read_rul_cached(file_stamp(path)))
     except DataValidationError as error:
         _refuse_pools(error, path, key)
         raise
     if metadata.get("muchomusic_csv"):
-        csv = _existing(metadata["muchomusic_csv"], "muchomusic_csv")
+        csv = existing_file(metadata["muchomusic_csv"], "muchomusic_csv")
         _check_kind(csv, "muchomusic_csv", want_csv=True, benchmark="muchomusic")
         reference = muchomusic_questions(muchomusic_data_path=str(csv))
         questions = attach_tracks(questions, reference)
@@ -191,31 +174,9 @@ def muchomusic_questions(**metadata: Any) -> list[Question]:
     """MuChoMusic questions from ``metadata`` (see the module docstring)."""
     key = data_path_key("muchomusic", metadata)
     source = metadata.get(key)
-    path = _existing(source, key) if source else default_muchomusic_csv()
+    path = existing_file(source, key) if source else default_muchomusic_csv()
     _check_kind(path, key, want_csv=True, benchmark="muchomusic")
-    return list(_read_muchomusic_cached(_stamp(path)))
-
-
-class TaskMetadataError(UserInputError, ValueError):
-    """A ``--metadata`` value the MuChoMusic / RUL-MuChoMusic tasks cannot use."""
-
-
-def _seed(metadata: dict[str, Any]) -> int:
-    """``shuffle_seed``: a whole number (an int, an integral float, or its digits as text).
-
-    ``true`` is refused rather than read as 1, and ``1.5`` rather than cut to 1.
-    """
-    value = metadata.get("shuffle_seed", DEFAULT_SEED)
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and re.fullmatch(r"\s*[+-]?\d+\s*", value):
-        return int(value)
-    raise TaskMetadataError(
-        f"{metadata_key('shuffle_seed')} must be an integer, got {value!r}: give a whole number "
-        f"(e.g. {metadata_example('shuffle_seed', DEFAULT_SEED)}, the default) or leave it out"
-    )
+    return list(_read_muchomusic_cached(file_stamp(path)))
 
 
 def check_task_metadata(metadata: dict[str, Any]) -> None:
@@ -229,17 +190,17 @@ def check_task_metadata(metadata: dict[str, Any]) -> None:
             the messages the CLI gives, naming the key as the caller gave it
             (:mod:`lm_eval_rul.questions.metadata_naming`).
     """
-    _seed(metadata)
+    shuffle_seed(metadata)
     _parser(metadata)
     if metadata.get("muchomusic_csv"):
-        csv = _existing(metadata["muchomusic_csv"], "muchomusic_csv")
+        csv = existing_file(metadata["muchomusic_csv"], "muchomusic_csv")
         _check_kind(csv, "muchomusic_csv", want_csv=True, benchmark="muchomusic")
     if metadata.get("rul_data_path"):
         rul_questions(rul_data_path=metadata["rul_data_path"])
     if metadata.get("muchomusic_data_path"):
         muchomusic_questions(muchomusic_data_path=metadata["muchomusic_data_path"])
     if metadata.get("data_path"):
-        path = _existing(metadata["data_path"], "data_path")
+        path = existing_file(metadata["data_path"], "data_path")
         if question_format(path) == "muchomusic_csv":
             muchomusic_questions(data_path=str(path))
         elif not metadata.get("rul_data_path"):
@@ -254,14 +215,6 @@ def check_task_metadata(metadata: dict[str, Any]) -> None:
 
 def _parser(metadata: dict[str, Any]) -> str:
     return check_parser(metadata.get("parser", DEFAULT_PARSER))
-
-
-def _as_dataset(docs: list[dict[str, Any]], parser: str) -> dict[str, Any]:
-    import datasets
-
-    for doc in docs:
-        doc["parser"] = parser  # read by process_results_gen and the report
-    return {"test": datasets.Dataset.from_list(docs)}
 
 
 def _muchomusic_options(metadata: dict[str, Any]) -> dict[str, tuple[str, ...]]:
@@ -281,9 +234,11 @@ def load_rul_muchomusic(fold: int, **metadata: Any) -> dict[str, Any]:
     """
     parser = _parser(metadata)
     questions = rul_questions(**metadata)
-    docs = make_docs(questions, benchmark="rul_muchomusic", fold=int(fold), seed=_seed(metadata))
+    docs = make_docs(
+        questions, benchmark="rul_muchomusic", fold=int(fold), seed=shuffle_seed(metadata)
+    )
     known = _muchomusic_options(metadata)
-    return _as_dataset(attach_audio(docs, questions, metadata, known_options=known), parser)
+    return as_dataset(attach_audio(docs, questions, metadata, known_options=known), parser)
 
 
 def load_rul_muchomusic_oneshot(**metadata: Any) -> dict[str, Any]:
@@ -295,25 +250,25 @@ def load_rul_muchomusic_oneshot(**metadata: Any) -> dict[str, Any]:
     """
     parser = _parser(metadata)
     questions = rul_questions(**metadata)
-    docs = make_docs(questions, benchmark="rul_muchomusic", fold=None, seed=_seed(metadata))
+    docs = make_docs(questions, benchmark="rul_muchomusic", fold=None, seed=shuffle_seed(metadata))
     known = _muchomusic_options(metadata)
-    return _as_dataset(attach_audio(docs, questions, metadata, known_options=known), parser)
+    return as_dataset(attach_audio(docs, questions, metadata, known_options=known), parser)
 
 
 def load_muchomusic(**metadata: Any) -> dict[str, Any]:
     """``custom_dataset`` of ``muchomusic``: the correct answer and its three distractors."""
     parser = _parser(metadata)
     questions = muchomusic_questions(**metadata)
-    docs = make_docs(questions, benchmark="muchomusic", fold=None, seed=_seed(metadata))
-    return _as_dataset(attach_audio(docs, questions, metadata), parser)
+    docs = make_docs(questions, benchmark="muchomusic", fold=None, seed=shuffle_seed(metadata))
+    return as_dataset(attach_audio(docs, questions, metadata), parser)
 
 
 def load_muchomusic_official(**metadata: Any) -> dict[str, Any]:
     """``custom_dataset`` of ``muchomusic_official``: the ``muchomusic`` documents (same
     option order), always scored by MuChoMusic's official scorer."""
     questions = muchomusic_questions(**metadata)
-    docs = make_docs(questions, benchmark="muchomusic", fold=None, seed=_seed(metadata))
-    return _as_dataset(attach_audio(docs, questions, metadata), "muchomusic_official")
+    docs = make_docs(questions, benchmark="muchomusic", fold=None, seed=shuffle_seed(metadata))
+    return as_dataset(attach_audio(docs, questions, metadata), "muchomusic_official")
 
 
 def doc_to_text(doc: dict[str, Any]) -> str:
@@ -388,4 +343,3 @@ def process_results_official(doc: dict[str, Any], results: list[str]) -> dict[st
         "acc": float(parsed.letter == doc["gold_letter"]),
         "unanswered_rate": float(parsed.letter is None),
     }
-

@@ -5,8 +5,9 @@ Formats (see ``docs/method.md``, "Data"):
 * the released RUL-MuChoMusic JSON: ``{id: {question, caption, correct_answer,
   distractors[4], PI}}`` (a list of such rows with an ``id`` field is accepted too);
 * the released distractor pools: the same layout with 24–71 ``distractors``;
-* MMAU's released JSON (``question, choices, answer, task``): its music items
-  (:mod:`.mmau`);
+* a benchmark's own layout, read by the reader its descriptor declares
+  (:attr:`lm_eval_rul.catalogue.Benchmark.readers`: MMAU's released JSON, ``question,
+  choices, answer, task``, by :mod:`.mmau`);
 * the MuChoMusic CSV (``question, dataset, dataset_identifier, correct_answer,
   distractor_{1,2,3}_answer, ...`` plus a question id);
 * a JSONL / CSV / parquet of ``id, question, correct_answer, distractors[, caption]``.
@@ -23,13 +24,12 @@ import json
 import logging
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from .file_kinds import MUCHOMUSIC_COLUMNS, question_format
-from .mmau import looks_like_mmau, read_mmau_questions
 from .pools import clean_pools
 from .reading import csv_table, json_value, jsonl_values, reads_once
 from .schema import (
@@ -48,6 +48,7 @@ __all__ = [
     "read_muchomusic_csv",
     "read_questions_table",
     "load_questions",
+    "own_layout_reader",
     "attach_tracks",
     "load_questions_without_distractors",
     "read_as_released",
@@ -278,9 +279,10 @@ def load_questions(
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"question file not found: {path}")
+    own = own_layout_reader(path)
+    if own is not None:
+        return own(path, n_distractors=n_distractors)
     fmt = question_format(path)
-    if _is_mmau(path, fmt):
-        return read_mmau_questions(path, n_distractors=n_distractors)
     if fmt == "json":
         return read_rul_json(path, n_distractors=n_distractors)
     if fmt == "muchomusic_csv":
@@ -293,15 +295,17 @@ def load_questions(
     return read_questions_table(path, n_distractors=n_distractors)
 
 
-def _is_mmau(path: Path, fmt: str) -> bool:
-    """MMAU's released JSON (a list of items with ``choices`` and ``task``): its music
-    items are read as questions (:func:`~.mmau.read_mmau_questions`)."""
-    if fmt != "json":
-        return False
-    try:
-        return looks_like_mmau(json_value(path))
-    except json.JSONDecodeError:
-        return False
+def own_layout_reader(path: Path) -> Callable[..., list[Question]] | None:
+    """The reader of a benchmark's own file layout that ``path`` is in (MMAU's released
+    JSON...), from the benchmark catalogue (:attr:`lm_eval_rul.catalogue.Benchmark.readers`);
+    None for the generic layouts read here."""
+    from ..catalogue import benchmarks, load_function
+
+    for benchmark in benchmarks():
+        for reader in benchmark.readers:
+            if load_function(reader.detect)(path):
+                return load_function(reader.read)
+    return None
 
 
 def _as_row(question: Question) -> dict[str, Any]:
@@ -342,7 +346,7 @@ def load_questions_without_distractors(path: str | os.PathLike[str]) -> list[Que
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"question file not found: {path}")
-    if question_format(path) not in ("json", "jsonl") or _is_mmau(path, question_format(path)):
+    if question_format(path) not in ("json", "jsonl") or own_layout_reader(path) is not None:
         return load_questions(path)
     rows = _read_rows(path)
     prepared = []

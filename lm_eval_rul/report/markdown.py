@@ -43,6 +43,7 @@ _DIMENSION_TITLES = {
     "source": "source dataset",
     "sub_category": "sub-category",
     "difficulty": "difficulty",
+    "category": "category",
 }
 
 
@@ -53,13 +54,14 @@ def _always_letter_lines(baselines: dict[str, Any] | None) -> list[str]:
     letters = sorted({x for b in baselines.values() for x in b["letters"]})
     lines = [
         "Always the same letter (accuracy of answering that letter to every question, in the "
-        "order the runs showed):",
+        "order the runs showed; a letter beyond an item's options is wrong for it; chance = "
+        "the mean of each item's 1/n options):",
         "",
-        "| option order | " + " | ".join(letters) + " | n |",
-        "|---|" + "---|" * (len(letters) + 1),
+        "| option order | " + " | ".join(letters) + " | chance | n |",
+        "|---|" + "---|" * (len(letters) + 2),
     ]
     for order, b in baselines.items():
-        cells = [_pct(b["letters"].get(x)) for x in letters]
+        cells = [_pct(b["letters"].get(x)) for x in letters] + [_pct(b.get("chance"))]
         lines.append(f"| {order} | " + " | ".join(cells) + f" | {b['n_samples']} |")
     return [*lines, ""]
 
@@ -70,7 +72,7 @@ _MUCHOMUSIC_BREAKDOWNS = (
 )
 
 
-_LABEL_BREAKDOWNS = "Accuracy by MMAU sub-category and difficulty (acc (n questions)):"
+_LABEL_BREAKDOWNS = "Accuracy by the release's labels (acc (n questions)):"
 
 
 def _breakdown_lines(breakdowns: dict[str, Any] | None, title: str = _MUCHOMUSIC_BREAKDOWNS
@@ -186,6 +188,16 @@ def render_markdown(report: dict[str, Any]) -> str:
         ):
             if key in data.get("figures", {}):
                 lines.append(f"![{data['name']}: {caption}]({data['figures'][key]})")
+        lines.append("")
+    if report.get("predictions_only"):
+        lines += [
+            "## Predictions only (question files without answers: no acc, no PI)",
+            "",
+            "| run | task | n items | predictions file (score it with the authors' scorer) |",
+            "|---|---|---|---|",
+        ]
+        lines += [f"| {p['run']} | {p['task']} | {p['n']} | `{p['predictions_file']}` |"
+                  for p in report["predictions_only"]]  # fmt: skip
         lines.append("")
     lines += render_factual(report.get("factual") or {}, settings["confidence_level"])
     distributions = report["pi_distributions"]

@@ -1,12 +1,15 @@
-"""The MMAU section of the report: accuracy by sub-category and difficulty, and the
-always-the-same-letter baselines.
+"""The MMAU-layout sections of the report (MMAU, MMAR): accuracy by the labels each
+document names (MMAU: sub-category and difficulty; MMAR: category and sub-category), and
+the always-the-same-letter baselines.
 
-Both are read from the logged documents (MMAU's documents carry ``sub_category`` and
-``difficulty``; :class:`~.samples.Sample` keeps them as ``labels``), so they apply to
-``mmau_music``, ``mmau_music_gen`` and ``rul_mmau_music`` alike. The always-letter
+Both are read from the logged documents (:class:`~.samples.Sample` keeps their
+``breakdown_fields`` as ``labels``), so they apply to the letter, generation and fold
+tasks alike. The always-letter
 baseline of letter X is the accuracy of answering X to every question in the order the
 run showed (the JSON's order under ``official`` / ``lmms``: B is right in 134 of
-test-mini's 334 music items; seeded under ``rul``), over the (question, fold) samples.
+test-mini's 334 music items; seeded under ``rul``), over the (question, fold) samples; a
+letter beyond an item's options is wrong for it, and ``chance`` (the mean of each item's
+``1 / n options``) is what the letters are read against when items have 2 to 6 options.
 """
 
 from __future__ import annotations
@@ -18,15 +21,14 @@ from typing import Any
 import numpy as np
 
 from .runs import Run
-from .samples import BREAKDOWN_FIELDS
 
 __all__ = ["label_breakdowns", "always_letter_baselines"]
 
 
 def label_breakdowns(runs: Sequence[Run], benchmark: str) -> dict[str, Any] | None:
     """``{dimension: {label: {run label: {"acc", "n_questions", "n_samples"}}}}`` over the
-    documents' labels (:data:`~.samples.BREAKDOWN_FIELDS`); None when no sample has one."""
-    out: dict[str, dict[str, dict[str, Any]]] = {dim: {} for dim in BREAKDOWN_FIELDS}
+    documents' labels (their ``breakdown_fields``); None when no sample has one."""
+    out: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
     found = False
     for run in runs:
         cells: dict[tuple[str, str], tuple[list[float], set[str]]] = defaultdict(
@@ -55,7 +57,8 @@ def always_letter_baselines(runs: Sequence[Run], benchmark: str) -> dict[str, An
     accuracy of always answering each letter, over the first run's samples in that order.
 
     Returns:
-        ``{order: {"letters": {letter: acc}, "best": letter, "n_samples": n}}``.
+        ``{order: {"letters": {letter: acc}, "best": letter, "chance": mean 1/n options,
+        "n_samples": n}}``.
     """
     seen: dict[str, dict[tuple[str, int], Any]] = defaultdict(dict)
     for run in runs:
@@ -72,6 +75,7 @@ def always_letter_baselines(runs: Sequence[Run], benchmark: str) -> dict[str, An
         out[order] = {
             "letters": accuracy,
             "best": max(letters, key=lambda x: accuracy[x]),
+            "chance": float(np.mean([1.0 / s.n_options for s in samples])),
             "n_samples": len(samples),
         }
     return out

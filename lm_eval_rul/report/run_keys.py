@@ -84,13 +84,17 @@ def audio_settings_of(
 
 
 def base_benchmark(benchmark: str) -> str:
-    """The question set a task's benchmark asks: ``muchomusic`` or ``rul_muchomusic`` for
-    every protocol of theirs (``_gen``, ``_textonly_gen``, ``_oneshot``, ``_official``).
+    """The question set a task's benchmark asks: one with its own question file in the
+    catalogue (``data_keys``: ``muchomusic``, ``rul_muchomusic``, ``mmau_music``...) for
+    every protocol of it (``_gen``, ``_textonly_gen``, ``_oneshot``, ``_official``).
 
     >>> base_benchmark("rul_muchomusic_oneshot_gen"), base_benchmark("muchomusic_official")
     ('rul_muchomusic', 'muchomusic')
     """
-    for base in ("rul_muchomusic", "muchomusic"):
+    from ..catalogue import benchmarks
+
+    sets = sorted((s for b in benchmarks() for s in b.data_keys), key=len, reverse=True)
+    for base in sets:  # the longest first: rul_muchomusic_gen is not muchomusic's
         if benchmark == base or benchmark.startswith(base + "_"):
             return base
     return benchmark.removesuffix("_gen")

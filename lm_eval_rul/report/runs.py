@@ -38,6 +38,7 @@ from .factual.runs import (
 )
 from .model_names import name_models
 from .not_runs import find_results_files, not_a_run
+from .predictions_only import named_benchmark, predictions_only_entry
 from .run_keys import (
     AUDIO_SETTINGS,
     audio_settings_of,
@@ -139,6 +140,7 @@ class Run:
     notes: list[str] = field(default_factory=list)
     audio_settings: dict[str, Any] = field(default_factory=dict)
     variant: str = ""
+    predictions_only: dict[str, dict[str, Any]] = field(default_factory=dict)  # no answers
 
     @property
     def setting(self) -> str:
@@ -157,13 +159,18 @@ class Run:
 
     @property
     def protocol(self) -> str | None:
-        """The protocol its factual or MMAU tasks ran under (``rul`` when not recorded);
-        None for a run without such tasks."""
-        found = {
-            str(task.metadata.get("protocol") or "rul")
-            for task in self.tasks.values()
-            if task.windows or task.study_windows or task.benchmark.startswith("mmau")
-        }
+        """The protocol its tasks of a benchmark family with protocols (factual, MMAU...)
+        ran under, each read from its family's key (``mmau_protocol``...) or the bare
+        ``protocol`` (``rul`` when not recorded); None for a run without such tasks."""
+        from ..catalogue import by_folder, for_question_set
+
+        factual = by_folder().get("factual")
+        found = set()
+        for task in self.tasks.values():
+            family = factual if task.windows or task.study_windows else None
+            family = family or for_question_set(task.benchmark)
+            if family is not None and family.protocol_key:
+                found.add(str(family.protocol(task.metadata) or "rul"))
         return "/".join(sorted(found)) or None
 
     @property
@@ -295,6 +302,9 @@ def read_results_file(path: str | Path) -> Run:
         row = (results.get("groups") or {}).get(group) or results["results"].get(group) or {}
         run.group_metrics[group] = _metrics(row)
     for task in (name for name in results["results"] if name not in groups):
+        if entry := predictions_only_entry(results, task, path):
+            run.predictions_only[task] = entry
+            continue
         metrics = _metrics(results["results"][task])
         task_config = (results.get("configs") or {}).get(task) or {}
         output_type = str(task_config.get("output_type", ""))
@@ -311,6 +321,7 @@ def read_results_file(path: str | Path) -> Run:
             )
         benchmark, fold = benchmark_of(task)
         rows = read_rows(samples_file)
+        benchmark = named_benchmark(benchmark, rows)
         factual = bool(rows) and is_factual_row(rows[0][1])
         study = bool(rows) and is_study_row(rows[0][1])
         windows = [factual_window(row, where) for where, row in rows] if factual else []
@@ -334,7 +345,7 @@ def read_results_file(path: str | Path) -> Run:
             question_file=question_file_of(benchmark, task_config.get("metadata") or {}),
             n_total=_original_count(results, task),
         )
-    if not run.tasks:
+    if not run.tasks and not run.predictions_only:
         raise RunReadError(f"{path}: the results file lists no task")
     return run
 
@@ -388,6 +399,7 @@ def load_runs(run_dirs: Iterable[str | Path]) -> list[Run]:
         if repeated:
             target.notes.append(_repeat_note(target, repeated, file))
         target.tasks.update(run.tasks)
+        target.predictions_only.update(run.predictions_only)
         target.group_metrics.update(run.group_metrics)
     name_models(runs)  # two checkpoints ending alike (x, x) named apart
     name_variants(runs)

@@ -36,7 +36,8 @@ __all__ = [
 ]
 
 
-#: Document fields read as breakdown labels (MMAU's, see :mod:`.mmau`).
+#: Document fields read as breakdown labels when a document names none in its
+#: ``breakdown_fields`` (MMAU's; MMAR's documents name ``category``, ``sub_category``).
 BREAKDOWN_FIELDS: tuple[str, ...] = ("sub_category", "difficulty")
 
 
@@ -205,7 +206,9 @@ def sample_from_row(row: dict[str, Any], where: str) -> Sample:
             parse_failure=_float_or_none(row.get("parse_failure", row.get("unanswered_rate"))),
             digest=item_digest(doc),
             labels=tuple(
-                (dim, str(doc[dim])) for dim in BREAKDOWN_FIELDS if doc.get(dim) not in (None, "")
+                (dim, str(doc[dim]))
+                for dim in doc.get("breakdown_fields") or BREAKDOWN_FIELDS
+                if doc.get(dim) not in (None, "")
             ),
             answer_letters=tuple(
                 letter

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..audio import Condition, UnknownConditionError, condition_named, condition_names
 from ..audio.conditions import REFERENCE_CONDITION
+from ..catalogue import report_names
 from ..errors import UserInputError
 from .pi_files import PIFile
 from .run_keys import base_benchmark
@@ -41,20 +42,8 @@ TEXT_COLOUR = "#4C72B0"
 #: Conditions in display order (text-only runs, then the audio conditions' ``report_order``);
 #: others (a condition this process has not registered) follow alphabetically.
 CONDITION_ORDER = (TEXT_CONDITION, *condition_names())
-BENCHMARK_NAMES = {
-    "muchomusic": "MuChoMusic",
-    "rul_muchomusic": "RUL-MuChoMusic",
-    "muchomusic_gen": "MuChoMusic (generation)",
-    "rul_muchomusic_gen": "RUL-MuChoMusic (generation)",
-    "rul_muchomusic_textonly_gen": "RUL-MuChoMusic (text-only generation prompt)",
-    "muchomusic_textonly_gen": "MuChoMusic (text-only generation prompt)",
-    "rul_muchomusic_oneshot": "RUL-MuChoMusic, one-shot (5 options)",
-    "rul_muchomusic_oneshot_gen": "RUL-MuChoMusic, one-shot generation (5 options)",
-    "muchomusic_official": "MuChoMusic (official protocol)",
-    "mmau_music": "MMAU-music",
-    "mmau_music_gen": "MMAU-music (generation)",
-    "rul_mmau_music": "RUL-MMAU-music",
-}
+#: Question set -> display name: each benchmark's ``report_names`` (:mod:`lm_eval_rul.catalogue`).
+BENCHMARK_NAMES = report_names()
 
 
 class ReportSettingsError(UserInputError, ValueError):

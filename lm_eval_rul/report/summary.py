@@ -213,6 +213,11 @@ def build_report(runs: Sequence[Run], settings: ReportSettings | None = None) ->
             for r in runs
         ],
         "benchmarks": benchmarks,
+        "predictions_only": [
+            {"run": r.label, "task": task, **entry}
+            for r in runs
+            for task, entry in sorted(r.predictions_only.items())
+        ],
         "factual": factual_report(runs, settings, notes),
         "pi_distributions": pi_distributions(runs, settings, notes),
         "notes": notes,

@@ -1,29 +1,43 @@
-"""MMAU items as harness documents, under one protocol's option order.
+"""MMAU-layout items (MMAU, MMAR) as harness documents, under one protocol's option order.
 
 Built by the same :func:`lm_eval_rul.mcqa.folds.make_docs` as the MuChoMusic documents
-(option order seeded from (``shuffle_seed``, ``mmau``, item id), whatever the data order
-or ``--limit``); the ``official`` and ``lmms`` protocols then show the choices in the
-JSON's order. Each document also carries the item's MMAU fields (``sub_category``,
-``difficulty``, ``category``, ``mmau_task``, ``choices``, ``answer``, ``audio_id``), read
-by the breakdowns, the always-letter baselines and the leaderboard file.
+(option order seeded from (``shuffle_seed``, the layout's name, item id), whatever the data
+order or ``--limit``); the ``official`` and ``lmms`` protocols then show the choices in the
+release's order. Each document also carries the item's released fields (``sub_category``,
+``difficulty``, ``category``, ``{layout}_{subset field}`` such as ``mmau_task`` or
+``mmar_modality``, ``choices``, ``answer``, ``audio_id``, ``layout``, ``breakdown_fields``,
+and as JSON ``release_extra`` and ``release_layout``), read by the breakdowns, the
+always-letter baselines and the predictions file. Items have 2 to 26 options: letters and
+PI follow each item's count.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
-from ...questions.mmau import MMAUItem, as_question
+from ...questions.layout import Layout, LayoutItem
+from ...questions.layout_questions import as_question
 from ..folds import make_docs
 from ..prompts import letters_for
 
-__all__ = ["PROTOCOLS", "DEFAULT_PROTOCOL", "SEED_BENCHMARK", "mmau_docs", "answer_indices"]
+__all__ = [
+    "PROTOCOLS",
+    "DEFAULT_PROTOCOL",
+    "layout_docs",
+    "subset_key",
+    "answer_indices",
+]
 
-#: ``--metadata protocol`` values: ours, the authors' scorer, lmms-eval's task.
+#: ``--metadata {layout}_protocol`` values: ours, the authors' scorer, lmms-eval's task.
 PROTOCOLS: tuple[str, ...] = ("rul", "official", "lmms")
 DEFAULT_PROTOCOL = "rul"
-#: The benchmark name in the option-order seed: one order per item for every subset.
-SEED_BENCHMARK = "mmau"
+
+
+def subset_key(layout: Layout) -> str:
+    """The document key of the layout's subset field (``mmau_task``, ``mmar_modality``)."""
+    return f"{layout.name}_{layout.subset_field}"
 
 
 def answer_indices(options: Sequence[str], answer: str | None) -> list[int]:
@@ -31,10 +45,11 @@ def answer_indices(options: Sequence[str], answer: str | None) -> list[int]:
     return [] if answer is None else [i for i, o in enumerate(options) if o == answer]
 
 
-def _mmau_fields(item: MMAUItem, protocol: str) -> dict[str, Any]:
+def _released_fields(item: LayoutItem, layout: Layout, protocol: str) -> dict[str, Any]:
     return {
         "protocol": protocol,
-        "mmau_task": item.task,
+        "layout": layout.name,
+        subset_key(layout): item.task,
         "sub_category": item.sub_category,
         "difficulty": item.difficulty,
         "category": item.category,
@@ -42,19 +57,23 @@ def _mmau_fields(item: MMAUItem, protocol: str) -> dict[str, Any]:
         "audio_id": item.audio_id,
         "choices": list(item.choices),
         "answer": item.answer,
+        "release_extra": json.dumps(dict(item.extra)),
+        "release_layout": json.dumps(layout.release_keys()),  # JSON: Arrow needs one shape
+        "breakdown_fields": list(layout.breakdowns),
     }
 
 
-def mmau_docs(items: Sequence[MMAUItem], *, protocol: str, seed: int) -> list[dict[str, Any]]:
+def layout_docs(
+    items: Sequence[LayoutItem], layout: Layout, *, protocol: str, seed: int
+) -> list[dict[str, Any]]:
     """One document per item, in the seeded sample order ``--limit`` takes from
     (:func:`~lm_eval_rul.mcqa.folds.make_docs`); ``release_position`` keeps the item's place
-    in the file, for the leaderboard file.
+    in the file, for the predictions file.
 
-    An unanswered item (``test`` split) gets ``gold`` -1, ``gold_letter`` "" and
-    ``correct_answer`` None.
+    An unanswered item gets ``gold`` -1, ``gold_letter`` "" and ``correct_answer`` None.
     """
     questions = [as_question(item) for item in items]
-    docs = make_docs(questions, benchmark=SEED_BENCHMARK, fold=None, seed=seed)
+    docs = make_docs(questions, benchmark=layout.name, fold=None, seed=seed)
     # make_docs lists the documents in the seeded sample order, not the items' order
     by_id = {item.id: (position, item) for position, item in enumerate(items)}
     for doc in docs:
@@ -68,5 +87,5 @@ def mmau_docs(items: Sequence[MMAUItem], *, protocol: str, seed: int) -> list[di
             doc["gold"] = -1
         doc["gold_letter"] = doc["letters"][doc["gold"]] if doc["gold"] >= 0 else ""
         doc["correct_answer"] = item.answer
-        doc.update(_mmau_fields(item, protocol))
+        doc.update(_released_fields(item, layout, protocol))
     return docs

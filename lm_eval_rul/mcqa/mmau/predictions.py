@@ -1,14 +1,20 @@
-"""The predictions file MMAU's authors score: their JSON items, each with ``model_output``.
+"""The predictions file an MMAU-layout benchmark's authors score: their items, each with
+the model's free-text answer under the layout's key (MMAU's ``model_output``, MMAR's
+``answer_prediction``).
 
-The ``test`` split (9,000 items) has no answers; the authors score it from a JSON list
-of its items with the model's free-text answer added as ``model_output`` (the key their
-``evaluation.py`` reads; items without it are skipped there, so every item gets one). A
-generation task's output is its generated text; a letter task's is the text of the
-option it scored highest, which the string-match rule reads as that choice.
+MMAU's ``test`` split (9,000 items) has no answers; the authors score it from a JSON list
+of its items with the answer added (their ``evaluation.py`` skips items without it, so every
+item gets one); MMAR's ``evaluation.py`` reads the same. A generation task's output is its
+generated text; a letter task's is the text of the option it scored highest, which the
+string-match rule reads as that choice. The documents say which layout they come from
+(``release_layout``), so one writer serves every layout.
 
-``lm-eval-rul run`` writes one file per MMAU task it ran, on either split,
-``{output_path}/mmau_predictions_{task}.json`` (:func:`write_predictions`); on test-mini
-the authors' own scorer run on it gives the run's ``acc`` under ``protocol=official``.
+``lm-eval-rul run`` writes one file per layout task it ran (the post-run file of the
+benchmark's catalogue entry, ``tasks/mmau/benchmark.py``, ``tasks/mmar/benchmark.py``),
+beside the model's results:
+``{output_path}/{model}/{layout}_predictions_{task}_{date_id}.json`` with the date id of
+the harness's ``results_{date_id}.json`` (:func:`write_predictions`); the authors' own
+scorer run on it gives the run's ``acc`` under ``{layout}_protocol=official``.
 """
 
 from __future__ import annotations
@@ -22,22 +28,15 @@ from typing import Any
 import numpy as np
 
 from ...files import atomic_write
+from ...harness_compat import sample_responses
 
-__all__ = ["OUTPUT_KEY", "prediction_rows", "write_predictions", "is_mmau_task"]
-
-#: The key the authors' scorer reads the answer from.
-OUTPUT_KEY = "model_output"
+__all__ = ["prediction_rows", "predictions_path", "write_predictions"]
 
 logger = logging.getLogger(__name__)
 
 
-def is_mmau_task(name: str) -> bool:
-    """``mmau_music``, ``mmau_music_gen`` (not ``rul_mmau_music``: its options are ours)."""
-    return name.startswith("mmau_")
-
-
 def _output(sample: Mapping[str, Any]) -> str:
-    doc, responses = sample["doc"], sample["filtered_resps"]
+    doc, responses = sample["doc"], sample_responses(sample)  # either harness's layout
     if len(responses) == 1 and isinstance(responses[0], str):
         return responses[0]
     logliks = [float(r[0] if isinstance(r, (list, tuple)) else r) for r in responses]
@@ -46,61 +45,63 @@ def _output(sample: Mapping[str, Any]) -> str:
     return str(doc["options"][int(np.argmax(logliks))])
 
 
+def _release_row(doc: Mapping[str, Any], output: str) -> dict[str, Any]:
+    """The item in its release's fields and order, with the answer under the layout's key."""
+    layout = json.loads(doc["release_layout"])
+    row: dict[str, Any] = {
+        "id": doc["id"],
+        layout["audio_field"]: doc.get("audio_id", ""),
+        "question": doc["question"],
+        "choices": list(doc["choices"]),
+    }
+    if doc.get("answer") is not None:
+        row["answer"] = doc["answer"]
+    row[layout["source_field"]] = doc.get("source") or ""
+    row[layout["subset_field"]] = doc.get(f"{layout['name']}_{layout['subset_field']}", "")
+    labels = {"split": "split", "category": "category", "sub-category": "sub_category",
+              "difficulty": "difficulty"}  # fmt: skip
+    row.update({k: doc.get(v, "") for k, v in labels.items() if k in layout["release_fields"]})
+    row.update(json.loads(doc.get("release_extra") or "{}"))
+    row[layout["output_key"]] = output
+    return row
+
+
 def prediction_rows(samples: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """One item per logged document (the first filter's), in the release's fields and
     order."""
     rows: dict[str, tuple[int, dict[str, Any]]] = {}
     for sample in samples:
         doc = sample["doc"]
-        if str(doc["id"]) in rows:
-            continue
-        row: dict[str, Any] = {
-            "id": doc["id"],
-            "audio_id": doc.get("audio_id", ""),
-            "question": doc["question"],
-            "choices": list(doc["choices"]),
-        }
-        if doc.get("answer") is not None:
-            row["answer"] = doc["answer"]
-        row.update(
-            {
-                "dataset": doc.get("source") or "",
-                "task": doc.get("mmau_task", ""),
-                "split": doc.get("split", ""),
-                "category": doc.get("category", ""),
-                "sub-category": doc.get("sub_category", ""),
-                "difficulty": doc.get("difficulty", ""),
-                OUTPUT_KEY: _output(sample),
-            }
-        )
-        rows[str(doc["id"])] = (doc.get("release_position", len(rows)), row)
+        if str(doc["id"]) not in rows:
+            row = _release_row(doc, _output(sample))
+            rows[str(doc["id"])] = (doc.get("release_position", len(rows)), row)
     return [row for _, row in sorted(rows.values(), key=lambda pair: pair[0])]
 
 
-def write_predictions(results: Mapping[str, Any], output_path: str | None) -> list[Path]:
-    """Write the predictions file of every MMAU task in ``results["samples"]``.
+def predictions_path(folder: Path, task: str, stamp: str, layout: str = "mmau") -> Path:
+    """``{folder}/{layout}_predictions_{task}_{stamp}.json``."""
+    return Path(folder) / f"{layout}_predictions_{task}_{stamp}.json"
+
+
+def write_predictions(
+    samples: Mapping[str, list[dict[str, Any]]], folder: Path, stamp: str
+) -> list[Path]:
+    """Write the predictions file of every MMAU-layout task in ``samples``.
 
     Args:
-        results: What ``simple_evaluate`` returned (with its samples).
-        output_path: The run's ``--output_path``: a folder, or a results file whose
-            folder is used. None: nothing is written (a warning says why).
+        samples: Task -> its logged samples (the harness's ``results["samples"]``).
+        folder: The folder of the model's results.
+        stamp: The harness's date id of them (``results_{stamp}.json``).
     """
-    samples = {k: v for k, v in (results.get("samples") or {}).items() if is_mmau_task(k)}
-    if not samples:
-        return []
-    if not output_path:
-        logger.warning("no --output_path: MMAU's predictions file(s) not written")
-        return []
-    folder = Path(output_path)
-    folder = folder.parent if folder.suffix == ".json" else folder
     written = []
     for task, rows in sorted(samples.items()):
         first = rows[0]["filter"] if rows else None
         items = prediction_rows(r for r in rows if r.get("filter") == first)
-        path = folder / f"mmau_predictions_{task}.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
+        layout = json.loads(rows[0]["doc"]["release_layout"])
+        path = predictions_path(folder, task, stamp, layout["name"])
         with atomic_write(path, "w") as handle:
             json.dump(items, handle, indent=1, ensure_ascii=False)
-        logger.info("%s: wrote %d MMAU predictions (model_output) to %s", task, len(items), path)
+        logger.info("%s: wrote %d %s predictions (%s) to %s", task, len(items),
+                    layout["display"], layout["output_key"], path)  # fmt: skip
         written.append(path)
     return written

@@ -1,0 +1,256 @@
+"""The benchmark catalogue: one :class:`Benchmark` per task folder, declared in that folder.
+
+A benchmark is its task folder: the YAMLs the harness indexes plus ``benchmark.py``, whose
+``BENCHMARK`` describes what the rest of the package needs to know about it (display
+names, ``--metadata`` keys and their checks, the reader ``pi``/``build`` use for its
+question file, fold groups and their votes, files written after a run, the report's
+names). Registration, ``lm-eval-rul run``, the task loaders, the question readers and
+``report`` ask :func:`benchmarks` instead of keeping lists, and no module finds a
+benchmark by the prefix of a task name (a task belongs to the benchmark of the folder its
+YAML is in).
+
+Functions are named as ``"module:function"`` strings, imported only when called, so the
+catalogue loads without torch or the harness and every stage may ask it.
+
+Adding a benchmark: a folder in ``tasks/`` (or a ``--include_path`` folder, read with
+``benchmarks(extra_folders=...)``) holding its YAMLs and a ``benchmark.py``::
+
+    from lm_eval_rul.catalogue import Benchmark
+
+    BENCHMARK = Benchmark(
+        folder="mybench",
+        name="My benchmark",
+        metadata_keys=("mybench_data_path", "shuffle_seed"),
+        data_keys={"mybench": "mybench_data_path"},
+        report_names={"mybench": "My benchmark", "mybench_gen": "My benchmark (generation)"},
+    )
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import importlib
+import importlib.util
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "Benchmark",
+    "Reader",
+    "PostRunFile",
+    "DESCRIPTOR_FILE",
+    "VOTE_METRICS",
+    "tasks_dir",
+    "benchmarks",
+    "by_folder",
+    "for_question_set",
+    "metadata_keys",
+    "own_data_key",
+    "fold_groups",
+    "report_names",
+    "protocol_keys",
+    "load_function",
+    "unknown_keys_text",
+]
+
+#: The file of a task folder that declares its benchmark (a module-level ``BENCHMARK``).
+DESCRIPTOR_FILE = "benchmark.py"
+#: The votes over leave-one-out folds (:func:`lm_eval_rul.report.majority_from_samples`).
+VOTE_METRICS: tuple[str, ...] = ("majority_acc", "plurality_acc_release")
+
+
+@dataclass(frozen=True)
+class Reader:
+    """How ``pi``, ``build`` and every question-file reader recognise and read a file layout
+    of the benchmark's own (a released file that is not a generic question table).
+
+    Attributes:
+        detect: ``"module:function"`` ``(path: Path) -> bool``: the file is in this layout
+            (decided from its content, never its name).
+        read: ``"module:function"`` ``(path: Path, *, n_distractors: int | None) ->
+            list[Question]``.
+    """
+
+    detect: str
+    read: str
+
+
+@dataclass(frozen=True)
+class PostRunFile:
+    """A file ``lm-eval-rul run`` writes after the harness has saved its own results.
+
+    Attributes:
+        tasks: The task names whose logged samples the file is made from (whole names).
+        write: ``"module:function"`` ``(samples: dict[str, list], folder: Path, stamp: str)
+            -> list[Path]``: ``samples`` holds only ``tasks``' samples; ``folder`` is where
+            the harness wrote this model's results; ``stamp`` the harness's date id of
+            them (``results_{stamp}.json``), so each run's file is its own.
+        what: What the file is, for messages (``"MMAU predictions file"``).
+    """
+
+    tasks: tuple[str, ...]
+    write: str
+    what: str
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """One benchmark (one task folder) and what the package needs to know about it.
+
+    Attributes:
+        folder: Its task folder's name (``tasks/<folder>``).
+        name: Display name (``"MMAU-music"``).
+        metadata_keys: Every ``--metadata`` key its tasks read (others are refused): the
+            keys, or ``"module:NAME"`` naming the tuple where its task code keeps them.
+        data_keys: Question set (a task name without fold, as ``report`` names it) ->
+            the ``--metadata`` key of its own question file (else ``data_path``).
+        checks: ``"module:function"`` ``(metadata: dict) -> None``, each raising a
+            :class:`~lm_eval_rul.errors.UserInputError` (or ``FileNotFoundError``) for
+            a value its tasks cannot use, before any model loads.
+        readers: File layouts of its own that every question reader accepts.
+        fold_groups: Groups whose subtasks are leave-one-out folds of one question set.
+        votes: The fold votes added to those groups (:data:`VOTE_METRICS`).
+        post_run_files: Files ``run`` writes after the harness's results.
+        protocol_key: Its ``--metadata`` protocol key (``mmau_protocol``); the bare
+            ``protocol`` is read when it is the only family in the run.
+        protocols: The protocol names the key accepts (the first is the default).
+        report_names: Question set -> display name in ``report``.
+        report_section: The report section its runs appear in (``"multiple_choice"``,
+            ``"factual"``).
+    """
+
+    folder: str
+    name: str
+    metadata_keys: tuple[str, ...] | str
+    data_keys: Mapping[str, str] = field(default_factory=dict)
+    checks: tuple[str, ...] = ()
+    readers: tuple[Reader, ...] = ()
+    fold_groups: tuple[str, ...] = ()
+    votes: tuple[str, ...] = VOTE_METRICS
+    post_run_files: tuple[PostRunFile, ...] = ()
+    protocol_key: str | None = None
+    protocols: tuple[str, ...] = ()
+    report_names: Mapping[str, str] = field(default_factory=dict)
+    report_section: str = "multiple_choice"
+
+    def keys(self) -> tuple[str, ...]:
+        """Its ``--metadata`` keys (:attr:`metadata_keys`, resolved)."""
+        if isinstance(self.metadata_keys, str):
+            return tuple(load_function(self.metadata_keys))
+        return tuple(self.metadata_keys)
+
+    def protocol_source(self, metadata: Mapping[str, Any]) -> str:
+        """The key its protocol is read from: its own (:attr:`protocol_key`) when given,
+        else the bare ``protocol`` (accepted when one family runs, and in old results)."""
+        if self.protocol_key and metadata.get(self.protocol_key) not in (None, ""):
+            return self.protocol_key
+        return "protocol"
+
+    def protocol(self, metadata: Mapping[str, Any]) -> Any:
+        """The protocol ``metadata`` asks of this benchmark (None: not given)."""
+        return metadata.get(self.protocol_source(metadata))
+
+
+def tasks_dir() -> Path:
+    """The folder holding the plugin's task folders: ``lm_eval_rul/tasks``.
+
+    In a clone (an editable install) ``lm_eval_rul/tasks`` is a link to the top-level
+    ``tasks/`` folder, where the YAMLs live; a wheel holds a copy. Where links are not
+    checked out as links (Windows without symlinks), the top-level folder is used.
+    """
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "tasks", here.parent / "tasks"):
+        if (candidate / "rul_muchomusic").is_dir():
+            return candidate
+    raise FileNotFoundError(
+        f"lm-eval-rul task folder not found next to {here}; reinstall the package "
+        "(pip install --force-reinstall lm-eval-rul)."
+    )
+
+
+def _load_descriptor(path: Path) -> Benchmark:
+    """``BENCHMARK`` of one ``benchmark.py`` (loaded by path, as the harness loads utils.py)."""
+    name = f"lm_eval_rul_benchmark_{abs(hash(str(path)))}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load the benchmark descriptor {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    found = getattr(module, "BENCHMARK", None)
+    if not isinstance(found, Benchmark):
+        raise TypeError(f"{path} defines no BENCHMARK = lm_eval_rul.catalogue.Benchmark(...)")
+    return found
+
+
+@functools.lru_cache(maxsize=8)
+def _scan(roots: tuple[str, ...]) -> tuple[Benchmark, ...]:
+    found = []
+    for root in roots:
+        for path in sorted(Path(root).glob(f"*/{DESCRIPTOR_FILE}")):
+            found.append(_load_descriptor(path))
+    return tuple(found)
+
+
+def benchmarks(extra_folders: Iterable[str | Path] = ()) -> tuple[Benchmark, ...]:
+    """Every benchmark of the plugin's task folders (and of ``extra_folders``: folders of
+    task folders, as ``--include_path`` gives them), in folder order."""
+    roots = (str(tasks_dir()), *(str(Path(p).expanduser().resolve()) for p in extra_folders))
+    return _scan(tuple(dict.fromkeys(roots)))
+
+
+def by_folder() -> dict[str, Benchmark]:
+    """Task folder name -> its benchmark (the plugin's folders)."""
+    return {b.folder: b for b in benchmarks()}
+
+
+def for_question_set(name: str) -> Benchmark | None:
+    """The benchmark a question set (``mmau_music_gen``, ``rul_muchomusic``) belongs to."""
+    return next((b for b in benchmarks() if name in b.report_names or name in b.data_keys), None)
+
+
+def metadata_keys(chosen: Iterable[Benchmark] | None = None) -> tuple[str, ...]:
+    """The ``--metadata`` keys of ``chosen`` benchmarks (default all), sorted."""
+    return tuple(sorted({k for b in (benchmarks() if chosen is None else chosen)
+                         for k in b.keys()}))  # fmt: skip
+
+
+def own_data_key(question_set: str) -> str | None:
+    """The ``--metadata`` key of a question set's own question file (None: ``data_path``)."""
+    for benchmark in benchmarks():
+        if question_set in benchmark.data_keys:
+            return benchmark.data_keys[question_set]
+    return None
+
+
+def fold_groups() -> dict[str, tuple[str, ...]]:
+    """Fold group -> the votes its folds get, over every benchmark."""
+    return {g: b.votes for b in benchmarks() for g in b.fold_groups}
+
+
+def report_names() -> dict[str, str]:
+    """Question set -> display name, over every benchmark."""
+    return {k: v for b in benchmarks() for k, v in b.report_names.items()}
+
+
+def protocol_keys() -> dict[str, str]:
+    """Benchmark folder -> its ``--metadata`` protocol key, for the families that have one."""
+    return {b.folder: b.protocol_key for b in benchmarks() if b.protocol_key}
+
+
+def load_function(target: str) -> Any:
+    """The function (or constant) a ``"module:name"`` string names."""
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def unknown_keys_text(unknown: Sequence[str], known: Sequence[str]) -> str:
+    """``'shufle_seed' (did you mean 'shuffle_seed'?), 'x'``: each unknown key with the
+    closest known one (the one wording of ``run --metadata`` and ``task_manager``)."""
+    shown = []
+    for key in unknown:
+        close = difflib.get_close_matches(key, sorted(set(known)), n=1, cutoff=0.6)
+        shown.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    return ", ".join(shown)

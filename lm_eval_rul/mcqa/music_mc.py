@@ -1,0 +1,86 @@
+"""A user's own multiple-choice benchmark: the ``music_mc`` / ``music_mc_gen`` /
+``rul_music_mc`` task functions (``tasks/music_mc``).
+
+``--metadata`` keys (:data:`MUSIC_MC_METADATA_KEYS`):
+
+* ``mc_data_path`` (required): any question file the readers accept
+  (:func:`~lm_eval_rul.questions.load_questions`: JSON lines, CSV or parquet of ``id,
+  question, correct_answer, distractors``, the RUL JSON, MMAU/MMAR's releases ...); items
+  may have 2 to 26 options (``rul_music_mc``'s folds need four distractors each);
+* ``benchmark_name``: how ``report`` names it (default ``music_mc``); every document
+  carries it, so two runs on two files with two names are two benchmarks in the report;
+* ``shuffle_seed``, ``parser`` and the audio keys, as for RUL-MuChoMusic.
+
+Scoring is RUL-MuChoMusic's (:mod:`.tasks`): letters after the paper's prompt (``acc``,
+``perceptual_index`` against each item's own chance), the ``[[X]]`` generation prompt.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..audio import AUDIO_METADATA_KEYS
+from ..questions import Question, load_questions
+from .reference_parsing import DEFAULT_PARSER, check_parser
+from .task_kit import (
+    TaskMetadataError,
+    as_dataset,
+    attach_audio,
+    existing_file,
+    make_docs,
+    shuffle_seed,
+)
+
+__all__ = ["MUSIC_MC_METADATA_KEYS", "BENCHMARK_TASK", "load_music_mc", "load_rul_music_mc"]
+
+MUSIC_MC_METADATA_KEYS: tuple[str, ...] = (
+    "mc_data_path",
+    "benchmark_name",
+    "shuffle_seed",
+    "parser",
+    *AUDIO_METADATA_KEYS,
+)
+#: The task name ``report`` replaces with ``benchmark_name`` (``music_mc_gen`` ->
+#: ``{benchmark_name}_gen``, ``rul_music_mc`` -> ``rul_{benchmark_name}``).
+BENCHMARK_TASK = "music_mc"
+
+
+def _questions(metadata: dict[str, Any], n_distractors: int | None) -> list[Question]:
+    if not metadata.get("mc_data_path"):
+        raise TaskMetadataError(
+            "music_mc reads your own multiple-choice file: give --metadata "
+            '\'{"mc_data_path": "/path/to/questions.jsonl", "benchmark_name": "My-Bench"}\' '
+            "(docs/add_a_benchmark.md)"
+        )
+    return load_questions(existing_file(metadata["mc_data_path"], "mc_data_path"),
+                          n_distractors=n_distractors)  # fmt: skip
+
+
+def _named(docs: list[dict[str, Any]], metadata: dict[str, Any]) -> list[dict[str, Any]]:
+    name = str(metadata.get("benchmark_name") or BENCHMARK_TASK)
+    for doc in docs:
+        doc["benchmark_name"] = name
+        doc["benchmark_task"] = BENCHMARK_TASK
+    return docs
+
+
+def load_music_mc(**metadata: Any) -> dict[str, Any]:
+    """``custom_dataset`` of ``music_mc`` and ``music_mc_gen``: every option shown, in an
+    order seeded from (``shuffle_seed``, ``benchmark_name``, item id)."""
+    parser = check_parser(metadata.get("parser", DEFAULT_PARSER))
+    questions = _questions(metadata, None)
+    name = str(metadata.get("benchmark_name") or BENCHMARK_TASK)
+    docs = _named(
+        make_docs(questions, benchmark=name, fold=None, seed=shuffle_seed(metadata)), metadata
+    )
+    return as_dataset(attach_audio(docs, questions, metadata), parser)
+
+
+def load_rul_music_mc(fold: int, **metadata: Any) -> dict[str, Any]:
+    """``custom_dataset`` of ``rul_music_mc_fold{fold}``: RUL-MuChoMusic's leave-one-out
+    folds of a file with four distractors per question (a ``build`` output)."""
+    parser = check_parser(metadata.get("parser", DEFAULT_PARSER))
+    questions = _questions(metadata, 4)
+    name = f"rul_{metadata.get('benchmark_name') or BENCHMARK_TASK}"
+    docs = make_docs(questions, benchmark=name, fold=int(fold), seed=shuffle_seed(metadata))
+    return as_dataset(attach_audio(_named(docs, metadata), questions, metadata), parser)
