@@ -192,12 +192,13 @@ def file_rows(path: Path) -> Any:
 
 def is_layout_file(path: str | os.PathLike[str], layout: Layout) -> bool:
     """Whether a JSON or JSON-lines file holds ``layout``'s release (from its content)."""
-    from .file_kinds import question_format
-
-    if question_format(Path(path)) not in ("json", "jsonl"):
+    path = Path(path)
+    # JSON or JSON lines start with "[" or "{" (file_kinds.question_format's rule, not
+    # imported: file_kinds names this layout's files)
+    if path.suffix.lower() == ".parquet" or read_text(path).lstrip()[:1] not in ("[", "{"):
         return False
     try:
-        return looks_like(file_rows(Path(path)), layout)
+        return looks_like(file_rows(path), layout)
     except DataValidationError:
         return False
 
