@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 from ..errors import UserInputError
@@ -18,7 +19,14 @@ from ..errors import UserInputError
 #: :class:`lm_eval_rul.report.runs.Run` (imports this module's callers, not this module).
 Run = Any
 
-__all__ = ["distinct_names", "name_models", "runs_named", "AmbiguousModelError"]
+__all__ = [
+    "distinct_names",
+    "model_args_of",
+    "name_models",
+    "runs_named",
+    "short_name",
+    "AmbiguousModelError",
+]
 
 
 class AmbiguousModelError(UserInputError, ValueError):
@@ -98,3 +106,23 @@ def runs_named(runs: Sequence[Run], name: str, *, option: str) -> list[Run]:
             "names as shown"
         )
     return found
+
+
+def model_args_of(config: dict[str, Any]) -> dict[str, Any]:
+    """A results config's ``model_args`` as a dict (the harness writes a dict or a string)."""
+    args = config.get("model_args") or {}
+    if isinstance(args, dict):
+        return dict(args)
+    parsed: dict[str, Any] = {}
+    for part in str(args).split(","):
+        if "=" in part:
+            key, value = part.split("=", 1)
+            parsed[key.strip()] = value.strip()
+    return parsed
+
+
+def short_name(pretrained: str) -> str:
+    """The last part of a local ``pretrained`` path; a hub id as it is."""
+    if pretrained.startswith(("/", ".", "~")) or Path(pretrained).exists():
+        return Path(pretrained.rstrip("/")).name or pretrained
+    return pretrained

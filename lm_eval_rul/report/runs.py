@@ -36,7 +36,7 @@ from .factual.runs import (
     is_study_row,
     study_window,
 )
-from .model_names import name_models
+from .model_names import model_args_of, name_models, short_name
 from .not_runs import find_results_files, not_a_run
 from .predictions_only import named_benchmark, predictions_only_entry
 from .run_keys import (
@@ -213,24 +213,6 @@ def benchmark_of(task: str) -> tuple[str, int | None]:
     return task, None
 
 
-def _model_args(config: dict[str, Any]) -> dict[str, Any]:
-    args = config.get("model_args") or {}
-    if isinstance(args, dict):
-        return dict(args)
-    parsed: dict[str, Any] = {}
-    for part in str(args).split(","):
-        if "=" in part:
-            key, value = part.split("=", 1)
-            parsed[key.strip()] = value.strip()
-    return parsed
-
-
-def _short_name(pretrained: str) -> str:
-    if pretrained.startswith(("/", ".", "~")) or Path(pretrained).exists():
-        return Path(pretrained.rstrip("/")).name or pretrained
-    return pretrained
-
-
 def _condition(model_type: str, args: dict[str, Any], config: dict[str, Any]) -> str:
     """``audio_condition`` written by ``lalm``, else ``audio=`` of ``model_args``."""
     recorded = config.get("audio_condition")
@@ -284,11 +266,11 @@ def read_results_file(path: str | Path) -> Run:
     config = results["config"]
     if not isinstance(config, dict) or not isinstance(results["results"], dict):
         raise RunReadError(f"{path}: 'config' and 'results' must be JSON objects")
-    args = _model_args(config)
+    args = model_args_of(config)
     model_type = str(config.get("model") or "unknown")
     pretrained = str(args.get("pretrained") or results.get("model_name") or model_type)
     run = Run(
-        model=_short_name(pretrained),
+        model=short_name(pretrained),
         pretrained=pretrained,
         model_type=model_type,
         condition=_condition(model_type, args, config),
