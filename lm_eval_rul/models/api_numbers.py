@@ -14,7 +14,17 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["finite_number", "finite_seconds", "non_finite_in"]
+__all__ = [
+    "LOGPROB_SLACK",
+    "finite_number",
+    "log_probability",
+    "finite_seconds",
+    "non_finite_in",
+]
+
+#: How far above 0 a log-probability may come from rounding (a server's float32 softmax)
+#: before it is a probability above 1; the bridge (``bridge_server.py``) allows the same.
+LOGPROB_SLACK = 1e-6
 
 
 def finite_number(value: Any) -> float | None:
@@ -35,6 +45,20 @@ def finite_number(value: Any) -> float | None:
     except OverflowError:  # an int beyond the float range
         return None
     return number if math.isfinite(number) else None
+
+
+def log_probability(value: Any) -> float | None:
+    """``value`` as a log-probability: a finite number at most 0 (rounding up to
+    :data:`LOGPROB_SLACK` above 0 reads as 0), else ``None`` (a probability above 1 is no
+    probability).
+
+    >>> log_probability(-0.5), log_probability(5e-7), log_probability(0.544), log_probability("-1")
+    (-0.5, 0.0, None, None)
+    """
+    number = finite_number(value)
+    if number is None or number > LOGPROB_SLACK:
+        return None
+    return min(number, 0.0)
 
 
 def finite_seconds(text: str | None) -> float | None:
