@@ -23,7 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from .reading import json_value, reads_once
-from .schema import MAX_LISTED, DataValidationError, Question, normalize_answer
+from .schema import (
+    MAX_LISTED,
+    DataValidationError,
+    Question,
+    normalize_answer,
+    too_many_options,
+)
 from .validation import rows_to_questions
 
 __all__ = [
@@ -141,6 +147,10 @@ def _item(position: int, row: Any, *, answered: bool, problems: list[str]) -> MM
         return None
     if len(choices) < 2 or any(not c.strip() for c in choices):
         problems.append(f"{where}: needs at least 2 non-empty choices, got {choices!r:.80}")
+        return None
+    crowded = too_many_options(where, len(choices))
+    if crowded:
+        problems.append(crowded)
         return None
     answer = row.get("answer") if answered else None
     if answer is not None and answer not in choices:
