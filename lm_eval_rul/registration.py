@@ -93,14 +93,14 @@ def task_manager(
     """
     from lm_eval.tasks import TaskManager
 
-    from .mcqa.tasks import check_task_metadata
+    from .cli.data_keys import check_data_keys
     from .questions.metadata_naming import named_as_keywords
 
     extra = [include_path] if isinstance(include_path, str) else list(include_path or [])
     if not extra:  # only the plugin's tasks: every key must be one they read
         _check_task_metadata(metadata)
     with named_as_keywords():  # a typo in a path stops here, not after the model loads
-        check_task_metadata(metadata)
+        check_data_keys(metadata)  # every benchmark's data keys
     return TaskManager(
         include_path=[str(tasks_dir()), *map(str, extra)],
         include_defaults=include_defaults,

@@ -51,3 +51,37 @@ def test_a_question_file_with_more_options_than_letters_names_the_question(tmp_p
         rows_to_questions(tmp_path / "q.json", rows, n_distractors=None)
     pools = rows_to_questions(tmp_path / "p.json", rows, n_distractors=None, check_options=False)
     assert len(pools[1].distractors) == 26  # a pool is offered a few candidates at a time
+
+
+# ------------------------------------------------------------ task_manager's data keys
+
+
+@pytest.mark.parametrize(
+    "key, what",
+    [("mmau_data_path", "file"), ("rul_mmau_data_path", "file"), ("musicnet_dir", "directory"),
+     ("ocremix_tags", "file")],  # fmt: skip
+)
+def test_every_data_key_of_every_benchmark_is_checked_at_the_task_manager_call(
+    key, what, tmp_path
+):
+    import lm_eval_rul
+
+    missing = tmp_path / "nowhere"
+    with pytest.raises(FileNotFoundError) as caught:
+        lm_eval_rul.task_manager(include_defaults=False, **{key: str(missing)})
+    message = str(caught.value)
+    assert f"lm_eval_rul.task_manager keyword {key}='{missing}': no such {what}" in message
+
+
+def test_task_manager_reads_the_mmau_file_it_is_given(tmp_path):
+    import lm_eval_rul
+    from lm_eval_rul.cli.data_keys import data_keys
+    from lm_eval_rul.questions import DataValidationError
+    from lm_eval_rul.testing.mmau import mmau_rows, write_mmau_json
+
+    assert {"mmau_data_path", "rul_mmau_data_path"} <= set(data_keys()["mmau"])
+    rows = mmau_rows()
+    rows[0]["answer"] = "no such choice"
+    bad = write_mmau_json(tmp_path / "mmau.json", rows)
+    with pytest.raises(DataValidationError, match=f"item {rows[0]['id']!r}: answer"):
+        lm_eval_rul.task_manager(include_defaults=False, mmau_data_path=str(bad))

@@ -54,6 +54,7 @@ __all__ = [
     "doc_to_text_gen",
     "process_results_gen",
     "load_rul_mmau_music",
+    "check_mmau_data",
 ]
 
 MMAU_METADATA_KEYS: tuple[str, ...] = (
@@ -218,3 +219,16 @@ def load_rul_mmau_music(fold: int, **metadata: Any) -> dict[str, Any]:
         doc["sub_category"] = item.sub_category if item else ""
         doc["difficulty"] = item.difficulty if item else ""
     return _as_dataset(attach_audio(docs, questions, _audio_metadata(metadata)), parser)
+
+
+def check_mmau_data(metadata: dict[str, Any]) -> None:
+    """Read and check, now, the MMAU files ``metadata`` names (``mmau_data_path``,
+    ``rul_mmau_data_path``), as the task loaders will (``lm_eval_rul.task_manager``).
+
+    Raises:
+        FileNotFoundError, DataValidationError, TaskMetadataError: as the loaders do.
+    """
+    if metadata.get("mmau_data_path"):
+        mmau_items(**metadata)
+    if metadata.get("rul_mmau_data_path"):
+        _rul_mmau_questions(metadata)
