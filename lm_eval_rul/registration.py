@@ -141,6 +141,7 @@ def create_lm(
 
     from .cli._harness_args import settle_model_flags
     from .hub import check_model_available
+    from .models.args import with_dtype_names
 
     register_models()
     # a missing folder, an unreachable hub or a gated model: one line now, not retries
@@ -151,6 +152,7 @@ def create_lm(
     settled, config = settle_model_flags(
         parsed, {"device": device, "batch_size": batch_size}, option=flag
     )
+    settled = with_dtype_names(settled, who=flag)  # bf16, half...: the names torch has
     if config["device"] is None:
         import torch
 

@@ -114,3 +114,49 @@ def test_scoring_refuses_a_log_likelihood_above_zero_from_any_path():
         top_path_scores([(" A", -0.1), ("A", -0.2)], [" A"])
     ((score, greedy),) = top_path_scores([(" A", -0.0001), ("A", -9.0)], [" A"])
     assert score == 0.0 and greedy  # within the rounding allowed, never above 0
+
+
+# ------------------------------------------------------------------------------ dtypes
+
+
+@pytest.mark.parametrize("model", ["hf", "lalm"])
+def test_common_dtype_spellings_are_taken_for_hf_and_lalm(
+    model, tiny_lm, tiny_audio_lm, audio_data, tmp_path, monkeypatch
+):
+    import torch
+    from lm_eval.models.huggingface import HFLM
+
+    from lm_eval_rul.cli import main
+
+    dtypes: list = []
+    original = HFLM._create_model
+
+    def recording(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        dtypes.append(self._model.dtype)
+
+    monkeypatch.setattr(HFLM, "_create_model", recording)
+    pretrained = tiny_lm if model == "hf" else tiny_audio_lm
+    extra = ",results_cache=none" if model == "lalm" else ""
+    main(["run", "--model", model, "--model_args", f"pretrained={pretrained},dtype=bf16{extra}",
+          "--device", "cpu", "--tasks", "rul_muchomusic_fold0", "--limit", "1",
+          "--metadata", json.dumps(audio_data), "--output_path", str(tmp_path / "out")])  # fmt: skip
+    assert dtypes == [torch.bfloat16]
+    assert list((tmp_path / "out").rglob("results_*.json"))
+
+
+@pytest.mark.parametrize("model", ["hf", "lalm"])
+def test_a_dtype_no_torch_has_is_one_line_listing_the_spellings_before_the_model(
+    model, tiny_lm, tiny_audio_lm, audio_data, tmp_path, capsys, constructions
+):
+    from lm_eval_rul.testing.harness import cli_error_line
+
+    pretrained = tiny_lm if model == "hf" else tiny_audio_lm
+    line = cli_error_line(
+        ["run", "--model", model, "--model_args", f"pretrained={pretrained},dtype=bf17",
+         "--device", "cpu", "--tasks", "rul_muchomusic_fold0",
+         "--metadata", json.dumps(audio_data), "--output_path", tmp_path / "out"],  # fmt: skip
+        capsys,
+    )
+    assert "dtype='bf17' is not a dtype; use one of: auto; bfloat16, bf16; float16" in line
+    assert constructions == []

@@ -27,6 +27,9 @@ __all__ = [
     "NumberRange",
     "NUMBER_RANGES",
     "MAX_NOISE_SECONDS",
+    "DTYPE_ARGS",
+    "dtype_name",
+    "with_dtype_names",
 ]
 
 #: Keyword arguments lm-eval itself adds to every model's constructor.
@@ -120,6 +123,50 @@ class NumberRange:
         return ", ".join([what, " and ".join(bounds)]) if bounds else what
 
 
+#: The ``model_args`` that name a torch dtype (the harness's ``HFLM`` reads each with
+#: ``getattr(torch, value)``, so ``bf16`` was an ``AttributeError`` after the load began).
+DTYPE_ARGS = ("dtype", "softmax_dtype", "mixed_precision_dtype", "bnb_4bit_compute_dtype")
+#: Common spellings -> torch's names (``auto``: the checkpoint's own dtype).
+_DTYPES = {
+    "auto": "auto",
+    "bfloat16": "bfloat16", "bf16": "bfloat16",
+    "float16": "float16", "fp16": "float16", "half": "float16",
+    "float32": "float32", "fp32": "float32", "float": "float32",
+    "float64": "float64", "fp64": "float64", "double": "float64",
+}  # fmt: skip
+
+
+def dtype_name(name: str, value: Any) -> Any:
+    """``value`` of the dtype argument ``name`` as torch names it, or one line listing the
+    accepted spellings (a ``torch.dtype`` or ``None`` passes unchanged).
+
+    >>> dtype_name("dtype", "bf16"), dtype_name("dtype", "torch.Half"), dtype_name("dtype", "fp32")
+    ('bfloat16', 'float16', 'float32')
+    """
+    if value is None or not isinstance(value, str):
+        return value
+    key = value.strip().lower().removeprefix("torch.")
+    if key in _DTYPES:
+        return _DTYPES[key]
+    spellings: dict[str, list[str]] = {}
+    for spelling, canonical in _DTYPES.items():
+        spellings.setdefault(canonical, []).append(spelling)
+    shown = "; ".join(", ".join(names) for names in spellings.values())
+    raise LALMArgumentError(f"lalm: {name}={value!r} is not a dtype; use one of: {shown}.")
+
+
+def with_dtype_names(model_args: Mapping[str, Any], who: str = "lalm") -> dict[str, Any]:
+    """``model_args`` with each of :data:`DTYPE_ARGS` spelt as torch names it."""
+    out = dict(model_args)
+    for name in DTYPE_ARGS:
+        if name in out:
+            try:
+                out[name] = dtype_name(name, out[name])
+            except LALMArgumentError as error:
+                raise LALMArgumentError(str(error).replace("lalm:", f"{who}:", 1)) from None
+    return out
+
+
 #: Longest ``noise`` / ``silence`` waveform: an hour (a longer one only fills memory).
 MAX_NOISE_SECONDS = 3600.0
 
@@ -158,6 +205,7 @@ _CONVERTERS: dict[str, Callable[[str, Any], Any]] = {
         )
         for name, rule in NUMBER_RANGES.items()
     },
+    **dict.fromkeys(DTYPE_ARGS, dtype_name),
     "chat_template": _as_bool,
     "prefix_cache": _as_bool,
     "trust_remote_code": _as_bool,

@@ -115,6 +115,7 @@ class LALM(AudioRequestsMixin, PrefixScoringMixin, AudioGenerationMixin, HFLM):
     ) -> None:
         given = {
             "pretrained": pretrained,
+            "dtype": dtype,
             "noise_seconds": noise_seconds,
             "noise_std": noise_std,
             "seed": seed,
@@ -143,7 +144,7 @@ class LALM(AudioRequestsMixin, PrefixScoringMixin, AudioGenerationMixin, HFLM):
             revision=revision,
             max_length=args["max_length"],
             device=device or "",
-            dtype=dtype,
+            dtype=args["dtype"],
             batch_size=args["batch_size"],
             max_batch_size=args["max_batch_size"],
             trust_remote_code=args["trust_remote_code"],
