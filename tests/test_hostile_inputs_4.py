@@ -186,3 +186,38 @@ def test_a_launch_variable_that_is_not_a_count_is_one_line_before_the_model(
     line = cli_error_line(args, capsys)
     assert f"LaunchVariableError: the environment variable {variable}={value!r}" in line
     assert f"unset {variable}" in line and constructions == []
+
+
+# ------------------------------------------------------------- credentials in data locations
+
+_PASSWORD = "S3cretPassw0rd"
+
+
+@pytest.mark.parametrize("key", ["audio_dir", "audio_hf_dataset"])
+@pytest.mark.parametrize("userinfo", [f"user:{_PASSWORD}", _PASSWORD])
+def test_url_credentials_in_a_data_location_are_masked_whatever_the_key_or_library(
+    key, userinfo, tiny_audio_lm, data_dir, tmp_path, capsys, monkeypatch
+):
+    """``audio_dir`` came back normalised (``https:/user:PASSWORD@...``) and unmasked;
+    ``audio_hf_dataset``'s password was inside the datasets library's error text."""
+    from lm_eval_rul.testing.harness import cli_error_line
+
+    monkeypatch.chdir(tmp_path)
+    metadata = {"rul_data_path": str(data_dir / "rul.json"),
+                key: f"https://{userinfo}@example.com/private/audio"}  # fmt: skip
+    line = cli_error_line(
+        ["run", "--model", "lalm", "--model_args", f"pretrained={tiny_audio_lm}",
+         "--tasks", "rul_muchomusic_fold0", "--metadata", json.dumps(metadata)],  # fmt: skip
+        capsys,
+    )
+    assert _PASSWORD not in line and "***@example.com" in line, line
+
+
+def test_a_url_password_is_masked_wherever_a_message_quotes_it():
+    from lm_eval_rul.masking import mask, url_secrets
+
+    given = json.dumps({"audio_dir": f"https://user:{_PASSWORD}@h/x", "seed": 3})
+    secrets = url_secrets(["run", given, None, 4])
+    assert secrets == [_PASSWORD]
+    quoted = f"401: credentials user/{_PASSWORD} refused at https:/user:{_PASSWORD}@h/x"
+    assert mask(quoted, secrets) == "401: credentials user/*** refused at https:/user:***@h/x"
