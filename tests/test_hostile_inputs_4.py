@@ -221,3 +221,30 @@ def test_a_url_password_is_masked_wherever_a_message_quotes_it():
     assert secrets == [_PASSWORD]
     quoted = f"401: credentials user/{_PASSWORD} refused at https:/user:{_PASSWORD}@h/x"
     assert mask(quoted, secrets) == "401: credentials user/*** refused at https:/user:***@h/x"
+
+
+# ------------------------------------------------------------------------ lone surrogates
+
+
+def test_a_chat_reply_with_a_lone_surrogate_is_stored_safely_and_scored(
+    tiny_audio_lm, audio_data, tmp_path
+):
+    """``"\\ud83d"`` (half an emoji) in a reply's content: ``UnicodeEncodeError`` from the
+    resume-cache write. Read as U+FFFD, the answer is parsed, stored and written."""
+    from lm_eval_rul.cli import main
+    from lm_eval_rul.testing.openai_server import OpenAIAudioServer
+
+    cache = tmp_path / "api.sqlite"
+    with OpenAIAudioServer(tiny_audio_lm, served_model="tiny-audio") as server:
+        server.script.extend(["content_lone_surrogate"] * 8)
+        main(["run", "--model", "lalm-api", "--model_args",
+              f"base_url={server.url},model=tiny-audio,results_cache={cache}",
+              "--tasks", "rul_muchomusic_gen_fold0", "--metadata", json.dumps(audio_data),
+              "--limit", "2", "--output_path", str(tmp_path / "out"), "--log_samples"])  # fmt: skip
+    (results,) = (tmp_path / "out").rglob("results_*.json")
+    assert json.loads(results.read_text())["results"]["rul_muchomusic_gen_fold0"]
+    stored = [json.loads(v)["content"] for v in _stored(cache)]
+    assert stored == ["The answer is [[A]] \ufffd"] * 2
+    (samples,) = (tmp_path / "out").rglob("samples_*.jsonl")
+    rows = [json.loads(line) for line in samples.read_text().splitlines()]
+    assert [row["resps"][0][0] for row in rows] == ["The answer is [[A]] \ufffd"] * 2

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import signal
 import sys
@@ -44,6 +43,7 @@ from .api_http import (
     NotUTF8Error,
     check_timeout,
     decode_reply,
+    json_reply,
     key_headers,
     open_session,
 )
@@ -280,7 +280,7 @@ class ChatClient:
             except NotUTF8Error as error:
                 raise _Transient(f"HTTP {status} with {error}") from None
             try:
-                body = json.loads(text)
+                body = json_reply(text)
             except ValueError:
                 raise _Transient(f"HTTP {status} with a body that is not JSON") from None
             if not is_chat_completion(body):  # a gateway's error, sent as a success
