@@ -31,7 +31,8 @@ def test_an_mmau_item_with_more_choices_than_letters_is_one_line_under_every_pro
     line = cli_error_line(
         ["run", "--model", "hf", "--model_args", f"pretrained={tiny_lm}", "--device", "cpu",
          "--tasks", task, "--output_path", tmp_path / "out",
-         "--metadata", json.dumps({"mmau_data_path": str(data), "protocol": protocol})],  # fmt: skip
+         "--metadata",
+         json.dumps({"mmau_data_path": str(data), "protocol": protocol})],  # fmt: skip
         capsys,
     )
     assert f"item {rows[3]['id']!r}: 30 choices, more than the 26 option letters" in line

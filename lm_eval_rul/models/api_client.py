@@ -38,6 +38,7 @@ from urllib.parse import urlsplit
 from tqdm import tqdm
 
 from ..masking import mask, mask_url
+from ..retries import retry_after_seconds
 from .api_http import (
     HTTPSettings,
     NotUTF8Error,
@@ -47,7 +48,6 @@ from .api_http import (
     key_headers,
     open_session,
 )
-from .api_numbers import finite_seconds
 from .api_replies import (
     APIAuthError,
     APIError,
@@ -314,7 +314,8 @@ class ChatClient:
                     status=status,
                     server_message=message,
                 )
-            raise _Transient(f"HTTP {status}: {message}", finite_seconds(retry_after))
+            wait = retry_after_seconds(retry_after, cap=self.max_backoff)  # seconds or a date
+            raise _Transient(f"HTTP {status}: {message}", wait)
         raise APIRequestError(
             f"lalm-api: {self.host} rejected a request (HTTP {status}: {message}).",
             status=status,

@@ -3,7 +3,8 @@
 Python's ``json`` reads ``Infinity``, ``-Infinity`` and ``NaN`` (not JSON, but some
 servers write them) and turns an out-of-range literal such as ``1e400`` into ``inf``.
 No such number is a log-probability, a window or a wait: every number ``lalm-api`` reads
-from a reply (log-probabilities, ranks, a bridge's window, ``Retry-After``) goes through
+from a reply (log-probabilities, ranks, a bridge's window; ``Retry-After``:
+:func:`lm_eval_rul.retries.retry_after_seconds`) goes through
 :func:`finite_number`, and nothing that :func:`non_finite_in` flags reaches the resume
 cache.
 """
@@ -18,7 +19,6 @@ __all__ = [
     "LOGPROB_SLACK",
     "finite_number",
     "log_probability",
-    "finite_seconds",
     "non_finite_in",
 ]
 
@@ -59,22 +59,6 @@ def log_probability(value: Any) -> float | None:
     if number is None or number > LOGPROB_SLACK:
         return None
     return min(number, 0.0)
-
-
-def finite_seconds(text: str | None) -> float | None:
-    """A header's number of seconds (``Retry-After: 2``), ``None`` when absent, not a
-    number or not finite (``inf``, ``nan``, ``1e400``); a negative one is 0.
-
-    >>> finite_seconds("2"), finite_seconds("-3"), finite_seconds("inf"), finite_seconds("soon")
-    (2.0, 0.0, None, None)
-    """
-    if text is None:
-        return None
-    try:
-        number = finite_number(float(text))
-    except ValueError:
-        return None
-    return None if number is None else max(0.0, number)
 
 
 def non_finite_in(value: Any) -> bool:
