@@ -192,3 +192,35 @@ def test_a_bridge_port_out_of_range_is_one_line(tmp_path, port):
     assert stopped.returncode == 2 and stopped.stdout == ""
     (line,) = stopped.stderr.strip().splitlines()
     assert f"bridge: --port {port} is not a port (0 to 65535" in line
+
+
+# -------------------------------------------------------------------- unreadable clips
+
+
+def test_every_unreadable_clip_is_named_in_one_pass(tiny_audio_lm, audio_data, tmp_path, capsys):
+    """A symbolic link loop beside a clip whose name is a folder: only the first was
+    named, then the run stopped; a corrupt clip beside them is named as before."""
+    import shutil
+
+    from lm_eval_rul.cli import main
+
+    own = {**audio_data, "audio_dir": str(tmp_path / "audio")}
+    shutil.copytree(audio_data["audio_dir"], own["audio_dir"])
+    clips = sorted((tmp_path / "audio").iterdir())
+    loop, folder, corrupt = clips[0], clips[1], clips[2]
+    loop.unlink()
+    loop.symlink_to(loop.name)  # a link to itself
+    folder.unlink()
+    folder.mkdir()
+    corrupt.write_bytes(b"RIFF not really a wave file")
+    with pytest.raises(SystemExit) as stopped:
+        main(["run", "--model", "lalm", "--model_args",
+              f"pretrained={tiny_audio_lm},results_cache=none", "--tasks", "rul_muchomusic_fold0",
+              "--metadata", json.dumps(own)])  # fmt: skip
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert "3 of 4 audio files cannot be used" in err, err
+    for clip in (loop, folder, corrupt):
+        assert clip.name in err
+    assert "a symbolic link that leads back to itself" in err and "is a folder" in err
