@@ -3,9 +3,9 @@ folders ``--metadata`` (or ``lm_eval_rul.task_manager``) names are read now, as 
 benchmark's loader will read them, not after ``simple_evaluate`` has loaded the model.
 
 The keys come from the structure that lists each benchmark family's metadata keys
-(:func:`~lm_eval_rul.cli.run_inputs.family_metadata_keys`); a key names data when it is a
-path (:func:`is_data_key`). Each family's reader (:data:`_READERS`) checks content; a family
-without one gets the existence check of :func:`check_exists`.
+(:func:`family_metadata_keys`, which ``run`` also checks ``--metadata`` against); a key
+names data when it is a path (:func:`is_data_key`). Each family's reader (:data:`_READERS`)
+checks content; a family without one gets the existence check of :func:`check_exists`.
 """
 
 from __future__ import annotations
@@ -16,13 +16,32 @@ from pathlib import Path
 from typing import Any
 
 from ..questions.metadata_naming import metadata_key
-from .run_inputs import family_metadata_keys
 
-__all__ = ["is_data_key", "data_keys", "check_exists", "check_data_keys"]
+__all__ = [
+    "family_metadata_keys",
+    "is_data_key",
+    "data_keys",
+    "check_exists",
+    "check_data_keys",
+]
 
 #: How a metadata key that names data ends: a folder (``_dir``) or a file.
 _FOLDER_SUFFIXES = ("_dir",)
 _FILE_SUFFIXES = ("data_path", "_csv", "_metadata", "_tags")
+
+
+def family_metadata_keys() -> dict[str, tuple[str, ...]]:
+    """Plugin task folder (``tasks/<family>``) -> the ``--metadata`` keys its tasks read."""
+    from ..factual.tasks import FACTUAL_METADATA_KEYS
+    from ..mcqa.mmau.tasks import MMAU_METADATA_KEYS
+    from ..mcqa.tasks import METADATA_KEYS as MCQA_METADATA_KEYS
+
+    return {
+        "rul_muchomusic": MCQA_METADATA_KEYS,
+        "muchomusic": MCQA_METADATA_KEYS,
+        "factual": FACTUAL_METADATA_KEYS,
+        "mmau": MMAU_METADATA_KEYS,
+    }
 
 
 def is_data_key(key: str) -> bool:

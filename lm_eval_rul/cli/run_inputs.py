@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserInputError
+from .data_keys import family_metadata_keys  # where each family's keys are listed
 
 __all__ = [
     "HARNESS_METADATA_KEYS",
@@ -58,20 +59,6 @@ class DeviceUnavailableError(UserInputError, RuntimeError):
 
 def _closest(name: str, known: Iterable[str], n: int = 3) -> list[str]:
     return difflib.get_close_matches(name, sorted(set(known)), n=n, cutoff=0.6)
-
-
-def family_metadata_keys() -> dict[str, tuple[str, ...]]:
-    """Plugin task folder (``tasks/<family>``) -> the ``--metadata`` keys its tasks read."""
-    from ..factual.tasks import FACTUAL_METADATA_KEYS
-    from ..mcqa.mmau.tasks import MMAU_METADATA_KEYS
-    from ..mcqa.tasks import METADATA_KEYS as MCQA_METADATA_KEYS
-
-    return {
-        "rul_muchomusic": MCQA_METADATA_KEYS,
-        "muchomusic": MCQA_METADATA_KEYS,
-        "factual": FACTUAL_METADATA_KEYS,
-        "mmau": MMAU_METADATA_KEYS,
-    }
 
 
 def check_metadata_json(argv: Sequence[str]) -> None:

@@ -180,10 +180,12 @@ def decode_reply(data: bytes) -> str:
 
 
 def json_reply(text: str) -> Any:
-    """A reply's JSON, every lone surrogate in its strings read as U+FFFD.
+    r"""A reply's JSON, every lone surrogate in its strings read as U+FFFD.
 
-    >>> json_reply('{"content": "ok \\ud83d", "pair": "\\ud83d\\ude00"}')
-    {'content': 'ok \ufffd', 'pair': '😀'}
+    >>> json_reply('{"pair": "\\ud83d\\ude00", "n": 1}')  # a whole character stays
+    {'pair': '😀', 'n': 1}
+    >>> json_reply('["ok \\ud83d"]') == ["ok \N{REPLACEMENT CHARACTER}"]
+    True
 
     Raises:
         ValueError: not JSON.
