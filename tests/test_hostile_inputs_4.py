@@ -167,24 +167,17 @@ def test_a_dtype_no_torch_has_is_one_line_listing_the_spellings_before_the_model
 
 
 @pytest.mark.parametrize(
-    "command, variable, value",
-    [("run", "WORLD_SIZE", ""), ("run", "WORLD_SIZE", "abc"), ("pi", "WORLD_SIZE", ""),
-     ("run", "LOCAL_RANK", "x1")],  # fmt: skip
+    "variable, value", [("WORLD_SIZE", ""), ("WORLD_SIZE", "abc"), ("LOCAL_RANK", "x1")]
 )
 def test_a_launch_variable_that_is_not_a_count_is_one_line_before_the_model(
-    command, variable, value, tiny_lm, data_dir, tmp_path, capsys, constructions, monkeypatch
+    variable, value, tiny_lm, data_dir, tmp_path, capsys, constructions, monkeypatch
 ):
     """An unset variable exported empty on a cluster: accelerate's ``invalid literal for
     int()`` while the model was built."""
     from lm_eval_rul.testing.harness import cli_error_line, text_run_args
 
-    monkeypatch.setenv(variable, value)
-    if command == "run":
-        args = text_run_args(tiny_lm, data_dir, tmp_path, "rul_muchomusic")
-    else:
-        args = ["pi", "--data", data_dir / "rul.json", "--model", "hf", "--model_args",
-                f"pretrained={tiny_lm}", "--output", tmp_path / "pi.jsonl"]  # fmt: skip
-    line = cli_error_line(args, capsys)
+    monkeypatch.setenv(variable, value)  # pi and build run the same check (check_processes)
+    line = cli_error_line(text_run_args(tiny_lm, data_dir, tmp_path, "rul_muchomusic"), capsys)
     assert f"LaunchVariableError: the environment variable {variable}={value!r}" in line
     assert f"unset {variable}" in line and constructions == []
 

@@ -100,20 +100,6 @@ def _bridge_file(tmp_path, name: str, source: str):
     return server, adapter
 
 
-def _post(url: str, body: dict) -> tuple[int, dict]:
-    import urllib.error
-    import urllib.request
-
-    request = urllib.request.Request(
-        url + "/chat/completions", json.dumps(body).encode(), {"Content-Type": "application/json"}
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=30) as answer:
-            return answer.status, json.loads(answer.read())
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read())
-
-
 EXITING = """\
 import sys
 NAME = "exiting"
@@ -132,14 +118,14 @@ def generate(audio, sampling_rate, prompt, max_new_tokens):
 def test_an_adapter_calling_sys_exit_is_an_error_reply_and_the_bridge_keeps_serving(tmp_path):
     import sys
 
-    from lm_eval_rul.testing.bridge import start_bridge
+    from lm_eval_rul.testing.bridge import post_chat, start_bridge
 
     server, adapter = _bridge_file(tmp_path, "exiting", EXITING)
     log = tmp_path / "console.log"
     process, url = start_bridge(sys.executable, server, adapter, log)
     body = {"model": "exiting", "messages": [{"role": "user", "content": "Q?"}]}
     try:
-        first, second, third = (_post(url, body) for _ in range(3))
+        first, second, third = (post_chat(url, body) for _ in range(3))
         assert process.poll() is None  # still serving
     finally:
         process.terminate()
@@ -158,7 +144,7 @@ def test_an_adapter_window_of_math_inf_is_no_limit(tmp_path):
     from lm_eval_rul.models.api_bridge import read_declaration
     from lm_eval_rul.models.api_payload import input_audio_part, wav_bytes
     from lm_eval_rul.models.common import chat_messages
-    from lm_eval_rul.testing.bridge import start_bridge
+    from lm_eval_rul.testing.bridge import post_chat, start_bridge
 
     source = ("import math\nMAX_AUDIO_SECONDS = math.inf\nNAME = 'endless'\n"
               "def generate(audio, sampling_rate, prompt, max_new_tokens):\n"
@@ -168,7 +154,7 @@ def test_an_adapter_window_of_math_inf_is_no_limit(tmp_path):
     part = input_audio_part(wav_bytes(np.zeros(48_000, dtype=np.float32), 16_000, "FLOAT"))
     try:
         declared = read_declaration(url, "endless")
-        status, reply = _post(url, {"model": "endless",
+        status, reply = post_chat(url, {"model": "endless",
                                     "messages": chat_messages("Q?", audio_part=part)})  # fmt: skip
     finally:
         process.terminate()
