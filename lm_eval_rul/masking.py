@@ -26,6 +26,7 @@ __all__ = [
     "mask",
     "mask_url",
     "url_has_credentials",
+    "url_secrets",
     "mask_model_args",
     "environment_secrets",
     "mask_logs",
@@ -37,7 +38,9 @@ KEY_PATTERN = re.compile(r"\b(sk-[A-Za-z0-9_\-]{6,}|AIza[0-9A-Za-z_\-]{20,}|hf_[
 #: The user part of a URL's authority, whatever its shape (``scheme://TOKEN@``,
 #: ``user:password@``, ``:password@``): everything from ``//`` to the authority's last ``@``
 #: (a password may hold ``@`` or ``:``), never crossing ``/ ? #``, a space or a quote.
-_URL_CREDENTIALS = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.\-]*://)([^/?#\s'\"<>]*)@")
+#: One slash is enough: a URL taken for a local path comes back normalised
+#: (``Path("https://u:pw@h")`` is ``https:/u:pw@h``) in the messages that name it.
+_URL_CREDENTIALS = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.\-]*:/{1,2})([^/?#\s'\"<>]*)@")
 
 #: ``model_args`` names whose values are credentials, compared whole (lower case).
 _SECRET_NAMES = frozenset(
@@ -171,6 +174,26 @@ def environment_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
     ]
 
 
+def url_secrets(value: Any) -> list[str]:
+    """The secrets of every URL with credentials anywhere in ``value`` (a text, a JSON
+    text, a list, a dict: any command-line option), so that a message quoting the URL in
+    another form (a library's error text, a path normalised to ``https:/``) is masked too.
+
+    >>> url_secrets('{"audio_dir": "https://me:pw123@h/x", "n": 3}'), url_secrets(["x", 5])
+    (['pw123'], [])
+    >>> url_secrets({"audio_hf_dataset": "https://TOKEN1@h/ds"})
+    ['TOKEN1']
+    """
+    if isinstance(value, Mapping):
+        return [secret for item in value.values() for secret in url_secrets(item)]
+    if isinstance(value, list | tuple | set):
+        return [secret for item in value for secret in url_secrets(item)]
+    if not isinstance(value, str | os.PathLike):
+        return []
+    found = [_url_secret(m.group(2)) for m in _URL_CREDENTIALS.finditer(str(value))]
+    return [secret for secret in found if len(secret) >= _MIN_SECRET]
+
+
 def _secret_values(model_args: Any) -> list[str]:
     """The credential values in ``model_args`` (string or dict), URL credentials included."""
     if isinstance(model_args, str):
@@ -180,10 +203,8 @@ def _secret_values(model_args: Any) -> list[str]:
     else:
         return []
     found = [value for name, value in pairs if is_secret_arg(name)]
-    for _, value in pairs:
-        for match in _URL_CREDENTIALS.finditer(value):
-            found.append(_url_secret(match.group(2)))
-    return [value for value in found if len(value) >= _MIN_SECRET]
+    found = [value for value in found if len(value) >= _MIN_SECRET]
+    return found + url_secrets(model_args)
 
 
 def mask(text: str, secrets: Iterable[str] = ()) -> str:

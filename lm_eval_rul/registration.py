@@ -79,16 +79,14 @@ def task_manager(
     """
     from lm_eval.tasks import TaskManager
 
-    from .catalogue import benchmarks, load_function
+    from .cli.data_keys import check_data_keys
     from .questions.metadata_naming import named_as_keywords
 
     extra = [include_path] if isinstance(include_path, str) else list(include_path or [])
     if not extra:  # only the plugin's tasks: every key must be one they read
         _check_task_metadata(metadata)
-    checks = dict.fromkeys(check for b in benchmarks() for check in b.checks)
     with named_as_keywords():  # a typo in a path stops here, not after the model loads
-        for check in checks:  # each benchmark's own checks (its descriptor's)
-            load_function(check)(metadata)
+        check_data_keys(metadata)  # every benchmark's checks and data keys (its descriptor's)
     return TaskManager(
         include_path=[str(tasks_dir()), *map(str, extra)],
         include_defaults=include_defaults,
@@ -129,6 +127,7 @@ def create_lm(
 
     from .cli._harness_args import settle_model_flags
     from .hub import check_model_available
+    from .models.args import with_dtype_names
 
     register_models()
     # a missing folder, an unreachable hub or a gated model: one line now, not retries
@@ -139,6 +138,7 @@ def create_lm(
     settled, config = settle_model_flags(
         parsed, {"device": device, "batch_size": batch_size}, option=flag
     )
+    settled = with_dtype_names(settled, who=flag)  # bf16, half...: the names torch has
     if config["device"] is None:
         import torch
 

@@ -6,6 +6,8 @@ share this policy, so a wrong key or URL fails the same way everywhere:
 
 * a transient failure (timeout, refused connection, HTTP 408/429/5xx) is retried with
   exponential backoff (:func:`with_retries`);
+* a server's ``Retry-After`` is honoured in both of its forms (RFC 9110: seconds, or an
+  HTTP date), capped at :data:`MAX_RETRY_AFTER` (:func:`retry_after_seconds`);
 * an error no retry can fix (HTTP 400/401/403/404/405/422, an invalid URL, a programming
   error such as ``TypeError``) is raised at once, with what to check
   (:func:`permanent_error`);
@@ -17,8 +19,10 @@ share this policy, so a wrong key or URL fails the same way everywhere:
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Callable
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 __all__ = [
@@ -27,6 +31,9 @@ __all__ = [
     "permanent_error",
     "error_text",
     "with_retries",
+    "MAX_RETRY_AFTER",
+    "retry_after_seconds",
+    "retry_after_of",
     "SameErrorFromStart",
 ]
 
@@ -34,6 +41,9 @@ logger = logging.getLogger(__name__)
 
 #: A run stops when its first this-many items all fail with the same error.
 FAIL_FAST_ITEMS = 3
+
+#: Longest wait a ``Retry-After`` may ask for (an hour's date would stall a run silently).
+MAX_RETRY_AFTER = 60.0
 
 #: Exceptions that are bugs or a wrong model class, never a flaky service.
 _PROGRAMMING_ERRORS: tuple[type[BaseException], ...] = (
@@ -118,6 +128,49 @@ def error_text(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}"[:500]
 
 
+def retry_after_seconds(
+    value: str | None, *, now: float | None = None, cap: float = MAX_RETRY_AFTER
+) -> float | None:
+    """The wait a ``Retry-After`` header asks for, in seconds from ``now`` (default: the
+    clock), between 0 and ``cap``; ``None`` when absent or neither form (seconds, or an
+    HTTP date, RFC 9110 section 10.2.3), or not finite.
+
+    >>> retry_after_seconds("2"), retry_after_seconds("-3"), retry_after_seconds("1e400")
+    (2.0, 0.0, None)
+    >>> sent = "Wed, 21 Oct 2015 07:28:00 GMT"
+    >>> retry_after_seconds(sent, now=1445412475.0), retry_after_seconds(sent, now=1445412000.0)
+    (5.0, 60.0)
+    >>> retry_after_seconds("soon"), retry_after_seconds(None)
+    (None, None)
+    """
+    if value is None:
+        return None
+    text = str(value).strip()
+    try:
+        seconds = float(text)
+    except ValueError:
+        try:
+            moment = parsedate_to_datetime(text)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if moment.tzinfo is None:  # an HTTP date is always GMT
+            return None
+        seconds = moment.timestamp() - (time.time() if now is None else now)
+    if not math.isfinite(seconds):
+        return None
+    return min(max(0.0, seconds), cap)
+
+
+def retry_after_of(error: BaseException) -> float | None:
+    """The ``Retry-After`` of the HTTP answer behind ``error`` (``requests``, ``httpx`` /
+    ``openai``, ``aiohttp``), read by :func:`retry_after_seconds`; None without one."""
+    for source in (error, getattr(error, "response", None)):
+        headers = getattr(source, "headers", None)
+        if headers is not None and hasattr(headers, "get"):
+            return retry_after_seconds(headers.get("Retry-After"))
+    return None
+
+
 def with_retries(
     fn: Callable[[], Any],
     *,
@@ -126,7 +179,8 @@ def with_retries(
     what: str,
     sleep: Callable[[float], None] = time.sleep,
 ) -> Any:
-    """Call ``fn``; on an exception wait ``backoff * 2**k`` seconds and retry, ``retries`` times.
+    """Call ``fn``; on an exception wait ``backoff * 2**k`` seconds (or what the server's
+    ``Retry-After`` asks, :func:`retry_after_of`) and retry, ``retries`` times.
 
     An error no retry can fix (:func:`permanent_error`) is raised at once.
 
@@ -146,7 +200,8 @@ def with_retries(
         except Exception as err:  # noqa: BLE001 - any failure of a remote call may be transient
             if attempt == retries or permanent_error(err) is not None:
                 raise
-            delay = backoff * 2**attempt
+            after = retry_after_of(err)
+            delay = backoff * 2**attempt if after is None else after
             logger.warning(
                 "%s failed (%r); retry %d/%d in %.1fs", what, err, attempt + 1, retries, delay
             )

@@ -63,14 +63,14 @@ def test_prompt_path_refuses_a_prompt_not_ending_with_the_continuation():
 def test_top_path_adds_the_spellings_and_reports_absent_letters():
     from lm_eval_rul.models.api_logprobs import top_logprobs_of, top_path_scores
 
-    top = [("B", -0.5), (" A", -1.0), ("A", -2.0), ("The", -3.0)]
+    top = [("B", -0.9), (" A", -1.0), ("A", -2.0), ("The", -3.0)]  # adds up to 0.96
     candidates = [{"token": t, "logprob": v} for t, v in top]
-    first = {"token": "B", "logprob": -0.5, "top_logprobs": candidates}
+    first = {"token": "B", "logprob": -0.9, "top_logprobs": candidates}
     body = {"choices": [{"logprobs": {"content": [first]}}]}
     assert top_logprobs_of(body) == top
     a, b, c = top_path_scores(top, [" A", " B", " C"])
     assert a == (pytest.approx(math.log(math.exp(-1.0) + math.exp(-2.0))), False)
-    assert b == (-0.5, True) and c is None
+    assert b == (-0.9, True) and c is None
     assert top_logprobs_of({"choices": [{"logprobs": None}]}) is None
     assert top_logprobs_of({"choices": [{"logprobs": {"content": [{"top_logprobs": []}]}}]}) is None
 

@@ -12,12 +12,16 @@ import socket
 import subprocess
 import textwrap
 import time
-import urllib.error
-import urllib.request
 
 import pytest
 
-from lm_eval_rul.testing.bridge import MINIMAL_PACKAGES, clean_env, isolated_python, start_bridge
+from lm_eval_rul.testing.bridge import (
+    MINIMAL_PACKAGES,
+    clean_env,
+    isolated_python,
+    post_chat,
+    start_bridge,
+)
 
 
 @pytest.fixture(scope="module")
@@ -112,25 +116,13 @@ def test_research_code_reading_relative_paths_runs_from_its_checkout(minimal, tm
     )
     try:
         body = {"messages": [{"role": "user", "content": "Which key?"}], "max_tokens": 4}
-        status, reply = _post(url, body)
+        status, reply = post_chat(url, body)
     finally:
         process.terminate()
         process.wait(timeout=30)
     assert status == 200
     answer = reply["choices"][0]["message"]["content"]
     assert answer == f"<Q>Which key?</Q> from {repo} the checkout"
-
-
-def _post(url: str, body) -> tuple[int, dict]:
-    data = body if isinstance(body, bytes) else json.dumps(body).encode()
-    request = urllib.request.Request(
-        url + "/chat/completions", data, {"Content-Type": "application/json"}
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=30) as answer:
-            return answer.status, json.loads(answer.read())
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read())
 
 
 SCORING = """\
@@ -180,12 +172,12 @@ def _letter(context: str, **extra) -> dict:
     ],
 )
 def test_a_loglikelihood_that_is_not_a_finite_number_is_a_422(hostile, context, says):
-    status, reply = _post(hostile, _letter(context))
+    status, reply = post_chat(hostile, _letter(context))
     assert status == 422 and says in reply["error"]["message"]
 
 
 def test_a_bare_float_is_greedy_unknown_never_true(hostile):
-    status, reply = _post(hostile, _letter("ok"))
+    status, reply = post_chat(hostile, _letter("ok"))
     assert status == 200 and reply["bridge"] == {"is_greedy": None}
     (own,) = reply["prompt_logprobs"][-1].values()
     assert own == {"logprob": -0.25, "rank": None, "decoded_token": " A"}
@@ -215,7 +207,7 @@ def test_a_bare_float_is_greedy_unknown_never_true(hostile):
     ],
 )  # fmt: skip
 def test_a_malformed_request_is_a_400_which_lalm_api_does_not_retry(hostile, body, says):
-    status, reply = _post(hostile, body)
+    status, reply = post_chat(hostile, body)
     assert status == 400 and says in reply["error"]["message"]
 
 

@@ -22,6 +22,7 @@ Any plugin task whose documents carry the fields of
 
 from __future__ import annotations
 
+import errno
 import io
 import logging
 import os
@@ -36,7 +37,7 @@ from ..files import write_json_atomic
 from .conditions import CLIP_POOL, OWN_CLIP, condition_named, pool_refs
 from .errors import AudioDecodeError
 from .not_audio import text_instead_of_audio
-from .sources import clip_source, ref_name
+from .sources import LINK_LOOP, clip_source, ref_name
 
 __all__ = [
     "AUDIO_CHECKS",
@@ -111,6 +112,22 @@ def _first_line(error: BaseException) -> str:
     return text or type(error).__name__
 
 
+def _file_problem(source: str | bytes) -> str | None:
+    """Why a clip's file (or bytes) holds nothing to read: a folder, a link loop, a file
+    that cannot be opened, no bytes; None otherwise (both levels ask this first)."""
+    if isinstance(source, bytes):
+        return "empty (0 bytes)" if not source else None
+    if os.path.isdir(source):
+        return "is a folder, not an audio file"
+    try:
+        size = os.path.getsize(source)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return LINK_LOOP
+        return f"cannot be read ({error.strerror or error})"
+    return "empty (0 bytes)" if size == 0 else None
+
+
 def clip_header_problem(ref: str) -> str | None:
     """Why the clip of ``ref`` cannot be played (read from its header), or ``None``.
 
@@ -121,15 +138,9 @@ def clip_header_problem(ref: str) -> str | None:
         source, name = clip_source(ref)
     except AudioDecodeError as error:
         return str(error)
-    if isinstance(source, str):
-        try:
-            size = os.path.getsize(source)
-        except OSError as error:
-            return f"cannot be read ({error.strerror or error})"
-    else:
-        size = len(source)
-    if size == 0:
-        return "empty (0 bytes)"
+    problem = _file_problem(source)
+    if problem is not None:
+        return problem
     text = text_instead_of_audio(source)
     if text:
         return f"{text}; replace it with the clip"
@@ -157,6 +168,9 @@ def _decode_problem(ref: str, sampling_rate: int) -> str | None:
 
     try:
         source, name = clip_source(ref)
+        problem = _file_problem(source)
+        if problem is not None:
+            return problem
         with warnings.catch_warnings():  # over-long clips are trimmed later, with a warning
             warnings.simplefilter("ignore")
             decode_audio(source, sampling_rate=sampling_rate, name=name)

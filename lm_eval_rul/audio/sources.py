@@ -21,6 +21,7 @@ from .errors import AudioDecodeError, AudioError
 
 __all__ = [
     "file_ref",
+    "LINK_LOOP",
     "hf_ref",
     "ref_name",
     "clip_source",
@@ -31,19 +32,21 @@ __all__ = [
 ]
 
 
-def file_ref(path: Path) -> str:
-    """The reference of an audio file, by its absolute path with links resolved.
+#: Why a clip that is a symbolic link loop cannot be played (the preflight names it).
+LINK_LOOP = (
+    "a symbolic link that leads back to itself; replace it with the audio file, or with a "
+    "link to one"
+)
 
-    Raises:
-        AudioDecodeError: ``path`` is a link that leads back to itself (a loop).
-    """
+
+def file_ref(path: Path) -> str:
+    """The reference of an audio file, by its absolute path with links resolved (a link
+    that leads back to itself keeps its own path: the audio preflight names it with every
+    other unreadable clip, :data:`LINK_LOOP`)."""
     try:
         resolved = path.resolve()
-    except (RuntimeError, OSError) as error:  # 3.11/3.12: RuntimeError("Symlink loop ...")
-        raise AudioDecodeError(
-            f"audio {path}: a symbolic link that leads back to itself ({error}). Replace it "
-            "with the audio file, or with a link to one."
-        ) from None
+    except (RuntimeError, OSError):  # 3.11/3.12: RuntimeError("Symlink loop ...")
+        resolved = Path(os.path.abspath(path))
     return json.dumps({"kind": "file", "path": str(resolved)}, sort_keys=True)
 
 

@@ -26,7 +26,7 @@ from lm_eval._cli import HarnessCLI
 
 from .. import registration
 from ..errors import UserInputError
-from ..masking import mask, mask_logs, mask_url, url_has_credentials
+from ..masking import mask, mask_logs, mask_url, url_has_credentials, url_secrets
 from .help import DESCRIPTION, EPILOG, add_run_help
 from .interrupted import RunInterrupted
 from .quiet import HELD_LOGS
@@ -170,8 +170,10 @@ def main(argv: list[str] | None = None) -> None:
             HELD_LOGS.release()
         given = [vars(args).get(name) for name in _ARGS_OPTIONS]
         _warn_url_credentials(given)
-        # the harness's log lines masked too; each data file read and parsed once
-        with mask_logs(*given) as secrets, read_once():
+        # the harness's log lines masked too, and every URL's credentials, whatever the
+        # option (--metadata audio_dir...) or the library quoting it; each file read once
+        options = url_secrets(list(vars(args).values()))
+        with mask_logs(*given, secrets=options) as secrets, read_once():
             cli.execute(args)
     except RunInterrupted as stopped:  # Ctrl-C: what was kept, not a traceback
         HELD_LOGS.drop()

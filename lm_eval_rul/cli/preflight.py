@@ -160,6 +160,10 @@ def check_model_args_for(model: str | None, model_args: Mapping[str, Any]) -> di
         from .hf_args import check_hf_model_args
 
         check_hf_model_args(model, model_args)
+    if issubclass(get_model(model), HFLM):  # HFLM reads dtypes with getattr(torch, value)
+        from ..models.args import with_dtype_names
+
+        return with_dtype_names(model_args, who=f"--model {model}")
     return dict(model_args)
 
 
@@ -297,6 +301,10 @@ def check_before_model(
 ) -> None:
     """Run every check that needs no model (see the module docstring); raise the first."""
     args = check_model_args_for(model, dict(model_args or {}))
+    if isinstance(model_args, dict):  # the harness builds the model from this object
+        from ..models.args import DTYPE_ARGS
+
+        model_args.update({k: v for k, v in args.items() if k in DTYPE_ARGS})
     if model in AUDIO_MODELS and use_cache:
         from ..models.args import USE_CACHE_REFUSAL, LALMArgumentError
 

@@ -15,18 +15,45 @@ from typing import Any
 
 from ..errors import UserInputError
 
-__all__ = ["DataParallelError", "check_processes"]
+__all__ = ["DataParallelError", "LaunchVariableError", "LAUNCH_VARIABLES", "check_processes"]
+
+#: The variables launchers set and accelerate (and torch.distributed) read with ``int()``:
+#: each, when set, is a whole number (``WORLD_SIZE`` and ``LOCAL_WORLD_SIZE`` at least 1).
+LAUNCH_VARIABLES: dict[str, int] = {"WORLD_SIZE": 1, "LOCAL_WORLD_SIZE": 1, "RANK": 0,
+                                    "LOCAL_RANK": 0}  # fmt: skip
 
 
 class DataParallelError(UserInputError, RuntimeError):
     """Several processes were launched, but documents are split across GPUs only."""
 
 
+class LaunchVariableError(UserInputError, ValueError):
+    """A launcher variable (``WORLD_SIZE``...) set to something that is not a count."""
+
+
+def _check_launch_variables() -> None:
+    """Each launcher variable set in the environment reads as a whole number in range.
+
+    A cluster script exporting an unset variable leaves ``WORLD_SIZE=""``; accelerate then
+    fails with ``invalid literal for int()`` while the model is built.
+    """
+    for name, low in LAUNCH_VARIABLES.items():
+        value = os.environ.get(name)
+        if value is None:
+            continue
+        text = value.strip()
+        if text.lstrip("-").isdigit() and int(text) >= low:
+            continue
+        raise LaunchVariableError(
+            f"the environment variable {name}={value!r} is not a whole number "
+            f"{'of processes, 1 or more' if low else '0 or more'} (a launcher sets it, e.g. "
+            f"torchrun or accelerate launch). For one process, unset it (unset {name}) or "
+            f"launch the run with the launcher that sets it."
+        )
+
+
 def _world_size() -> int:
-    try:
-        return int(os.environ.get("WORLD_SIZE", "1"))
-    except ValueError:
-        return 1
+    return int(os.environ.get("WORLD_SIZE", "1").strip())
 
 
 def _gpus() -> int:
@@ -42,8 +69,10 @@ def check_processes(model_args: Mapping[str, Any] | None = None) -> None:
     to transformers.
 
     Raises:
+        LaunchVariableError: ``WORLD_SIZE``, ``RANK``... set to anything but a whole number.
         DataParallelError: ``WORLD_SIZE`` > 1 and fewer than two GPUs.
     """
+    _check_launch_variables()
     world = _world_size()
     if world <= 1 or (model_args and model_args.get("tp_plan")):
         return

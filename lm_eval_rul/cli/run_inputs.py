@@ -25,6 +25,7 @@ from typing import Any
 
 from ..catalogue import unknown_keys_text
 from ..errors import UserInputError
+from .data_keys import family_metadata_keys  # where each family's keys are listed
 
 __all__ = [
     "HARNESS_METADATA_KEYS",
@@ -67,14 +68,6 @@ class DeviceUnavailableError(UserInputError, RuntimeError):
 
 def _closest(name: str, known: Iterable[str], n: int = 3) -> list[str]:
     return difflib.get_close_matches(name, sorted(set(known)), n=n, cutoff=0.6)
-
-
-def family_metadata_keys() -> dict[str, tuple[str, ...]]:
-    """Plugin task folder (``tasks/<family>``) -> the ``--metadata`` keys its tasks read
-    (its benchmark's catalogue entry, :attr:`lm_eval_rul.catalogue.Benchmark.metadata_keys`)."""
-    from ..catalogue import benchmarks
-
-    return {b.folder: b.keys() for b in benchmarks()}
 
 
 def check_metadata_json(argv: Sequence[str]) -> None:

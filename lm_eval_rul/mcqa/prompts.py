@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..questions.schema import OPTION_LETTERS
+
 __all__ = [
     "LETTERS",
     "PI_PROMPT",
@@ -38,7 +40,7 @@ __all__ = [
     "letters_for",
 ]
 
-LETTERS: tuple[str, ...] = tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+LETTERS: tuple[str, ...] = OPTION_LETTERS
 
 #: The paper's text-only prompt; the model's next token after it is the answer letter.
 PI_PROMPT = (

@@ -21,12 +21,20 @@ __all__ = [
 ]
 
 
+#: Rounding allowed above 0 (the readers of replies and the bridge allow the same).
+_LOGPROB_SLACK = 1e-6
+
+
 def _as_logits(logliks: Sequence[float] | np.ndarray) -> np.ndarray:
     values = np.asarray(logliks, dtype=np.float64)
     if values.ndim != 1 or values.size == 0:
         raise ValueError(f"logliks must be a non-empty 1-D sequence, got shape {values.shape}")
     if np.isnan(values).any() or np.isposinf(values).any():  # -inf is "no probability"
         raise ValueError(f"logliks contain NaN or +inf (not log-probabilities): {values.tolist()}")
+    if (values > _LOGPROB_SLACK).any():  # whichever model or server gave them
+        raise ValueError(
+            f"logliks above 0 (a probability above 1, not log-probabilities): {values.tolist()}"
+        )
     return values
 
 

@@ -66,8 +66,5 @@ def check_api_model_args(model_args: Mapping[str, Any], model_class: type) -> di
             raise LALMArgumentError(
                 f"lalm-api: {name}={value!r} is not one of {', '.join(allowed)}."
             )
-    for name, low in (("num_concurrent", 1), ("max_retries", 0), ("top_logprobs", 1)):
-        if name in args and args[name] < low:
-            raise LALMArgumentError(f"lalm-api: {name}={args[name]!r} must be at least {low}.")
     check_http_args(args)  # timeout, retry_backoff, the key: before any request
     return args

@@ -12,14 +12,13 @@ reports. Any other server (vLLM, OpenAI...) has no such record: nothing changes.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..masking import mask_url
-from .api_http import HTTPSettings, NotUTF8Error, check_api_key, check_timeout, get
+from .api_http import HTTPSettings, NotUTF8Error, check_api_key, check_timeout, get, json_reply
 from .api_numbers import finite_number
 
 __all__ = [
@@ -79,7 +78,7 @@ def read_declaration(
     url = models_url(base_url)
     try:
         status, text = get(url, settings)
-        body = json.loads(text) if status == 200 else None
+        body = json_reply(text) if status == 200 else None
     except (asyncio.TimeoutError, NotUTF8Error) as error:
         logger.warning(
             "lalm-api: GET %s: %s; going on without a bridge's declaration (window, "

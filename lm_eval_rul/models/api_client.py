@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import signal
 import sys
@@ -39,15 +38,16 @@ from urllib.parse import urlsplit
 from tqdm import tqdm
 
 from ..masking import mask, mask_url
+from ..retries import retry_after_seconds
 from .api_http import (
     HTTPSettings,
     NotUTF8Error,
     check_timeout,
     decode_reply,
+    json_reply,
     key_headers,
     open_session,
 )
-from .api_numbers import finite_seconds
 from .api_replies import (
     APIAuthError,
     APIError,
@@ -280,7 +280,7 @@ class ChatClient:
             except NotUTF8Error as error:
                 raise _Transient(f"HTTP {status} with {error}") from None
             try:
-                body = json.loads(text)
+                body = json_reply(text)
             except ValueError:
                 raise _Transient(f"HTTP {status} with a body that is not JSON") from None
             if not is_chat_completion(body):  # a gateway's error, sent as a success
@@ -314,7 +314,8 @@ class ChatClient:
                     status=status,
                     server_message=message,
                 )
-            raise _Transient(f"HTTP {status}: {message}", finite_seconds(retry_after))
+            wait = retry_after_seconds(retry_after, cap=self.max_backoff)  # seconds or a date
+            raise _Transient(f"HTTP {status}: {message}", wait)
         raise APIRequestError(
             f"lalm-api: {self.host} rejected a request (HTTP {status}: {message}).",
             status=status,

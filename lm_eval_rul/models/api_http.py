@@ -11,13 +11,20 @@
 * **One key check.** The key is read from the environment variable ``api_key_env``
   names; a value holding a newline or anything else an HTTP header cannot carry is
   refused in one line, naming the variable and never the value (:func:`key_headers`).
-* **Replies are UTF-8** (JSON's encoding, RFC 8259): :func:`decode_reply`.
+* **Replies are UTF-8** (JSON's encoding, RFC 8259): :func:`decode_reply`; and their
+  JSON holds text only: a lone surrogate escape (``"\\ud83d"``, half an emoji cut at
+  ``max_tokens``) is read as U+FFFD, as a UTF-8 decoder reads a broken byte
+  (:func:`json_reply`), so no later write of the answer (resume cache, samples) fails.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import json
+import logging
 import os
+import re
 import ssl
 from dataclasses import dataclass
 from typing import Any
@@ -35,9 +42,15 @@ __all__ = [
     "check_http_args",
     "key_headers",
     "decode_reply",
+    "json_reply",
     "open_session",
     "get",
 ]
+
+logger = logging.getLogger(__name__)
+
+#: A UTF-16 surrogate on its own (``json`` pairs the halves of a character it can pair).
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 #: Seconds a request may take, answer included, when ``timeout=`` is not given.
 DEFAULT_TIMEOUT = 300.0
@@ -164,6 +177,41 @@ def decode_reply(data: bytes) -> str:
         raise NotUTF8Error(
             f"a body that is not UTF-8 (byte 0x{byte:02x} at offset {error.start} of {len(data)})"
         ) from None
+
+
+def json_reply(text: str) -> Any:
+    r"""A reply's JSON, every lone surrogate in its strings read as U+FFFD.
+
+    >>> json_reply('{"pair": "\\ud83d\\ude00", "n": 1}')  # a whole character stays
+    {'pair': '😀', 'n': 1}
+    >>> json_reply('["ok \\ud83d"]') == ["ok \N{REPLACEMENT CHARACTER}"]
+    True
+
+    Raises:
+        ValueError: not JSON.
+    """
+    return _text_only(json.loads(text))
+
+
+def _text_only(value: Any) -> Any:
+    if isinstance(value, str):
+        if not _LONE_SURROGATE.search(value):
+            return value
+        _warn_surrogates()
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {_text_only(k): _text_only(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_text_only(item) for item in value]
+    return value
+
+
+@functools.lru_cache(maxsize=1)
+def _warn_surrogates() -> None:
+    logger.warning(
+        "lalm-api: a reply held a lone surrogate escape (half of a character, e.g. an emoji "
+        "cut by max_tokens); it is read as U+FFFD (the replacement character)"
+    )
 
 
 def _ssl(settings: HTTPSettings) -> Any:

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .api_client import APIError
-from .api_numbers import finite_number
+from .api_numbers import finite_number, log_probability
 
 __all__ = [
     "NoLogprobsError",
@@ -63,15 +63,20 @@ class MalformedLogprobsError(APIError):
 
 
 def _logprob(record: Any, where: str) -> float:
-    """The finite number ``record["logprob"]``, or :class:`MalformedLogprobsError`
-    (``Infinity``, ``NaN`` and out-of-range literals such as ``1e400`` included)."""
+    """The log-probability ``record["logprob"]`` (finite, at most 0), or
+    :class:`MalformedLogprobsError` (``Infinity``, ``NaN``, out-of-range literals such as
+    ``1e400`` and numbers above 0 included)."""
     if not isinstance(record, Mapping) or "logprob" not in record:
         raise MalformedLogprobsError(where, record, "no 'logprob'")
     value = record["logprob"]
-    number = finite_number(value)
+    number = log_probability(value)
     if number is None:
         is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
-        why = "'logprob' is not finite" if is_number else "'logprob' is not a number"
+        why = "'logprob' is not a number"
+        if is_number and finite_number(value) is None:
+            why = "'logprob' is not finite"
+        elif is_number:
+            why = "'logprob' is above 0, a probability above 1"
         raise MalformedLogprobsError(where, record, why)
     return number
 
@@ -181,7 +186,27 @@ def top_logprobs_of(body: Mapping[str, Any]) -> list[tuple[str, float]] | None:
         if not isinstance(entry.get("token"), str):
             raise MalformedLogprobsError("top_logprobs entry", entry, "no 'token' text")
         out.append((entry["token"], value))
+    _check_mass(out)
     return out
+
+
+def _check_mass(top: Sequence[tuple[str, float]]) -> None:
+    """Distinct tokens' probabilities add up to 1 at most: a list whose sum is above
+    (the same token listed twice with two values, by a proxy or a buggy server) would
+    score a letter above probability 1, so the reply is malformed, not summed."""
+    mass = sum(math.exp(logprob) for _token, logprob in top)
+    if mass > 1.0 + _MASS_SLACK:
+        tokens = [token for token, _logprob in top]
+        twice = sorted({token for token in tokens if tokens.count(token) > 1})
+        why = f"the tokens' probabilities add up to {mass:.3f}, above 1"
+        if twice:
+            why += f" (listed more than once: {', '.join(map(repr, twice))})"
+        raise MalformedLogprobsError("top_logprobs", [list(pair) for pair in top], why)
+
+
+#: Rounding allowed in the sum of the top tokens' probabilities (servers round each
+#: log-probability; twenty float32 values stay far below this).
+_MASS_SLACK = 1e-3
 
 
 def top_path_scores(
@@ -193,6 +218,7 @@ def top_path_scores(
     (``"A"``, ``" A"``); their probabilities add up. It is greedy when the most likely
     token spells it. ``None`` means "not among the top tokens": the caller counts it.
     """
+    _check_mass(top)  # a stored list of an older version is read here too
     best = max(top, key=lambda pair: pair[1])[0].strip() if top else None
     out: list[tuple[float, bool] | None] = []
     for continuation in continuations:
@@ -203,5 +229,5 @@ def top_path_scores(
             continue
         peak = max(matches)
         total = peak + math.log(sum(math.exp(lp - peak) for lp in matches))
-        out.append((total, best == wanted))
+        out.append((min(total, 0.0), best == wanted))  # within _MASS_SLACK of 0: rounding
     return out

@@ -3,7 +3,8 @@
 Python's ``json`` reads ``Infinity``, ``-Infinity`` and ``NaN`` (not JSON, but some
 servers write them) and turns an out-of-range literal such as ``1e400`` into ``inf``.
 No such number is a log-probability, a window or a wait: every number ``lalm-api`` reads
-from a reply (log-probabilities, ranks, a bridge's window, ``Retry-After``) goes through
+from a reply (log-probabilities, ranks, a bridge's window; ``Retry-After``:
+:func:`lm_eval_rul.retries.retry_after_seconds`) goes through
 :func:`finite_number`, and nothing that :func:`non_finite_in` flags reaches the resume
 cache.
 """
@@ -14,7 +15,16 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["finite_number", "finite_seconds", "non_finite_in"]
+__all__ = [
+    "LOGPROB_SLACK",
+    "finite_number",
+    "log_probability",
+    "non_finite_in",
+]
+
+#: How far above 0 a log-probability may come from rounding (a server's float32 softmax)
+#: before it is a probability above 1; the bridge (``bridge_server.py``) allows the same.
+LOGPROB_SLACK = 1e-6
 
 
 def finite_number(value: Any) -> float | None:
@@ -37,20 +47,18 @@ def finite_number(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def finite_seconds(text: str | None) -> float | None:
-    """A header's number of seconds (``Retry-After: 2``), ``None`` when absent, not a
-    number or not finite (``inf``, ``nan``, ``1e400``); a negative one is 0.
+def log_probability(value: Any) -> float | None:
+    """``value`` as a log-probability: a finite number at most 0 (rounding up to
+    :data:`LOGPROB_SLACK` above 0 reads as 0), else ``None`` (a probability above 1 is no
+    probability).
 
-    >>> finite_seconds("2"), finite_seconds("-3"), finite_seconds("inf"), finite_seconds("soon")
-    (2.0, 0.0, None, None)
+    >>> log_probability(-0.5), log_probability(5e-7), log_probability(0.544), log_probability("-1")
+    (-0.5, 0.0, None, None)
     """
-    if text is None:
+    number = finite_number(value)
+    if number is None or number > LOGPROB_SLACK:
         return None
-    try:
-        number = finite_number(float(text))
-    except ValueError:
-        return None
-    return None if number is None else max(0.0, number)
+    return min(number, 0.0)
 
 
 def non_finite_in(value: Any) -> bool:

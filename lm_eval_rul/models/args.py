@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import difflib
 import inspect
+import math
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ..audio import condition_named
@@ -22,6 +24,12 @@ __all__ = [
     "supported_args",
     "audio_condition",
     "USE_CACHE_REFUSAL",
+    "NumberRange",
+    "NUMBER_RANGES",
+    "MAX_NOISE_SECONDS",
+    "DTYPE_ARGS",
+    "dtype_name",
+    "with_dtype_names",
 ]
 
 #: Keyword arguments lm-eval itself adds to every model's constructor.
@@ -69,7 +77,7 @@ def _as_number(kind: Callable[[Any], Any], name: str, value: Any, optional: bool
         number = kind(value)
         if kind is int and isinstance(value, float) and number != value:
             raise ValueError
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # int(float("inf")) overflows
         what = "an integer" if kind is int else "a number"
         raise LALMArgumentError(
             f"lalm: {name}={value!r} is not {what}; e.g. --model_args pretrained=...,{name}="
@@ -78,26 +86,130 @@ def _as_number(kind: Callable[[Any], Any], name: str, value: Any, optional: bool
     return number
 
 
+@dataclass(frozen=True)
+class NumberRange:
+    """The values a numeric ``model_args`` entry may take: a finite number of ``kind``
+    from ``low`` (excluded when ``above``) to ``high``; ``unit`` words the messages."""
+
+    kind: Callable[[Any], Any]
+    low: float | None = None
+    above: bool = False
+    high: float | None = None
+    optional: bool = False
+    unit: str = ""
+    hint: str = ""
+
+    def read(self, name: str, value: Any) -> Any:
+        """``value`` converted, or one line naming ``name``, the value and the range."""
+        number = _as_number(self.kind, name, value, self.optional)
+        if number is None:
+            return None
+        low_ok = self.low is None or (number > self.low if self.above else number >= self.low)
+        if math.isfinite(number) and low_ok and (self.high is None or number <= self.high):
+            return number
+        raise LALMArgumentError(f"lalm: {name}={value!r} must be {self.describe()}.{self.hint}")
+
+    def describe(self) -> str:
+        """The range in words: ``at least 1``, ``a finite number of seconds, above 0 and at
+        most 3600``."""
+        bounds = []
+        if self.low is not None:
+            bounds.append(f"above {self.low:g}" if self.above else f"at least {self.low:g}")
+        if self.high is not None:
+            bounds.append(f"at most {self.high:g}")
+        if self.kind is int:
+            return " and ".join(bounds) or "an integer"
+        what = "a finite number" + (f" of {self.unit}" if self.unit else "")
+        return ", ".join([what, " and ".join(bounds)]) if bounds else what
+
+
+#: The ``model_args`` that name a torch dtype (the harness's ``HFLM`` reads each with
+#: ``getattr(torch, value)``, so ``bf16`` was an ``AttributeError`` after the load began).
+DTYPE_ARGS = ("dtype", "softmax_dtype", "mixed_precision_dtype", "bnb_4bit_compute_dtype")
+#: Common spellings -> torch's names (``auto``: the checkpoint's own dtype).
+_DTYPES = {
+    "auto": "auto",
+    "bfloat16": "bfloat16", "bf16": "bfloat16",
+    "float16": "float16", "fp16": "float16", "half": "float16",
+    "float32": "float32", "fp32": "float32", "float": "float32",
+    "float64": "float64", "fp64": "float64", "double": "float64",
+}  # fmt: skip
+
+
+def dtype_name(name: str, value: Any) -> Any:
+    """``value`` of the dtype argument ``name`` as torch names it, or one line listing the
+    accepted spellings (a ``torch.dtype`` or ``None`` passes unchanged).
+
+    >>> dtype_name("dtype", "bf16"), dtype_name("dtype", "torch.Half"), dtype_name("dtype", "fp32")
+    ('bfloat16', 'float16', 'float32')
+    """
+    if value is None or not isinstance(value, str):
+        return value
+    key = value.strip().lower().removeprefix("torch.")
+    if key in _DTYPES:
+        return _DTYPES[key]
+    spellings: dict[str, list[str]] = {}
+    for spelling, canonical in _DTYPES.items():
+        spellings.setdefault(canonical, []).append(spelling)
+    shown = "; ".join(", ".join(names) for names in spellings.values())
+    raise LALMArgumentError(f"lalm: {name}={value!r} is not a dtype; use one of: {shown}.")
+
+
+def with_dtype_names(model_args: Mapping[str, Any], who: str = "lalm") -> dict[str, Any]:
+    """``model_args`` with each of :data:`DTYPE_ARGS` spelt as torch names it."""
+    out = dict(model_args)
+    for name in DTYPE_ARGS:
+        if name in out:
+            try:
+                out[name] = dtype_name(name, out[name])
+            except LALMArgumentError as error:
+                raise LALMArgumentError(str(error).replace("lalm:", f"{who}:", 1)) from None
+    return out
+
+
+#: Longest ``noise`` / ``silence`` waveform: an hour (a longer one only fills memory).
+MAX_NOISE_SECONDS = 3600.0
+
+#: Every numeric ``model_args`` entry of ``lalm`` and ``lalm-api`` and the values it takes
+#: (NaN and infinity are never taken: a NaN noise level or length reaches the model as a
+#: waveform of NaN, an infinite length as an ``OverflowError`` deep in a run).
+NUMBER_RANGES: dict[str, NumberRange] = {
+    "noise_seconds": NumberRange(float, 0, True, MAX_NOISE_SECONDS, unit="seconds"),
+    "noise_std": NumberRange(float, 0),
+    "seed": NumberRange(int),
+    "max_audio_seconds": NumberRange(
+        float, 0, True, optional=True, unit="seconds",
+        hint=" Leave it out (or none) for the model's own limit: there is no unlimited window.",
+    ),  # fmt: skip
+    "max_batch_size": NumberRange(int, 1, optional=True),
+    "max_length": NumberRange(int, 1, optional=True),
+    "max_gen_toks": NumberRange(int, 1),
+    # lalm-api (lm_eval_rul.models.api); timeout and retry_backoff: api_http's own checks
+    "sampling_rate": NumberRange(int, 1000, high=768_000, unit="samples per second"),
+    "top_logprobs": NumberRange(int, 1),
+    "num_concurrent": NumberRange(int, 1),
+    "max_retries": NumberRange(int, 0),
+    "retry_backoff": NumberRange(float),
+    "timeout": NumberRange(float),
+}
+
+_NOT_FINITE_OK = ("timeout", "retry_backoff")  # refused by api_http with their own words
+
 #: How each ``model_args`` value is read (name -> converter of (name, value)).
 _CONVERTERS: dict[str, Callable[[str, Any], Any]] = {
-    "noise_seconds": lambda n, v: _as_number(float, n, v),
-    "noise_std": lambda n, v: _as_number(float, n, v),
-    "seed": lambda n, v: _as_number(int, n, v),
-    "max_audio_seconds": lambda n, v: _as_number(float, n, v, optional=True),
-    "max_batch_size": lambda n, v: _as_number(int, n, v, optional=True),
-    "max_length": lambda n, v: _as_number(int, n, v, optional=True),
-    "max_gen_toks": lambda n, v: _as_number(int, n, v),
+    **{
+        name: (
+            (lambda n, v, k=rule.kind: _as_number(k, n, v))
+            if name in _NOT_FINITE_OK
+            else rule.read
+        )
+        for name, rule in NUMBER_RANGES.items()
+    },
+    **dict.fromkeys(DTYPE_ARGS, dtype_name),
     "chat_template": _as_bool,
     "prefix_cache": _as_bool,
     "trust_remote_code": _as_bool,
     "parallelize": _as_bool,
-    # lalm-api (lm_eval_rul.models.api)
-    "sampling_rate": lambda n, v: _as_number(int, n, v),
-    "top_logprobs": lambda n, v: _as_number(int, n, v),
-    "num_concurrent": lambda n, v: _as_number(int, n, v),
-    "max_retries": lambda n, v: _as_number(int, n, v),
-    "retry_backoff": lambda n, v: _as_number(float, n, v),
-    "timeout": lambda n, v: _as_number(float, n, v),
     "verify_certificate": _as_bool,
     "chunked": _as_bool,
     # lalm-vllm (lm_eval_rul.models.lalm_vllm)
@@ -108,7 +220,6 @@ _CONVERTERS: dict[str, Callable[[str, Any], Any]] = {
     "enforce_eager": _as_bool,
     "block_size": lambda n, v: _as_number(int, n, v, optional=True),
 }
-
 
 
 def audio_condition(audio: Any) -> str:

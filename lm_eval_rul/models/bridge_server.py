@@ -9,7 +9,8 @@ The adapter is a Python file that defines:
   generate(audio, sampling_rate, prompt, max_new_tokens) -> str        (required)
   loglikelihood(audio, sampling_rate, context, continuation) -> float  (optional)
   MAX_AUDIO_SECONDS = 30    the model's audio window (optional; longer audio is cut to it,
-                            and every cut is reported in the reply and on this console)
+                            and every cut is reported in the reply and on this console;
+                            math.inf, like leaving it out, is no limit)
   CHUNKED = True            the model hears long audio in windows (optional; the factual
                             tasks then ask about each window)
   NAME = "my-model"         the model name lalm-api's model= must give (default: the
@@ -105,13 +106,17 @@ class Adapter:
             raise SystemExit(f"bridge: adapter {path}: loglikelihood is not a function")
         window = getattr(module, "MAX_AUDIO_SECONDS", None)
         if window is not None and (
-            isinstance(window, bool) or not isinstance(window, (int, float)) or window <= 0
+            isinstance(window, bool)
+            or not isinstance(window, (int, float))
+            or not window > 0  # NaN too
         ):
             raise SystemExit(
                 f"bridge: adapter {path}: MAX_AUDIO_SECONDS = {window!r} is not a positive "
-                "number of seconds (or leave it out: no limit)"
+                "number of seconds (or leave it out, or math.inf: no limit)"
             )
-        self.max_audio_seconds = None if window is None else float(window)
+        # math.inf (or a number beyond the float range) reads as "no limit", as leaving it out
+        infinite = window is not None and not math.isfinite(float(window))
+        self.max_audio_seconds = None if window is None or infinite else float(window)
         self.chunked = _flag(module, "CHUNKED", path)
         self.thread_safe = _flag(module, "THREAD_SAFE", path)
         stem = os.path.splitext(os.path.basename(self.path))[0]
@@ -467,9 +472,13 @@ class Bridge:
     def _run(self, function, what: str, *args):
         try:
             return self.adapter.call(function, *args)
-        except Exception as error:  # noqa: BLE001 - reported to the client, never answered
+        except (Exception, SystemExit) as error:  # noqa: BLE001 - reported, never answered
+            # research code calls sys.exit()/exit() (argparse on a bad option does): an
+            # error reply carrying its message, and the bridge keeps serving
             self.log(f"bridge: adapter {what} raised:\n{traceback.format_exc().rstrip()}")
             said = " ".join(str(error).split())
+            if isinstance(error, SystemExit):
+                said = f"the adapter called sys.exit({error.code!r})"
             said = said if len(said) <= 200 else said[:200] + "..."
             if self.adapter.is_transient(error):  # lalm-api retries a 503
                 raise BridgeError(
@@ -610,6 +619,8 @@ def serve(argv=None) -> None:
     except SystemExit as stop:
         _fail(str(stop.code))
     bridge = Bridge(adapter)
+    if not 0 <= args.port <= 65535:
+        _fail(f"bridge: --port {args.port} is not a port (0 to 65535; 0: any free one)")
     try:
         server = ThreadingHTTPServer((args.host, args.port), make_handler(bridge, args.verbose))
     except OSError as error:

@@ -110,6 +110,7 @@ class LALM(
     ) -> None:
         given = {
             "pretrained": pretrained,
+            "dtype": dtype,
             "noise_seconds": noise_seconds,
             "noise_std": noise_std,
             "seed": seed,
@@ -138,7 +139,7 @@ class LALM(
             revision=revision,
             max_length=args["max_length"],
             device=device or "",
-            dtype=dtype,
+            dtype=args["dtype"],
             batch_size=args["batch_size"],
             max_batch_size=args["max_batch_size"],
             trust_remote_code=args["trust_remote_code"],

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from .reading import json_value, jsonl_values, read_text
-from .schema import MAX_LISTED, DataValidationError
+from .schema import MAX_LISTED, DataValidationError, too_many_options
 
 __all__ = [
     "ANY_SUFFIX",
@@ -230,6 +230,10 @@ def _item(
         choices = [c for c in choices if c.strip()]
     if len(choices) < 2:
         problems.append(f"{where}: needs at least 2 non-empty choices, got {row['choices']!r:.80}")
+        return None
+    crowded = too_many_options(where, len(choices))
+    if crowded:
+        problems.append(crowded)
         return None
     answer = row.get("answer") if answered else None
     if answer is not None and answer not in choices:

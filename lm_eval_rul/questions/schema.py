@@ -18,7 +18,31 @@ __all__ = [
     "normalize_answer",
     "MAX_LISTED",
     "natural_id_key",
+    "OPTION_LETTERS",
+    "too_many_options",
 ]
+
+#: The letters options are shown with: a question offers at most 26 options.
+OPTION_LETTERS: tuple[str, ...] = tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def too_many_options(where: str, n_options: int) -> str | None:
+    """The problem of a question offering more options than there are letters, or None
+    (every reader asks this, so the item is named when the file is read, before a model
+    loads, whatever protocol then shows it).
+
+    >>> too_many_options("item '7'", 30)
+    "item '7': 30 choices, more than the 26 option letters A-Z can show; keep at most 26"
+    >>> too_many_options("item '7'", 26) is None
+    True
+    """
+    limit = len(OPTION_LETTERS)
+    if n_options <= limit:
+        return None
+    return (
+        f"{where}: {n_options} choices, more than the {limit} option letters "
+        f"A-{OPTION_LETTERS[-1]} can show; keep at most {limit}"
+    )
 
 #: How many problems (ids, rows) an error message lists before "... and N more".
 MAX_LISTED = 10

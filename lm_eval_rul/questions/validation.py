@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .schema import MAX_LISTED, DataValidationError, Question, normalize_answer
+from .schema import MAX_LISTED, DataValidationError, Question, normalize_answer, too_many_options
 
 __all__ = ["rows_to_questions", "ACCEPTED_SCHEMAS"]
 
@@ -140,6 +140,10 @@ def rows_to_questions(
             problems.append(f"{where}: needs at least {min_distractors} distractors")
             continue
         correct = str(row["correct_answer"]).strip()
+        crowded = too_many_options(where, len(distractors) + 1) if check_options else None
+        if crowded:  # pools (unchecked options) are offered a few at a time
+            problems.append(crowded)
+            continue
         if check_options:
             empty = [i for i, d in enumerate(distractors) if not d]
             if empty:

@@ -12,6 +12,7 @@ written server.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -19,6 +20,7 @@ import sysconfig
 import textwrap
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 __all__ = [
     "RESEARCH_WINDOW_SECONDS",
@@ -27,6 +29,7 @@ __all__ = [
     "write_adapter",
     "isolated_python",
     "start_bridge",
+    "post_chat",
     "clean_env",
     "MINIMAL_PACKAGES",
 ]
@@ -198,3 +201,20 @@ def start_bridge(
         process.wait()
         raise RuntimeError(f"the bridge did not start: {line}{Path(log).read_text()}")
     return process, line.rsplit(" at ", 1)[1].strip()
+
+
+def post_chat(url: str, body: dict[str, Any] | bytes) -> tuple[int, dict[str, Any]]:
+    """``POST url/chat/completions`` with ``body`` (a dict sent as JSON, or raw bytes);
+    ``(status, the reply's JSON)``, an HTTP error's included."""
+    import urllib.error
+    import urllib.request
+
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    request = urllib.request.Request(
+        url + "/chat/completions", data, {"Content-Type": "application/json"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())

@@ -105,6 +105,26 @@ def _infinite_top_logprob(answer: dict[str, Any]) -> None:
     _top_entries(answer)[0]["logprob"] = float("inf")
 
 
+def _duplicate_top_token(answer: dict[str, Any]) -> None:
+    """The most likely token listed twice with two values (a proxy merging replies): the
+    two summed would give it a probability above 1."""
+    entries = _top_entries(answer)
+    first = dict(entries[0], token=" A", logprob=-0.1)
+    entries[:1] = [first, dict(first, logprob=-0.2)]
+
+
+def _positive_prompt_logprob(answer: dict[str, Any]) -> None:
+    for record in answer["prompt_logprobs"][-1].values():
+        record["logprob"] = 0.544
+
+
+def _lone_surrogate(answer: dict[str, Any]) -> None:
+    """Half an emoji at the end (a generation cut by ``max_tokens`` between the two
+    halves of a UTF-16 pair): ``json.dumps`` writes it as the escape ``"\\ud83d"``."""
+    message = answer["choices"][0]["message"]
+    message["content"] = "The answer is [[A]] \ud83d"
+
+
 #: Scripted answers computed by the model, then altered (a misbehaving server or proxy).
 REWRITES: dict[str, Callable[[dict[str, Any]], None]] = {
     "no_prompt_logprobs": _no_prompt_logprobs,
@@ -113,6 +133,9 @@ REWRITES: dict[str, Callable[[dict[str, Any]], None]] = {
     "top_without_token": _drop("token"),
     "prompt_logprob_infinity": _infinite_prompt_logprob,
     "top_logprob_1e400": _infinite_top_logprob,
+    "top_duplicate_token": _duplicate_top_token,
+    "prompt_logprob_positive": _positive_prompt_logprob,
+    "content_lone_surrogate": _lone_surrogate,
 }
 #: How a rewritten answer is spelled where ``json.dumps`` cannot say it: an out-of-range
 #: literal, which Python's ``json`` reads as ``inf``.

@@ -15,6 +15,7 @@ BENCHMARK = Benchmark(
             read="lm_eval_rul.questions.mmar:read_mmar_questions",
         ),
     ),
+    checks=("lm_eval_rul.tasks.mmar.utils:check_mmar_data",),
     fold_groups=("rul_mmar_music",),
     post_run_files=(
         PostRunFile(

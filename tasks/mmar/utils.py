@@ -5,6 +5,7 @@ from typing import Any
 
 from lm_eval_rul.cli.quiet import quiet_plugin_task_warnings
 from lm_eval_rul.mcqa.mmau.tasks import (  # noqa: F401
+    check_layout_data,
     doc_to_choice,
     doc_to_text,
     doc_to_text_gen,
@@ -26,6 +27,11 @@ MMAR_METADATA_KEYS = layout_metadata_keys(MMAR)
 def load_mmar(**metadata: Any) -> dict[str, Any]:
     """``custom_dataset`` of ``mmar_music`` and ``mmar_music_gen``."""
     return load_layout(MMAR, **metadata)
+
+
+def check_mmar_data(metadata: dict[str, Any]) -> None:
+    """MMAR's files named in ``metadata``, read now (its descriptor's check)."""
+    check_layout_data(MMAR, metadata)
 
 
 def load_rul_mmar_music(fold: int, **metadata: Any) -> dict[str, Any]:

@@ -14,6 +14,7 @@ BENCHMARK = Benchmark(
             read="lm_eval_rul.questions.mmau:read_mmau_questions",
         ),
     ),
+    checks=("lm_eval_rul.mcqa.mmau.tasks:check_mmau_data",),
     fold_groups=("rul_mmau_music",),
     post_run_files=(
         PostRunFile(

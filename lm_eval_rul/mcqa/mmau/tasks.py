@@ -69,6 +69,8 @@ __all__ = [
     "doc_to_text_gen",
     "process_results_gen",
     "load_rul_mmau_music",
+    "check_layout_data",
+    "check_mmau_data",
 ]
 
 #: The parser each protocol's generation task reads answers with (``rul``: ``parser``).
@@ -287,3 +289,22 @@ def load_mmau(**metadata: Any) -> dict[str, Any]:
 def load_rul_mmau_music(fold: int, **metadata: Any) -> dict[str, Any]:
     """``custom_dataset`` of ``rul_mmau_music_fold{fold}``."""
     return load_rul_layout(MMAU, fold, **metadata)
+
+
+def check_layout_data(layout: Layout, metadata: dict[str, Any]) -> None:
+    """Read and check, now, the files of ``layout`` that ``metadata`` names
+    (``{name}_data_path``, ``rul_{name}_data_path``), as the task loaders will: a
+    descriptor's ``checks`` (``lm_eval_rul.task_manager``, before any model loads).
+
+    Raises:
+        FileNotFoundError, DataValidationError, TaskMetadataError: as the loaders do.
+    """
+    if metadata.get(f"{layout.name}_data_path"):
+        layout_items(layout, **metadata)
+    if metadata.get(f"rul_{layout.name}_data_path"):
+        _rul_questions(layout, metadata)
+
+
+def check_mmau_data(metadata: dict[str, Any]) -> None:
+    """MMAU's :func:`check_layout_data` (its descriptor's check)."""
+    check_layout_data(MMAU, metadata)
