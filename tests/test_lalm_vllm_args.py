@@ -29,7 +29,8 @@ def test_missing_vllm_is_one_line_before_the_model(tiny_audio_lm, audio_data, ca
     [
         ({"data_parallel_size": 2}, "data_parallel_size>1: vLLM's in-process engine"),
         ({"tensor_parallel_size": 0}, "tensor_parallel_size=0 must be at least 1"),
-        ({"gpu_memory_utilization": 1.5}, "gpu_memory_utilization=1.5 must be above 0"),
+        ({"gpu_memory_utilization": 1.5}, "gpu_memory_utilization=1.5 must be a finite number"),
+        ({"gpu_memory_utilization": "nan"}, "gpu_memory_utilization='nan' must be a finite number"),
         ({"enforce_eager": "maybe"}, "enforce_eager='maybe' is not a boolean"),
         ({"prefix_cahce": False}, "unknown model_args prefix_cahce. Did you mean prefix_cache"),
     ],

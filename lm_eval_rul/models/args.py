@@ -170,8 +170,8 @@ def with_dtype_names(model_args: Mapping[str, Any], who: str = "lalm") -> dict[s
 #: Longest ``noise`` / ``silence`` waveform: an hour (a longer one only fills memory).
 MAX_NOISE_SECONDS = 3600.0
 
-#: Every numeric ``model_args`` entry of ``lalm`` and ``lalm-api`` and the values it takes
-#: (NaN and infinity are never taken: a NaN noise level or length reaches the model as a
+#: Every numeric ``model_args`` entry of ``lalm``, ``lalm-api`` and ``lalm-vllm`` and the
+#: values it takes (NaN and infinity are never taken: a NaN noise level or length reaches the model as a
 #: waveform of NaN, an infinite length as an ``OverflowError`` deep in a run).
 NUMBER_RANGES: dict[str, NumberRange] = {
     "noise_seconds": NumberRange(float, 0, True, MAX_NOISE_SECONDS, unit="seconds"),
@@ -191,6 +191,12 @@ NUMBER_RANGES: dict[str, NumberRange] = {
     "max_retries": NumberRange(int, 0),
     "retry_backoff": NumberRange(float),
     "timeout": NumberRange(float),
+    # lalm-vllm (lm_eval_rul.models.lalm_vllm)
+    "tensor_parallel_size": NumberRange(int, 1),
+    "data_parallel_size": NumberRange(int, 1),
+    "gpu_memory_utilization": NumberRange(float, 0, True, 1),
+    "max_model_len": NumberRange(int, 1, optional=True),
+    "block_size": NumberRange(int, 1, optional=True),
 }
 
 _NOT_FINITE_OK = ("timeout", "retry_backoff")  # refused by api_http with their own words
@@ -212,13 +218,7 @@ _CONVERTERS: dict[str, Callable[[str, Any], Any]] = {
     "parallelize": _as_bool,
     "verify_certificate": _as_bool,
     "chunked": _as_bool,
-    # lalm-vllm (lm_eval_rul.models.lalm_vllm)
-    "tensor_parallel_size": lambda n, v: _as_number(int, n, v),
-    "data_parallel_size": lambda n, v: _as_number(int, n, v),
-    "gpu_memory_utilization": lambda n, v: _as_number(float, n, v),
-    "max_model_len": lambda n, v: _as_number(int, n, v, optional=True),
-    "enforce_eager": _as_bool,
-    "block_size": lambda n, v: _as_number(int, n, v, optional=True),
+    "enforce_eager": _as_bool,  # lalm-vllm
 }
 
 

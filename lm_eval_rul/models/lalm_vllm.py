@@ -112,21 +112,13 @@ def check_model_args(model_args: Mapping[str, Any]) -> dict[str, Any]:
         VLLMMissingError: vLLM is not installed.
         FamilyNotServedError: vLLM does not serve the checkpoint's family.
     """
-    args = validate_model_args(model_args, LALMVLLM)
-    for name in ("tensor_parallel_size", "data_parallel_size"):
-        if name in args and args[name] < 1:
-            raise LALMArgumentError(f"lalm-vllm: {name}={args[name]!r} must be at least 1.")
+    args = validate_model_args(model_args, LALMVLLM)  # numbers: args.NUMBER_RANGES
     if args.get("data_parallel_size", 1) > 1:
         raise LALMArgumentError(
             "lalm-vllm: data_parallel_size>1: vLLM's in-process engine (LLM) refuses data "
             "parallelism in one process; run one lalm-vllm per GPU group on a share of the "
             "tasks, or serve the model with `vllm serve --data-parallel-size N` and use "
             "--model lalm-api."
-        )
-    utilization = args.get("gpu_memory_utilization")
-    if utilization is not None and not 0 < utilization <= 1:
-        raise LALMArgumentError(
-            f"lalm-vllm: gpu_memory_utilization={utilization!r} must be above 0 and at most 1."
         )
     vllm_version()
     if args.get("pretrained"):
