@@ -171,8 +171,8 @@ def with_dtype_names(model_args: Mapping[str, Any], who: str = "lalm") -> dict[s
 MAX_NOISE_SECONDS = 3600.0
 
 #: Every numeric ``model_args`` entry of ``lalm``, ``lalm-api`` and ``lalm-vllm`` and the
-#: values it takes (NaN and infinity are never taken: a NaN noise level or length reaches the model as a
-#: waveform of NaN, an infinite length as an ``OverflowError`` deep in a run).
+#: values it takes (NaN and infinity are never taken: a NaN noise level or length reaches
+#: the model as a waveform of NaN, an infinite length as an ``OverflowError`` deep in a run).
 NUMBER_RANGES: dict[str, NumberRange] = {
     "noise_seconds": NumberRange(float, 0, True, MAX_NOISE_SECONDS, unit="seconds"),
     "noise_std": NumberRange(float, 0),
