@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -23,6 +24,32 @@ def pytest_configure(config):
     root = Path(tempfile.mkdtemp(prefix="lm_eval_rul_test_caches_"))
     config.stash[_SESSION_CACHES] = root
     config.stash[_GUARD] = isolate_session(root)
+    _harness_log_follows_stderr()
+
+
+class _CurrentStderr:
+    """Whatever ``sys.stderr`` is when a record is written (a test's ``capsys`` or not)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
+def _harness_log_follows_stderr() -> None:
+    """The harness makes its one log handler at the first ``setup_logging`` call, bound to
+    that moment's ``sys.stderr``: from a test under ``capsys``, a stream closed when that
+    test ends, so every later test's harness log line became a "Logging error" traceback.
+    Made here and pointed at the current ``sys.stderr``, it writes where each test reads."""
+    import logging
+
+    from lm_eval.utils import setup_logging
+
+    setup_logging()
+    for handler in logging.getLogger("lm_eval").handlers:
+        if isinstance(handler, logging.StreamHandler):
+            handler.setStream(_CurrentStderr())
 
 
 def pytest_sessionfinish(session):
