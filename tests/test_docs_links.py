@@ -135,8 +135,9 @@ def test_each_docs_page_opens_with_what_it_covers(page):
 def test_ci_runs_the_readme_test_command():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert "python -m pytest -q tests" in readme
-    assert ci.rstrip().splitlines()[-1] == "python -m pytest -q tests"
+    command = "python -m pytest -q -n 2 --dist loadfile tests"
+    assert f"```bash\n{command}\n```" in readme
+    assert ci.rstrip().splitlines()[-1] == command
     install = re.search(r"pip install torch==(\S+) && pip install -e \"\.\[test\]\"", readme)
     assert install, "the README's one install recipe"
     assert f"pip install -q torch=={install.group(1)}" in ci
