@@ -27,6 +27,7 @@ package :mod:`lm_eval_rul.audio.conditions` imports (see :mod:`.reversed_clip`, 
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Hashable, Mapping
 from typing import Any, ClassVar
 
@@ -66,8 +67,9 @@ _REGISTRY: dict[str, Condition] = {}
 _COMPOSITE_KINDS = ("clips", "text")
 
 
-class Condition:
-    """One audio condition (see the module doc for each field)."""
+class Condition(ABC):
+    """One audio condition (see the module doc for each field; a subclass that does not
+    define ``key``, ``waveform`` and ``describe`` cannot be instantiated)."""
 
     name: ClassVar[str]
     description: ClassVar[str]
@@ -82,19 +84,19 @@ class Condition:
     #: ``random``). Defaults to ``name``.
     key_kind: ClassVar[str]
 
+    @abstractmethod
     def key(self, doc: Mapping[str, Any], spec: AudioSpec) -> Hashable:
         """The key of what ``doc`` hears under ``spec``; reads no audio."""
-        raise NotImplementedError
 
+    @abstractmethod
     def waveform(
         self, key: tuple[Any, ...], doc: Mapping[str, Any], spec: AudioSpec
     ) -> np.ndarray | None:
         """The mono float32 waveform of ``key`` (``None``: no audio)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def describe(self, key: tuple[Any, ...]) -> str:
         """``key`` in words."""
-        raise NotImplementedError
 
     def __repr__(self) -> str:
         return f"<audio condition {self.name!r}>"
