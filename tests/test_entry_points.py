@@ -29,12 +29,14 @@ def _declared(group: str) -> dict[str, str]:
 def test_model_entry_points_resolve_to_the_classes():
     from lm_eval_rul.models.api import LALMAPI
     from lm_eval_rul.models.lalm import LALM
+    from lm_eval_rul.models.lalm_vllm import LALMVLLM  # imports no vLLM until built
     from lm_eval_rul.registration import MODELS
 
     installed = _ours("lm_eval.models")
-    assert set(installed) == {"lalm", "lalm-api"}
+    assert set(installed) == {"lalm", "lalm-api", "lalm-vllm"}
     assert installed["lalm"].load() is LALM
     assert installed["lalm-api"].load() is LALMAPI
+    assert installed["lalm-vllm"].load() is LALMVLLM
     assert _declared("lm_eval.models") == MODELS  # what `import lm_eval_rul` registers
 
 
