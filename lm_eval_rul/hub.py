@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from .adapters import ADAPTERS
 from .errors import UserInputError
 
 __all__ = [
@@ -35,15 +36,16 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-#: Harness models that read ``pretrained`` (and ``tokenizer``) from the hub or a folder.
+#: Harness models that read ``pretrained`` (and ``tokenizer``) from the hub or a folder:
+#: the harness's own, then the plugin's adapters that read a checkpoint.
 HUB_MODELS: tuple[str, ...] = (
     "hf",
     "hf-auto",
     "huggingface",
-    "lalm",
     "vllm",
     "hf-multimodal",
     "hf-audiolm-qwen",
+    *(row.name for row in ADAPTERS if row.reads_checkpoint),
 )
 
 #: The ``--metadata`` half of the offline advice, for ``run`` (the tasks' question files).

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .adapters import ADAPTERS, adapter_named
 from .catalogue import tasks_dir
 from .errors import UserInputError
 
@@ -17,12 +18,9 @@ __all__ = [
     "UnknownTaskMetadataError",
 ]
 
-#: Model name -> lazy import target, registered without importing torch-heavy code.
-MODELS: dict[str, str] = {
-    "lalm": "lm_eval_rul.models.lalm:LALM",
-    "lalm-api": "lm_eval_rul.models.api:LALMAPI",
-    "lalm-vllm": "lm_eval_rul.models.lalm_vllm:LALMVLLM",
-}
+#: Model name -> lazy import target (:data:`lm_eval_rul.adapters.ADAPTERS`), registered
+#: without importing torch-heavy code.
+MODELS: dict[str, str] = {row.name: row.target for row in ADAPTERS}
 
 
 def model_args_checker(model: str) -> Any | None:
@@ -33,10 +31,10 @@ def model_args_checker(model: str) -> Any | None:
     """
     import importlib
 
-    target = MODELS.get(model)
-    if target is None:
+    row = adapter_named(model)
+    if row is None:
         return None
-    return importlib.import_module(target.split(":")[0]).check_model_args
+    return importlib.import_module(row.module).check_model_args
 
 
 def register_models() -> None:

@@ -41,3 +41,22 @@ def test_bad_model_args_are_refused_before_vllm_is_looked_for(args, match):
 
     with pytest.raises(UserInputError, match=match):
         check_model_args({"pretrained": "/nowhere", **args})
+
+
+def test_mistyped_checkpoint_is_one_line_before_anything_loads(
+    audio_data, tmp_path, capsys, monkeypatch
+):
+    """lalm-vllm reads a checkpoint (its adapter row), so the hub checks apply to it as to
+    lalm: a path that is not there is one line, before vLLM or any weight loads."""
+    from lm_eval_rul.hub import HUB_MODELS
+    from lm_eval_rul.models import lalm_vllm
+
+    assert "lalm-vllm" in HUB_MODELS
+    monkeypatch.setattr(lalm_vllm, "vllm_version", lambda: "0.0 (stand-in)")  # "installed"
+    typo = tmp_path / "no_such_model"
+    line = cli_error_line(
+        ["run", "--model", "lalm-vllm", "--model_args", f"pretrained={typo}",
+         "--tasks", "rul_muchomusic_fold0", "--metadata", json.dumps(audio_data)],
+        capsys,
+    )  # fmt: skip
+    assert "ModelUnavailableError" in line and str(typo) in line and "no such folder" in line

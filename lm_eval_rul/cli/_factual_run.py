@@ -25,6 +25,8 @@ import json
 import logging
 from typing import TYPE_CHECKING, Any
 
+from ..adapters import ADAPTERS
+
 if TYPE_CHECKING:
     from ..factual.errors import FactualInputError
 
@@ -41,7 +43,7 @@ logger = logging.getLogger(__name__)
 #: Every factual task and group name starts with it.
 FACTUAL_PREFIX = "factual"
 #: The audio model whose limit cannot be read (a served model): it must be told.
-SERVED_AUDIO_MODEL = "lalm-api"
+SERVED_AUDIO_MODEL = next(row.name for row in ADAPTERS if row.hears_audio and row.served)
 
 
 def uses_factual_tasks(names: str) -> bool:

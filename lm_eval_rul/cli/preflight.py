@@ -28,6 +28,7 @@ import logging
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from ..adapters import adapter_named, audio_adapter_names, checkpoint_adapter_names
 from ..errors import UserInputError
 from ..harness_compat import refuse_doc_to_audio_tasks
 from ..hub import check_model_available
@@ -50,10 +51,10 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-#: Harness models that hear audio (the audio checks apply to them).
-AUDIO_MODELS: tuple[str, ...] = ("lalm", "lalm-api", "lalm-vllm")
+#: Harness models that hear audio (the audio checks apply to them), from the adapter table.
+AUDIO_MODELS: tuple[str, ...] = audio_adapter_names()
 #: Audio models that load a checkpoint (``pretrained=``) themselves.
-_CHECKPOINT_AUDIO_MODELS = ("lalm", "lalm-vllm")
+_CHECKPOINT_AUDIO_MODELS = checkpoint_adapter_names()
 #: Models whose tokenizer the multi-token letter check can load.
 _TOKENIZER_MODELS = ("hf", "hf-auto", "huggingface", "lalm")
 #: The harness's text models for a local or hub checkpoint.
@@ -273,17 +274,13 @@ def check_results_cache(model: str | None, model_args: Mapping[str, Any]) -> Non
     """``lalm``/``lalm-api``'s results cache opens, before the model loads: a file that is
     not SQLite, a folder that cannot be made, a read-only disk are one line now, not after
     minutes of loading (:class:`~lm_eval_rul.cache.CacheFileError`)."""
-    if model not in AUDIO_MODELS:
+    row = adapter_named(model)
+    if row is None or not row.hears_audio:
         return
     from ..cache import ResultCache
-    from ..models.api import API_RESULTS_FILE
-    from ..models.lalm_vllm import VLLM_RESULTS_FILE
-    from ..models.stored_results import DEFAULT_RESULTS_FILE, results_path
+    from ..models.stored_results import results_path
 
-    default = {"lalm": DEFAULT_RESULTS_FILE, "lalm-vllm": VLLM_RESULTS_FILE}.get(
-        model, API_RESULTS_FILE
-    )
-    path = results_path(model_args.get("results_cache", "auto"), default)
+    path = results_path(model_args.get("results_cache", "auto"), row.results_file)
     if path is not None:
         ResultCache(path, scope={"check": "opens"}).close()
 

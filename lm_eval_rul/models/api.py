@@ -23,6 +23,7 @@ from typing import Any
 from lm_eval.models.openai_completions import LocalChatCompletion
 from lm_eval.models.utils import postprocess_generated_text
 
+from ..adapters import adapter_named
 from ..audio import AudioSpec
 from ..cache import ResultCache, digest
 from .api_args import API_PROTOCOLS, LOGPROB_MODES, check_api_model_args
@@ -45,7 +46,7 @@ logger = logging.getLogger(__name__)
 
 _CACHE_VERSION = 1
 #: The file ``results_cache=auto`` means, in ``$LM_EVAL_RUL_CACHE`` (beside ``lalm``'s).
-API_RESULTS_FILE = "lalm_api.sqlite"
+API_RESULTS_FILE = adapter_named("lalm-api").results_file
 
 
 class LALMAPI(AudioRequestsMixin, APILetterScoringMixin, LocalChatCompletion):

@@ -27,6 +27,7 @@ from typing import Any
 
 from lm_eval.api.model import LM
 
+from ..adapters import adapter_named
 from ..audio import AudioSpec
 from ..errors import UserInputError
 from .args import USE_CACHE_REFUSAL, LALMArgumentError, audio_condition, validate_model_args
@@ -49,7 +50,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 #: The default results file of ``lalm-vllm`` (in ``$LM_EVAL_RUL_CACHE``).
-VLLM_RESULTS_FILE = "lalm_vllm_results.sqlite"
+VLLM_RESULTS_FILE = adapter_named("lalm-vllm").results_file
 
 
 class VLLMMissingError(UserInputError, ImportError):

@@ -34,6 +34,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..adapters import adapter_named
 from ..audio import clip_identity, condition_key
 from ..cache import ResultCache
 
@@ -50,7 +51,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 #: The default file, inside ``$LM_EVAL_RUL_CACHE``.
-DEFAULT_RESULTS_FILE = "lalm_results.sqlite"
+DEFAULT_RESULTS_FILE = adapter_named("lalm").results_file
 #: Bumped whenever what is stored, or how it is computed, changes meaning.
 FORMAT = 1
 _OFF = ("none", "off", "false", "no", "0", "")

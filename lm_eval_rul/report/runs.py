@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..adapters import checkpoint_adapter_names
 from ..audio import condition_named
 from ..audio.conditions import REFERENCE_CONDITION
 from ..harness_compat import plain_results
@@ -62,8 +63,9 @@ __all__ = [
 
 #: The condition of runs by text-only models (no audio input at all).
 TEXT_CONDITION = "text"
-#: Model types that take audio; their default condition is ``original``.
-AUDIO_MODEL_TYPES = ("lalm", "lalm-vllm")
+#: Model types that load an audio checkpoint (:data:`~lm_eval_rul.adapters.ADAPTERS`);
+#: their default condition is ``original``.
+AUDIO_MODEL_TYPES = checkpoint_adapter_names()
 _FOLD_SUFFIX = re.compile(r"_fold(\d+)$")
 
 
