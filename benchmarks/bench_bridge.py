@@ -117,7 +117,7 @@ def main() -> None:
     from lm_eval_rul.audio import AudioSpec, condition_audio
     from lm_eval_rul.models.api import LALMAPI
     from lm_eval_rul.models.api_payload import input_audio_part, prompt_logprobs_body, wav_bytes
-    from lm_eval_rul.models.common import chat_messages
+    from lm_eval_rul.models.core import chat_messages
 
     namespace: dict = {}
     exec(TRIVIAL, namespace)  # noqa: S102 - the same adapter, in process

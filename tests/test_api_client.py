@@ -60,7 +60,7 @@ def test_429_then_200_is_retried_and_the_run_completes(server, audio_data, key):
 
 @pytest.mark.parametrize("num_concurrent", [1, 4])
 def test_401_stops_at_once_with_one_message(server, audio_data, monkeypatch, num_concurrent):
-    from lm_eval_rul.models.api_client import APIAuthError
+    from lm_eval_rul.models.api_http import APIAuthError
 
     monkeypatch.setenv("WRONG_KEY", "sk-wrong-key-0000000000")
     model = _api(server.url, api_key_env="WRONG_KEY", num_concurrent=num_concurrent)
@@ -73,7 +73,7 @@ def test_401_stops_at_once_with_one_message(server, audio_data, monkeypatch, num
 
 
 def test_gemini_bad_key_400_is_an_auth_error(server, audio_data, key):
-    from lm_eval_rul.models.api_client import APIAuthError
+    from lm_eval_rul.models.api_http import APIAuthError
 
     server.script.append("gemini_bad_key")
     with pytest.raises(APIAuthError, match="API key not valid"):
@@ -82,7 +82,7 @@ def test_gemini_bad_key_400_is_an_auth_error(server, audio_data, key):
 
 
 def test_unknown_model_is_404_at_once(server, audio_data, key):
-    from lm_eval_rul.models.api_client import APIModelNotFoundError
+    from lm_eval_rul.models.api_http import APIModelNotFoundError
 
     with pytest.raises(APIModelNotFoundError, match="model 'no-such-model'.*/v1/models"):
         _api(server.url, api_key_env=key, model="no-such-model").generate_until(
@@ -92,7 +92,7 @@ def test_unknown_model_is_404_at_once(server, audio_data, key):
 
 
 def test_5xx_for_ever_gives_up_after_the_retries(server, audio_data, key):
-    from lm_eval_rul.models.api_client import APIUnavailableError
+    from lm_eval_rul.models.api_http import APIUnavailableError
 
     server.fail_after = 0
     with pytest.raises(APIUnavailableError, match=r"HTTP 503.*after 2 retries"):
@@ -103,7 +103,7 @@ def test_5xx_for_ever_gives_up_after_the_retries(server, audio_data, key):
 
 
 def test_unreachable_server_names_the_host(audio_data):
-    from lm_eval_rul.models.api_client import APIUnavailableError
+    from lm_eval_rul.models.api_http import APIUnavailableError
 
     with socket.socket() as sock:  # a port nothing listens on
         sock.bind(("127.0.0.1", 0))
@@ -133,7 +133,7 @@ def test_concurrent_answers_come_back_in_request_order(tiny_audio_lm, audio_data
 
 def test_the_key_never_reaches_a_log_or_an_error(server, audio_data, key, caplog, capfd):
     """401 (the server echoes the key), 500s and successes, four requests in flight."""
-    from lm_eval_rul.models.api_client import APIAuthError, APIUnavailableError
+    from lm_eval_rul.models.api_http import APIAuthError, APIUnavailableError
 
     caplog.set_level(logging.DEBUG)
     requests = _requests(audio_data, n=6)

@@ -13,7 +13,7 @@ import sqlite3
 
 import pytest
 
-from lm_eval_rul.models.api_logprobs import (
+from lm_eval_rul.models.api_payload import (
     MalformedLogprobsError,
     prompt_path_score,
     top_logprobs_of,

@@ -71,7 +71,7 @@ def test_a_redirect_to_another_origin_gets_no_key(audio_data, monkeypatch, where
 
 
 def test_a_dripping_server_cannot_hold_a_run_past_its_timeout(audio_data):
-    from lm_eval_rul.models.api_client import APIUnavailableError
+    from lm_eval_rul.models.api_http import APIUnavailableError
 
     # a whole body, one byte every 0.2 s: ~10 s per request under a per-read timeout
     def dripping(request) -> Answer:

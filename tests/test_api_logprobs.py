@@ -38,7 +38,7 @@ def _entry(actual: tuple[int, str, float, int], top: tuple[int, str, float] | No
 
 @pytest.mark.parametrize("actual_last", [False, True])
 def test_prompt_path_reads_the_continuation_in_either_vllm_layout(actual_last):
-    from lm_eval_rul.models.api_logprobs import prompt_path_score
+    from lm_eval_rul.models.api_payload import prompt_path_score
 
     letter = _entry((288, " A", -2.0, 3), (41, "C", -0.5))
     if actual_last:  # early vLLM V1 put the prompt token after the top-k, ranked k+1
@@ -53,7 +53,7 @@ def test_prompt_path_reads_the_continuation_in_either_vllm_layout(actual_last):
 
 
 def test_prompt_path_refuses_a_prompt_not_ending_with_the_continuation():
-    from lm_eval_rul.models.api_logprobs import ContinuationMismatchError, prompt_path_score
+    from lm_eval_rul.models.api_payload import ContinuationMismatchError, prompt_path_score
 
     body = {"prompt_logprobs": [None, _entry((7, "\n A", -0.1, 1))]}
     with pytest.raises(ContinuationMismatchError, match=r"spell '\\n A', not the continuation"):
@@ -61,7 +61,7 @@ def test_prompt_path_refuses_a_prompt_not_ending_with_the_continuation():
 
 
 def test_top_path_adds_the_spellings_and_reports_absent_letters():
-    from lm_eval_rul.models.api_logprobs import top_logprobs_of, top_path_scores
+    from lm_eval_rul.models.api_payload import top_logprobs_of, top_path_scores
 
     top = [("B", -0.9), (" A", -1.0), ("A", -2.0), ("The", -3.0)]  # adds up to 0.96
     candidates = [{"token": t, "logprob": v} for t, v in top]
@@ -87,13 +87,13 @@ def test_top_path_adds_the_spellings_and_reports_absent_letters():
     ],
 )
 def test_which_4xx_means_no_prompt_path(status, message, refused):
-    from lm_eval_rul.models.api_logprobs import rejects_prompt_logprobs
+    from lm_eval_rul.models.api_payload import rejects_prompt_logprobs
 
     assert rejects_prompt_logprobs(status, message) is refused
 
 
 def test_server_messages_of_every_error_layout_and_redaction(monkeypatch):
-    from lm_eval_rul.models.api_client import ChatClient, chat_url, server_message
+    from lm_eval_rul.models.api_http import ChatClient, chat_url, server_message
 
     assert server_message('{"error": {"message": "The model `x` does not exist."}}') == (
         "The model `x` does not exist."

@@ -18,7 +18,7 @@ import sqlite3
 
 import pytest
 
-from lm_eval_rul.models.api_logprobs import (
+from lm_eval_rul.models.api_payload import (
     MalformedLogprobsError,
     prompt_path_score,
     top_logprobs_of,
@@ -90,7 +90,7 @@ def _api(server: OpenAIAudioServer, cache, **kwargs):
 def test_a_bad_first_reply_does_not_pin_the_approximate_path(
     tiny_audio_lm, audio_data, tmp_path, caplog, monkeypatch, first_replies
 ):
-    from lm_eval_rul.models.api_client import APIError
+    from lm_eval_rul.models.api_http import APIError
 
     monkeypatch.setattr(logging.getLogger("lm_eval_rul"), "propagate", True)
     caplog.set_level(logging.INFO, logger="lm_eval_rul")

@@ -122,7 +122,7 @@ def test_a_port_in_use_is_one_line(minimal):
 def test_the_protocol_declaration_and_cuts(minimal):
     from lm_eval_rul.models.api_bridge import read_declaration
     from lm_eval_rul.models.api_payload import input_audio_part, prompt_logprobs_body, wav_bytes
-    from lm_eval_rul.models.common import chat_messages
+    from lm_eval_rul.models.core import chat_messages
 
     adapter = _adapter(minimal, "trivial", TRIVIAL)
     log = minimal["root"] / "trivial.log"

@@ -37,7 +37,7 @@ from lm_eval_rul.audio.requests import describe_heard
 from lm_eval_rul.audio.sources import file_ref
 from lm_eval_rul.cache import digest
 from lm_eval_rul.factual.items import Item, assign_random_clips
-from lm_eval_rul.models.stored_results import StoredResults
+from lm_eval_rul.models.core import StoredResults
 from lm_eval_rul.testing.audio import synth_clip, write_clip
 
 FIELDS = ("name", "description", "reads", "audio_slot", "synthetic_length", "alters_clip",

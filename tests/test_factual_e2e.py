@@ -21,7 +21,7 @@ from lm_eval_rul.factual.reading.lexicon import lexicon_for
 from lm_eval_rul.factual.reading.parser import parse_labels
 from lm_eval_rul.factual.records import figure_names
 from lm_eval_rul.factual.tasks import load_factual
-from lm_eval_rul.models.limits import audio_limit_seconds
+from lm_eval_rul.models.families import audio_limit_seconds
 from lm_eval_rul.testing.audio import make_tiny_audio_lm
 from lm_eval_rul.testing.factual import LONG_SECONDS
 from lm_eval_rul.testing.harness import read_output, run_cli

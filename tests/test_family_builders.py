@@ -56,7 +56,7 @@ def _check_features(extractor, declared) -> None:
 
 @pytest.mark.parametrize("key", family_keys(in_ci=True))
 def test_built_model_carries_its_published_conventions(family_models, key):
-    from lm_eval_rul.models.processors import fallback_chat_template, load_processor
+    from lm_eval_rul.models.families import fallback_chat_template, load_processor
 
     builder = FAMILY_BUILDERS[key]
     path = family_models[key]

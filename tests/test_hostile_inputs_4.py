@@ -52,8 +52,7 @@ def test_every_numeric_lalm_argument_is_finite_and_in_range_before_the_model(
     ],
 )
 def test_every_numeric_lalm_api_argument_is_finite_and_in_range(bad, words):
-    from lm_eval_rul.models.api import LALMAPI
-    from lm_eval_rul.models.api_args import check_api_model_args
+    from lm_eval_rul.models.api import LALMAPI, check_api_model_args
     from lm_eval_rul.models.args import LALMArgumentError
 
     args = {"base_url": "http://127.0.0.1:9/v1", "model": "m", **bad}
@@ -105,7 +104,7 @@ def test_a_log_probability_above_zero_is_a_bad_reply_never_scored_or_stored(
 
 def test_scoring_refuses_a_log_likelihood_above_zero_from_any_path():
     from lm_eval_rul.mcqa.scoring import perceptual_index
-    from lm_eval_rul.models.api_logprobs import MalformedLogprobsError, top_path_scores
+    from lm_eval_rul.models.api_payload import MalformedLogprobsError, top_path_scores
 
     with pytest.raises(ValueError, match="a probability above 1"):
         perceptual_index([0.544, -1.0, -2.0, -3.0], 0)

@@ -143,7 +143,7 @@ def test_an_adapter_window_of_math_inf_is_no_limit(tmp_path):
 
     from lm_eval_rul.models.api_bridge import read_declaration
     from lm_eval_rul.models.api_payload import input_audio_part, wav_bytes
-    from lm_eval_rul.models.common import chat_messages
+    from lm_eval_rul.models.core import chat_messages
     from lm_eval_rul.testing.bridge import post_chat, start_bridge
 
     source = ("import math\nMAX_AUDIO_SECONDS = math.inf\nNAME = 'endless'\n"

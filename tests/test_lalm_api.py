@@ -162,7 +162,7 @@ def test_auto_falls_back_to_top_on_an_openai_like_server(tiny_audio_lm, audio_da
 @pytest.mark.parametrize("silent", [False, True])
 def test_no_logprobs_is_one_clear_error_before_any_fan_out(tiny_audio_lm, audio_data, silent):
     from lm_eval_rul.errors import UserInputError
-    from lm_eval_rul.models.api_logprobs import NoLogprobsError
+    from lm_eval_rul.models.api_payload import NoLogprobsError
 
     requests = _letter_requests(_docs(audio_data, 0, n=4))
     with _server(tiny_audio_lm, logprobs="none", silent_no_logprobs=silent) as server:
@@ -179,7 +179,7 @@ def test_no_logprobs_is_one_clear_error_before_any_fan_out(tiny_audio_lm, audio_
 
 
 def test_interrupted_run_resumes_without_repeating_a_request(tiny_audio_lm, audio_data, tmp_path):
-    from lm_eval_rul.models.api_client import APIUnavailableError
+    from lm_eval_rul.models.api_http import APIUnavailableError
 
     requests = _letter_requests(_docs(audio_data, 0, n=4) + _docs(audio_data, 2, n=4))
     cache = str(tmp_path / "resume.sqlite")
@@ -251,8 +251,8 @@ def test_results_cache_has_lalms_name_values_and_folder(tmp_path, monkeypatch):
     ``$LM_EVAL_RUL_CACHE``; the old name ``cache=`` is refused, saying the new one."""
     from lm_eval_rul.models.api import LALMAPI, check_model_args
     from lm_eval_rul.models.args import LALMArgumentError
+    from lm_eval_rul.models.core import DEFAULT_RESULTS_FILE, results_path
     from lm_eval_rul.models.lalm import LALM
-    from lm_eval_rul.models.stored_results import DEFAULT_RESULTS_FILE, results_path
 
     monkeypatch.setenv("LM_EVAL_RUL_CACHE", str(tmp_path / "home"))
     base = {"base_url": "http://127.0.0.1:9/v1", "model": "m"}

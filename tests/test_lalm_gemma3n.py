@@ -15,14 +15,14 @@ import dataclasses
 import pytest
 
 from lm_eval_rul.models.args import LALMArgumentError
-from lm_eval_rul.models.audio_span import (
+from lm_eval_rul.models.core import chat_messages
+from lm_eval_rul.models.families import family_for
+from lm_eval_rul.models.prompts import (
     SpanMismatch,
     audio_token_ids,
     family_blank_ids,
     match_spans,
 )
-from lm_eval_rul.models.common import chat_messages
-from lm_eval_rul.models.families import family_for
 
 SENTINEL = "\ue000TEXT\ue000"
 QUESTION = "What is the mood? (A) calm (B) tense\nAnswer with the letter."
@@ -177,8 +177,8 @@ PADDED_QUESTION = "\n" + QUESTION + "\nAnswer: "
 
 def test_the_question_is_trimmed_as_the_template_trims_it(processor):
     """Gemma 3n writes ``{{ item['text'] | trim }}``: lalm's prompt must drop the same."""
-    from lm_eval_rul.models.processors import template_renderer
-    from lm_eval_rul.models.question_whitespace import template_trims_question
+    from lm_eval_rul.models.families import template_renderer
+    from lm_eval_rul.models.prompts import template_trims_question
 
     render = template_renderer(processor, processor.tokenizer)
     messages = chat_messages(SENTINEL, audio_parts=[{"type": "audio", "audio": "clip0"}])
@@ -192,7 +192,7 @@ def test_the_question_is_trimmed_as_the_template_trims_it(processor):
 
 
 def test_a_template_trimming_one_side_only_is_refused(processor):
-    from lm_eval_rul.models.question_whitespace import template_trims_question
+    from lm_eval_rul.models.prompts import template_trims_question
 
     one_side = processor.chat_template.replace("item['text'] | trim", "item['text'].rstrip()")
     assert one_side != processor.chat_template
@@ -215,9 +215,9 @@ def test_lalm_trims_the_question_only_where_the_template_does(tiny_audio_lm, aud
     from lm_eval.api.instance import Instance
 
     from lm_eval_rul.mcqa.tasks import doc_to_text, load_rul_muchomusic
+    from lm_eval_rul.models.core import results_scope
+    from lm_eval_rul.models.families import template_renderer
     from lm_eval_rul.models.lalm import LALM
-    from lm_eval_rul.models.processors import template_renderer
-    from lm_eval_rul.models.stored_results import results_scope
     from lm_eval_rul.testing.rendering import lalm_prompt_ids, processor_rendering_score
 
     trimming = tmp_path / "trimming"

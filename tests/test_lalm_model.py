@@ -259,7 +259,7 @@ def test_bad_model_arg_values_are_user_errors_raised_before_loading(tmp_path):
 def test_continuation_score_is_the_one_scoring_rule():
     import torch
 
-    from lm_eval_rul.models.prefix_scoring import continuation_score as _continuation_score
+    from lm_eval_rul.models.lalm import continuation_score as _continuation_score
 
     logits = torch.tensor([[2.0, 0.0, 0.0], [0.0, 0.0, 3.0]])
     logprobs = torch.log_softmax(logits, dim=-1)

@@ -53,7 +53,7 @@ def loaded(phi4):
     records: list[logging.LogRecord] = []
     handler = logging.Handler()
     handler.emit = records.append
-    logger = logging.getLogger("lm_eval_rul.models.processors")
+    logger = logging.getLogger("lm_eval_rul.models.families")
     logger.addHandler(handler)
     try:
         model = _model(phi4)

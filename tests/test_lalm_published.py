@@ -91,8 +91,8 @@ def _model(path: Path, **kwargs):
 
 def _rendering(lm, question: str, wave) -> dict:
     """The processor's own full rendering of the question with ``wave`` (None: no audio)."""
-    from lm_eval_rul.models.common import chat_messages
-    from lm_eval_rul.models.mistral_prompts import audio_item
+    from lm_eval_rul.models.core import chat_messages
+    from lm_eval_rul.models.prompts import audio_item
 
     rate = lm.spec.sampling_rate
     if lm.family.prompts == "mistral":

@@ -67,7 +67,7 @@ def run(model: Path, data: dict, out: Path, cache: Path | str, **model_args) -> 
 
 def interrupt_after(monkeypatch, n_batches: int) -> None:
     """Simulate Ctrl-C while batch ``n_batches + 1`` is scored: its results are never written."""
-    from lm_eval_rul.models.stored_results import StoredResults
+    from lm_eval_rul.models.core import StoredResults
 
     original = StoredResults.store
     calls = {"n": 0}

@@ -123,7 +123,7 @@ def set_chunk_seconds(args: argparse.Namespace) -> None:
 
     from ..factual.chunks import effective_chunk_seconds
     from ..factual.protocol import is_chunked
-    from ..models.limits import audio_limit_seconds
+    from ..models.families import audio_limit_seconds
     from ..registration import model_args_checker
 
     metadata = _metadata(args)

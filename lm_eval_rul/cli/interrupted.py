@@ -1,7 +1,7 @@
 """Ctrl-C during ``run``: one line saying what was kept, instead of a traceback.
 
 ``lalm`` and ``lalm-api`` write each result to their results cache as soon as it is computed
-(:mod:`lm_eval_rul.models.stored_results`), so a rerun of the same command computes only
+(:mod:`lm_eval_rul.models.core`), so a rerun of the same command computes only
 the rest; the line counts what those caches hold for the run's settings.
 """
 

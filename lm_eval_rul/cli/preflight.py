@@ -278,7 +278,7 @@ def check_results_cache(model: str | None, model_args: Mapping[str, Any]) -> Non
     if row is None or not row.hears_audio:
         return
     from ..cache import ResultCache
-    from ..models.stored_results import results_path
+    from ..models.core import results_path
 
     path = results_path(model_args.get("results_cache", "auto"), row.results_file)
     if path is not None:

@@ -7,24 +7,24 @@ is built).
 
 Modules: :mod:`.lalm` (the model class and :func:`~.lalm.check_model_args`),
 :mod:`.families` (the one per-family table), :mod:`.args` (``model_args`` checks),
-:mod:`.prefix_scoring` (letter scoring with a per-clip prefix cache),
-:mod:`.generation` (``generate_until`` with audio), :mod:`.processors`, :mod:`.limits`
+:mod:`.lalm` (letter scoring with a per-clip prefix cache),
+:mod:`.lalm` (``generate_until`` with audio), :mod:`.families`, :mod:`.families`
 (the longest audio a checkpoint hears, read before its weights load),
-:mod:`.common` (the chat layout and audio settings both models share),
-:mod:`.audio_requests` (each request's audio source, the per-task condition in the run
+:mod:`.core` (the chat layout and audio settings both models share),
+:mod:`.core` (each request's audio source, the per-task condition in the run
 log and results config, what each document heard); :mod:`.api`
-(``lalm-api`` and its :func:`~.api.check_model_args`), :mod:`.api_client` (sending,
+(``lalm-api`` and its :func:`~.api.check_model_args`), :mod:`.api_http` (sending,
 retries), :mod:`.api_http` (the one HTTP policy: deadlines, key origin, UTF-8 replies),
-:mod:`.api_numbers` (the one reader of numbers in replies), :mod:`.api_replies` (its
+:mod:`.api_numbers` (the one reader of numbers in replies), :mod:`.api_http` (its
 errors, what counts as a reply), :mod:`.api_payload`
-(WAV parts, request bodies), :mod:`.api_letters` (letter scoring), :mod:`.api_logprobs`
-(reading log-probabilities), :mod:`.api_counts`, :mod:`.api_args` (its ``--model_args``),
+(WAV parts, request bodies), :mod:`.api` (letter scoring), :mod:`.api_payload`
+(reading log-probabilities), :mod:`.api_http`, :mod:`.api` (its ``--model_args``),
 :mod:`.api_bridge` (what a bridge server declares: window, chunking, letter support);
 :mod:`.bridge_server`, the single-file server ``lm-eval-rul bridge --write`` copies into a
 research model's own environment (standard library, numpy and soundfile only).
 
 ``lalm-vllm`` (:mod:`.lalm_vllm`): the families vLLM serves on its in-process engine,
-with ``lalm``'s prompts (:mod:`.chat_prompts`, shared) and letters (:mod:`.vllm_scoring`).
+with ``lalm``'s prompts (:mod:`.prompts`, shared) and letters (:mod:`.lalm_vllm`).
 
 Public names: :class:`LALM`, :class:`LALMAPI`, :class:`LALMVLLM` (imported on first access).
 """

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..audio import condition_named
+from ..audio import UnknownConditionError, condition_named, condition_names, condition_parameters
 from ..errors import UserInputError
 
 __all__ = [
@@ -26,7 +26,7 @@ __all__ = [
     "USE_CACHE_REFUSAL",
     "NumberRange",
     "NUMBER_RANGES",
-    "MAX_NOISE_SECONDS",
+    "number_range",
     "DTYPE_ARGS",
     "dtype_name",
     "with_dtype_names",
@@ -167,16 +167,11 @@ def with_dtype_names(model_args: Mapping[str, Any], who: str = "lalm") -> dict[s
     return out
 
 
-#: Longest ``noise`` / ``silence`` waveform: an hour (a longer one only fills memory).
-MAX_NOISE_SECONDS = 3600.0
-
-#: Every numeric ``model_args`` entry of ``lalm``, ``lalm-api`` and ``lalm-vllm`` and the
-#: values it takes (NaN and infinity are never taken: a NaN noise level or length reaches
-#: the model as a waveform of NaN, an infinite length as an ``OverflowError`` deep in a run).
+#: The engines' numeric ``model_args`` entries and the values each takes (NaN and infinity
+#: are never taken: a NaN noise level or length reaches the model as a waveform of NaN, an
+#: infinite length as an ``OverflowError`` deep in a run). The audio conditions' own
+#: (``noise_std``...) are declared by their conditions (:func:`number_range`).
 NUMBER_RANGES: dict[str, NumberRange] = {
-    "noise_seconds": NumberRange(float, 0, True, MAX_NOISE_SECONDS, unit="seconds"),
-    "noise_std": NumberRange(float, 0),
-    "seed": NumberRange(int),
     "max_audio_seconds": NumberRange(
         float, 0, True, optional=True, unit="seconds",
         hint=" Leave it out (or none) for the model's own limit: there is no unlimited window.",
@@ -201,7 +196,27 @@ NUMBER_RANGES: dict[str, NumberRange] = {
 
 _NOT_FINITE_OK = ("timeout", "retry_backoff")  # refused by api_http with their own words
 
-#: How each ``model_args`` value is read (name -> converter of (name, value)).
+def number_range(name: str) -> NumberRange | None:
+    """The values ``name`` takes: an engine's entry, or a condition's parameter."""
+    if name in NUMBER_RANGES:
+        return NUMBER_RANGES[name]
+    parameter = condition_parameters().get(name)
+    if parameter is None:
+        return None
+    return NumberRange(
+        parameter.kind, parameter.low, parameter.above, parameter.high, unit=parameter.unit
+    )
+
+
+def _converter(name: str) -> Callable[[str, Any], Any] | None:
+    """How the ``model_args`` value ``name`` is read (``None``: as given)."""
+    if name in _CONVERTERS:
+        return _CONVERTERS[name]
+    rule = number_range(name)
+    return None if rule is None else rule.read
+
+
+#: How each engine ``model_args`` value is read (name -> converter of (name, value)).
 _CONVERTERS: dict[str, Callable[[str, Any], Any]] = {
     **{
         name: (
@@ -223,7 +238,14 @@ _CONVERTERS: dict[str, Callable[[str, Any], Any]] = {
 
 
 def audio_condition(audio: Any) -> str:
-    """The name of the condition ``audio=`` names (lm-eval parses ``none`` to ``None``)."""
+    """The name of the condition ``audio=`` names (lm-eval parses ``none`` to ``None``).
+
+    Raises:
+        UnknownConditionError: ``audio=`` names no condition, or is empty (``audio=`` with
+            no value is not ``none``: the message lists the conditions).
+    """
+    if isinstance(audio, str) and not audio.strip():
+        raise UnknownConditionError(audio, condition_names())
     return condition_named(audio).name
 
 
@@ -266,9 +288,10 @@ def validate_model_args(model_args: Mapping[str, Any], model_class: type) -> dic
         )
     out = dict(model_args)
     for name, value in model_args.items():
-        if name in _CONVERTERS:
+        converter = _converter(name)
+        if converter is not None:
             try:
-                out[name] = _CONVERTERS[name](name, value)
+                out[name] = converter(name, value)
             except LALMArgumentError as error:  # the converters speak for lalm
                 raise LALMArgumentError(str(error).replace("lalm:", f"{who}:", 1)) from None
     if "audio" in out:
@@ -295,10 +318,13 @@ def _nearest(name: str, known: list[str]) -> str | None:
 
 
 def supported_args(model_class: type) -> list[str]:
-    """The ``model_args`` names a model takes: its constructor's, plus the harness's own."""
+    """The ``model_args`` names a model takes: its constructor's, the harness's own, and,
+    for an audio model (``AUDIO_CONDITION_ARGS``), every condition's parameters."""
     names = [
         name
         for name, parameter in inspect.signature(model_class.__init__).parameters.items()
         if name != "self" and parameter.kind is not inspect.Parameter.VAR_KEYWORD
     ]
+    if getattr(model_class, "AUDIO_CONDITION_ARGS", False):
+        names += list(condition_parameters())
     return sorted(set(names) | set(_HARNESS_ARGS))

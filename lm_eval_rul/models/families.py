@@ -1,30 +1,37 @@
-"""The one table of per-family facts the ``lalm`` model needs.
+"""The one table of per-family facts the audio models need, and what is read from a checkpoint
+before its weights load.
 
-Facts the processor knows (audio token, sampling rate, longest input where the
-processor stores it) are read from the processor at load time; this table only holds
-what the processor does not say: which transformers class to load, where a full
-checkpoint keeps its thinker, how the chat template wants an audio item, and the
-fallbacks. A family is recognised by the ``model_type`` of the checkpoint's config.
+* :data:`FAMILIES`: facts the processor does not say (which transformers class to load,
+  where a full checkpoint keeps its thinker, how the chat template wants an audio item, the
+  fallbacks); a family is recognised by the ``model_type`` of the checkpoint's config.
+  Facts the processor knows (audio token, sampling rate, longest input) are read from it.
+* :func:`load_processor`: the checkpoint's processor, audio-only where its video processor
+  cannot load.
+* :func:`audio_limit_seconds`: the longest audio a checkpoint hears, known before its
+  weights load (``lm-eval-rul run`` sets the factual tasks' ``chunk_seconds`` from it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+import json
+import logging
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+import transformers
 
 from ..errors import UserInputError
 
 __all__ = [
-    "audio_only_class",
-    "Family",
-    "FAMILIES",
-    "family_for",
-    "family_max_seconds",
-    "UnknownFamilyError",
-    "ModelKindError",
-    "audio_family_of",
-]
+    "audio_only_class", "Family", "FAMILIES", "family_for", "family_max_seconds",
+    "UnknownFamilyError", "ModelKindError", "audio_family_of", "load_processor",
+    "audio_only_processor", "fallback_chat_template", "template_renderer", "audio_limit_seconds"
+]  # fmt: skip
+
+logger = logging.getLogger(__name__)
 
 
 class UnknownFamilyError(UserInputError, ValueError):
@@ -61,10 +68,10 @@ class Family:
         prompts: Who renders the prompt: ``"chat_template"`` (the processor's Jinja
             template, then the processor expands the placeholder in the text) or
             ``"mistral"`` (mistral-common's Tekken tokenizer through the processor's
-            ``apply_chat_template`` with the audio: :mod:`.mistral_prompts`).
+            ``apply_chat_template`` with the audio: :mod:`.prompts`).
         audio_markers: Names of the processor's (or its tokenizer's) tokens the processor
             writes around the expanded audio; they belong to the audio span
-            (:mod:`~lm_eval_rul.models.audio_span`).
+            (:mod:`~lm_eval_rul.models.prompts`).
         audio_padding: Text the processor writes on each side of the expanded audio, outside
             the markers (Gemma 3n: a blank line); it belongs to the audio span too.
     """
@@ -247,3 +254,95 @@ def audio_family_of(config: Mapping[str, Any]) -> Family | None:
     is no audio LM of :data:`FAMILIES` (a text-only LM, or an unsupported family)."""
     model_type = config.get("model_type")
     return next((f for f in FAMILIES if model_type in f.model_types), None)
+
+
+def load_processor(family: Family, pretrained: str, kwargs: dict[str, Any]) -> Any:
+    """The checkpoint's processor; audio-only when its video processor cannot load."""
+    options = {
+        k: kwargs[k] for k in ("revision", "trust_remote_code", "subfolder") if kwargs.get(k)
+    }
+    try:
+        return transformers.AutoProcessor.from_pretrained(pretrained, **options)
+    except (ImportError, AttributeError, ValueError, OSError) as error:
+        if not family.needs_video_processor:
+            raise
+        logger.warning(
+            "lalm: the full processor of %s could not load (%s: %s); using its audio-only part "
+            "(install torchvision to load its image/video processor; lalm never uses it).",
+            pretrained,
+            type(error).__name__,
+            error,
+        )
+        return audio_only_processor(pretrained, **options)
+
+
+def audio_only_processor(pretrained: str, **options: Any) -> Any:
+    """The checkpoint's processor class without its image/video processors.
+
+    Qwen Omni processors want a video processor, Phi-4-multimodal's an image processor,
+    both needing torchvision; audio
+    evaluation does not use it. See :func:`~lm_eval_rul.models.families.audio_only_class`.
+    """
+    from transformers.utils import cached_file
+
+    config_file = cached_file(pretrained, "processor_config.json", **options)
+    name = json.loads(Path(config_file).read_text()).get("processor_class") if config_file else None
+    base = getattr(transformers, str(name), None)
+    if base is None:
+        raise UnknownFamilyError(f"lalm: no processor class {name!r} in {pretrained}.")
+    return audio_only_class(base).from_pretrained(pretrained, **options)
+
+
+def fallback_chat_template(processor: Any, tokenizer: Any) -> str | None:
+    """None (the processor resolves its own template) where the processor has one, else
+    its tokenizer's (a Phi-4-multimodal processor loads with its template on the
+    tokenizer only)."""
+    if getattr(processor, "chat_template", None):
+        return None
+    return getattr(tokenizer, "chat_template", None)
+
+
+def template_renderer(processor: Any, tokenizer: Any) -> Callable[..., Any]:
+    """The checkpoint's chat template as lalm renders it: a chat to its prompt text, with
+    the generation prompt, untokenized (the template as :func:`fallback_chat_template`)."""
+    return functools.partial(
+        processor.apply_chat_template,
+        chat_template=fallback_chat_template(processor, tokenizer),
+        tokenize=False,
+        add_generation_prompt=True,
+    )
+
+
+def audio_limit_seconds(model_args: Mapping[str, Any]) -> float | None:
+    """The audio model's limit in seconds for these ``--model_args``, or None.
+
+    ``max_audio_seconds`` wins when given; otherwise the family's limit is read from the
+    checkpoint's processor (e.g. Qwen2-Audio's ``feature_extractor.chunk_length``, 30 s).
+
+    Args:
+        model_args: ``lalm``'s checked ``--model_args`` (``pretrained`` required).
+
+    Raises:
+        UnknownFamilyError: The checkpoint is not a supported audio LM.
+        OSError: The checkpoint cannot be found.
+    """
+    override = model_args.get("max_audio_seconds")
+    if override is not None:
+        return float(override)
+    if not model_args.get("pretrained"):  # a served model (lalm-api): told, or a bridge's
+        from .api_bridge import read_declaration
+        from .api_http import HTTPSettings
+
+        base_url = model_args.get("base_url")
+        if not base_url:
+            return None
+        settings = HTTPSettings.of(model_args)
+        declared = read_declaration(str(base_url), model_args.get("model"), settings)
+        return None if declared is None else declared.max_audio_seconds
+    import transformers
+
+    pretrained = str(model_args["pretrained"])
+    options = {k: model_args[k] for k in ("revision", "trust_remote_code") if model_args.get(k)}
+    config = transformers.AutoConfig.from_pretrained(pretrained, **options)
+    family = family_for(getattr(config, "model_type", None), where=pretrained)
+    return family_max_seconds(family, load_processor(family, pretrained, options))

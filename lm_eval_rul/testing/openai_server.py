@@ -117,7 +117,7 @@ class OpenAIAudioServer:
         import transformers
 
         from ..models.families import family_for
-        from ..models.processors import load_processor
+        from ..models.families import load_processor
 
         config = transformers.AutoConfig.from_pretrained(pretrained)
         self.family = family_for(config.model_type, where=pretrained)

@@ -19,7 +19,7 @@ def processor_rendering_score(model: Any, request: Any) -> tuple[list[int], floa
     import torch
     import torch.nn.functional as F
 
-    from ..models.common import chat_messages
+    from ..models.core import chat_messages
 
     context, letter = request.args[:2]
     source = model.audio_sources([request])[0]

@@ -5,7 +5,9 @@ Each condition is one :class:`Condition` subclass registered with
 that needs to know something about a condition asks its object
 (:func:`condition_named`, ``AudioSpec.audio_condition``), never compares names.
 
-* :mod:`.basic`: ``original``, ``noise``, ``silence``, ``random``, ``none``;
+* :mod:`.basic`: ``original``, ``noise``, ``silence``, ``random``, ``none``, and the
+  :class:`Parameter` entries they read (``seed``, ``noise_seconds``, ``noise_std``);
+  :func:`condition_parameters` lists every registered condition's;
 * :mod:`.reversed_clip`: ``reversed``, the example of a condition added as one class;
 * :mod:`.pools`: the clip pools of ``random`` and its one draw, :func:`draw_other`, shared
   by the multiple-choice and the factual tasks;
@@ -43,7 +45,9 @@ from .registry import (
     READS,
     REFERENCE_CONDITION,
     Condition,
+    Parameter,
     condition_named,
+    condition_parameters,
     condition_names,
     condition_of_key,
     register_condition,
@@ -69,6 +73,8 @@ __all__ = [
     "REFERENCE_CONDITION",
     "AudioSpec",
     "Condition",
+    "Parameter",
+    "condition_parameters",
     "register_condition",
     "registered_conditions",
     "condition_names",

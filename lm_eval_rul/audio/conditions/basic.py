@@ -14,6 +14,7 @@ and ``lalm-api``, so a changed key would silently recompute a user's finished wo
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Hashable, Mapping
 from typing import Any
 
@@ -26,10 +27,29 @@ from ..sources import ref_name
 from ..windows import check_window_fits, doc_window
 from .availability import check_audio_available
 from .pools import random_clip
-from .registry import CLIP_POOL, NOTHING, OWN_CLIP, Condition, register_condition
+from .registry import CLIP_POOL, NOTHING, OWN_CLIP, Condition, Parameter, register_condition
 from .spec import AudioSpec
 
+logger = logging.getLogger(__name__)
+
+#: Longest ``noise`` / ``silence`` waveform: an hour (a longer one only fills memory).
+MAX_NOISE_SECONDS = 3600.0
+#: ``noise`` and ``random`` draw from (seed, item id).
+SEED = Parameter("seed", int, 0, doc="seed of ``noise`` and ``random`` (with the item id)")
+#: The ``noise`` / ``silence`` waveform's length.
+NOISE_SECONDS = Parameter(
+    "noise_seconds", float, 10.0, low=0, above=True, high=MAX_NOISE_SECONDS, unit="seconds",
+    doc="length of the ``noise`` / ``silence`` waveform (at most the model's limit)",
+)  # fmt: skip
+#: The ``noise`` waveform's standard deviation.
+NOISE_STD = Parameter("noise_std", float, 1.0, low=0, doc="standard deviation of ``noise``")
+
 __all__ = [
+    "SEED",
+    "NOISE_SECONDS",
+    "NOISE_STD",
+    "MAX_NOISE_SECONDS",
+    "noise_samples",
     "clip_key",
     "clip_waveform",
     "describe_clip",
@@ -78,12 +98,40 @@ def describe_clip(key: tuple[Any, ...]) -> str:
     return f"{name} [{window[0]:g}-{window[1]:g} s]" if window else name
 
 
+def noise_samples(spec: AudioSpec) -> int:
+    """Number of samples of the ``noise`` / ``silence`` waveforms: ``noise_seconds`` at
+    most the model's limit, at least one."""
+    n = int(round(spec.noise_seconds * spec.sampling_rate))
+    if spec.max_seconds is not None:
+        n = min(n, int(round(spec.max_seconds * spec.sampling_rate)))
+    return max(n, 1)
+
+
 def noise_waveform(spec: AudioSpec, item_id: str) -> np.ndarray:
     """Gaussian noise reproducible from (``spec.seed``, ``item_id``)."""
     rng = item_rng("audio-noise", int(spec.seed), str(item_id))
-    wave = rng.normal(0.0, float(spec.noise_std), size=spec.noise_samples).astype(np.float32)
+    wave = rng.normal(0.0, float(spec.noise_std), size=noise_samples(spec)).astype(np.float32)
     wave.flags.writeable = False
     return wave
+
+
+class _Synthetic(Condition):
+    """A waveform ``noise_seconds`` long, made rather than read (``noise``, ``silence``)."""
+
+    reads = NOTHING
+    synthetic_length = True
+
+    def check_spec(self, spec: AudioSpec) -> None:
+        """Say once that a chosen length is cut to the model's limit (not for the default)."""
+        limit = spec.max_seconds
+        if "noise_seconds" in spec.given and limit is not None and spec.noise_seconds > limit:
+            logger.warning(
+                "noise_seconds=%g is longer than the model's limit of %g s; the %s is %g s long",
+                spec.noise_seconds,
+                limit,
+                self.name,
+                limit,
+            )
 
 
 class _PlaysClip(Condition):
@@ -112,11 +160,10 @@ class Original(_PlaysClip):
 
 
 @register_condition
-class Noise(Condition):
+class Noise(_Synthetic):
     name = "noise"
     description = "Gaussian noise (noise_seconds long, std noise_std), seeded by (seed, item id)"
-    reads = NOTHING
-    synthetic_length = True
+    parameters = (SEED, NOISE_SECONDS, NOISE_STD)
     report_order = 20
     colour = "#C44E52"
 
@@ -126,7 +173,7 @@ class Noise(Condition):
             "noise",
             int(spec.seed),
             item_id,
-            spec.noise_samples,
+            noise_samples(spec),
             float(spec.noise_std),
             int(spec.sampling_rate),
         )
@@ -140,21 +187,20 @@ class Noise(Condition):
 
 
 @register_condition
-class Silence(Condition):
+class Silence(_Synthetic):
     name = "silence"
     description = "digital silence, noise_seconds long"
-    reads = NOTHING
-    synthetic_length = True
+    parameters = (NOISE_SECONDS,)
     report_order = 30
     colour = "#8172B2"
 
     def key(self, doc: Mapping[str, Any], spec: AudioSpec) -> Hashable:
-        return ("silence", spec.noise_samples, int(spec.sampling_rate))
+        return ("silence", noise_samples(spec), int(spec.sampling_rate))
 
     def waveform(self, key: tuple[Any, ...], doc: Mapping[str, Any], spec: AudioSpec) -> np.ndarray:
         cached = CLIP_CACHE.get(key)
         if cached is None:
-            cached = np.zeros(spec.noise_samples, dtype=np.float32)
+            cached = np.zeros(noise_samples(spec), dtype=np.float32)
             cached.flags.writeable = False
             CLIP_CACHE.put(key, cached)
         return cached
@@ -171,6 +217,7 @@ class RandomClip(_PlaysClip):
         "from (seed, item id)"
     )
     reads = CLIP_POOL
+    parameters = (SEED,)
     report_order = 50
     colour = "#CCB974"
 

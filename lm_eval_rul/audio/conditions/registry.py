@@ -19,7 +19,13 @@ compares condition names:
 * :meth:`Condition.key`: the key of what is heard, without reading any audio (requests are
   grouped by it, and it keys the resume caches: keys of existing conditions never change);
 * :meth:`Condition.waveform`: the waveform of a key (mono float32, read-only);
-* :meth:`Condition.describe`: a key in words (``audio_heard`` of the logged samples).
+* :meth:`Condition.describe`: a key in words (``audio_heard`` of the logged samples);
+* ``parameters``: the :class:`Parameter` entries it reads from ``--model_args``
+  (``noise`` reads ``seed``, ``noise_seconds`` and ``noise_std``); every audio model takes
+  them (:func:`condition_parameters`), checks them before anything loads, records them in
+  its results and keys its caches with them: a new parameter is declared by its condition
+  and nowhere else;
+* :meth:`Condition.check_spec`: a warning about the settings the user gave (default: none).
 
 A new condition is one subclass decorated with :func:`register_condition` in a module the
 package :mod:`lm_eval_rul.audio.conditions` imports (see :mod:`.reversed_clip`, the example).
@@ -27,13 +33,15 @@ package :mod:`lm_eval_rul.audio.conditions` imports (see :mod:`.reversed_clip`, 
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
-from ..errors import UnknownConditionError
+from ..errors import AudioError, UnknownConditionError
 
 #: The type of the ``spec`` arguments: :class:`~.spec.AudioSpec` (which imports this module,
 #: so it is not imported here).
@@ -44,6 +52,8 @@ __all__ = [
     "CLIP_POOL",
     "READS",
     "REFERENCE_CONDITION",
+    "Parameter",
+    "condition_parameters",
     "Condition",
     "register_condition",
     "registered_conditions",
@@ -67,6 +77,40 @@ _REGISTRY: dict[str, Condition] = {}
 _COMPOSITE_KINDS = ("clips", "text")
 
 
+@dataclass(frozen=True)
+class Parameter:
+    """A ``--model_args`` entry a condition reads: a finite number of ``kind``.
+
+    Attributes:
+        name: The ``model_args`` name (also ``audio_<name>`` in the results' ``config``).
+        kind: ``int`` or ``float``.
+        default: Its value when the user gives none.
+        low: The lowest value (excluded when ``above``); ``None``: no bound.
+        above: ``low`` itself is refused.
+        high: The highest value; ``None``: no bound.
+        unit: Words the messages use (``seconds``).
+        doc: One line for the docs and the constructors' ``Args:``.
+    """
+
+    name: str
+    kind: type
+    default: Any
+    low: float | None = None
+    above: bool = False
+    high: float | None = None
+    unit: str = ""
+    doc: str = ""
+
+    def check(self, value: Any) -> None:
+        """Refuse a value out of range (:class:`~lm_eval_rul.errors.AudioError`), for
+        specs built without the model's ``model_args`` checks."""
+        if self.low is not None and (value <= self.low if self.above else value < self.low):
+            bound = "positive" if self.above and self.low == 0 else f">= {self.low:g}"
+            raise AudioError(f"{self.name} must be {bound}, got {value!r}")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise AudioError(f"{self.name} must be finite, got {value!r}")
+
+
 class Condition(ABC):
     """One audio condition (see the module doc for each field; a subclass that does not
     define ``key``, ``waveform`` and ``describe`` cannot be instantiated)."""
@@ -83,6 +127,8 @@ class Condition(ABC):
     #: that play a file as it is, so a clip's key is the same under ``original`` and
     #: ``random``). Defaults to ``name``.
     key_kind: ClassVar[str]
+    #: The ``model_args`` it reads (a name two conditions read is one same entry).
+    parameters: ClassVar[tuple[Parameter, ...]] = ()
 
     @abstractmethod
     def key(self, doc: Mapping[str, Any], spec: AudioSpec) -> Hashable:
@@ -97,6 +143,9 @@ class Condition(ABC):
     @abstractmethod
     def describe(self, key: tuple[Any, ...]) -> str:
         """``key`` in words."""
+
+    def check_spec(self, spec: AudioSpec) -> None:  # noqa: B027 - a hook, no-op by default
+        """Warn about settings that do not do what they say (called once per spec)."""
 
     def __repr__(self) -> str:
         return f"<audio condition {self.name!r}>"
@@ -132,8 +181,24 @@ def register_condition(cls: type[Condition]) -> type[Condition]:
                     f"audio condition {cls.name}: {field} {getattr(cls, field)!r} is already "
                     f"{other.name}'s"
                 )
+    known = condition_parameters()
+    for parameter in cls.parameters:
+        if parameter.name in known and known[parameter.name] != parameter:
+            raise TypeError(
+                f"audio condition {cls.name}: parameter {parameter.name!r} is declared "
+                "differently by another condition (share the one Parameter)"
+            )
     _REGISTRY[cls.name] = cls()
     return cls
+
+
+def condition_parameters() -> dict[str, Parameter]:
+    """Every registered condition's parameters by name, in report order."""
+    found: dict[str, Parameter] = {}
+    for condition in registered_conditions():
+        for parameter in condition.parameters:
+            found.setdefault(parameter.name, parameter)
+    return found
 
 
 def registered_conditions() -> list[Condition]:

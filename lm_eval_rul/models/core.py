@@ -1,54 +1,127 @@
-"""``lalm``'s results kept on disk as they are computed: an interrupted run resumes.
+"""The audio-LM core: what ``lalm``, ``lalm-vllm`` and ``lalm-api`` share.
 
-Every log-likelihood and every generated answer is written to a
-:class:`~lm_eval_rul.cache.ResultCache` (SQLite) as soon as its forward pass is done;
-a rerun reads them back and runs only what is missing. Nothing is reused across
-settings:
-
-* the **scope** (:func:`results_scope`) holds everything that decides a result besides
-  the request: the checkpoint (a local folder by its files' sizes and modification
-  times, a hub model by its resolved commit), dtype, family, the rendered chat template
-  around the question (chat_template, system_prompt and the processor's template), the
-  audio condition and its settings (seed, noise length and σ, audio limit, sampling
-  rate), the scoring path (``prefix_cache``), and the versions of this package,
-  transformers and torch;
-* the **key** of an entry (:func:`request_parts`) is the request (context and
-  continuation, or context and generation settings) and what the model hears for that
-  document: the clip's :func:`~lm_eval_rul.audio.condition_key` with its reference
-  replaced by the file's content digest (:func:`~lm_eval_rul.audio.clip_identity`:
-  an edited file is a new clip, and two clips exchanged by name are each still
-  themselves), the noise's (seed, item id, length, σ), ...
-
-Batch size and device are not in the scope: they change results only by float rounding
-(the tests find the batched and unbatched paths equal on CPU), and a resumed run may
-well use another batch size. ``model_args`` ``results_cache=PATH`` chooses the file,
-``results_cache=none`` turns it off; the default is ``lalm_results.sqlite`` in
-``$LM_EVAL_RUL_CACHE`` (default ``~/.cache/lm_eval_rul``).
+CORE_DOC_PLACEHOLDER
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..adapters import adapter_named
-from ..audio import clip_identity, condition_key
+from ..audio import AudioSpec, clip_identity, condition_key
+from ..audio.requests import (
+    HARNESS_AUDIO_PLACEHOLDER,
+    RequestAudio,
+    record_heard,
+    request_audio,
+)
 from ..cache import ResultCache
 
 __all__ = [
-    "DEFAULT_RESULTS_FILE",
-    "FORMAT",
-    "results_path",
-    "results_scope",
-    "checkpoint_identity",
-    "request_parts",
-    "StoredResults",
-]
+    "chat_messages", "audio_settings", "AudioRequestsMixin", "TEXT_TASK_NOTE",
+    "DEFAULT_RESULTS_FILE", "FORMAT", "results_path", "results_scope", "checkpoint_identity",
+    "request_parts", "StoredResults"
+]  # fmt: skip
 
 logger = logging.getLogger(__name__)
+
+
+def chat_messages(
+    text: str,
+    *,
+    audio_part: dict[str, Any] | None = None,
+    system_prompt: str | None = None,
+    audio_parts: list[dict[str, Any]] | None = None,
+) -> list[dict[str, Any]]:
+    """The chat of one question: an optional system turn, then the user turn.
+
+    Args:
+        text: The question (the harness's context).
+        audio_part: The audio content part (``{"type": "audio", ...}`` for a processor,
+            ``{"type": "input_audio", ...}`` for an OpenAI-compatible endpoint), placed
+            before the text; ``None`` for a prompt without audio.
+        system_prompt: A system message; ``None`` keeps the chat template's own.
+        audio_parts: Several audio parts, in order, before the text (instead of
+            ``audio_part``; empty: no audio).
+    """
+    messages: list[dict[str, Any]] = []
+    if system_prompt:
+        messages.append({"role": "system", "content": system_prompt})
+    content = list(audio_parts or ([audio_part] if audio_part is not None else []))
+    content.append({"type": "text", "text": text})
+    messages.append({"role": "user", "content": content})
+    return messages
+
+
+def audio_settings(spec: AudioSpec) -> dict[str, Any]:
+    """The audio condition and its settings as written to the results' ``config``."""
+    return {
+        "audio_condition": spec.condition,
+        "audio_seed": spec.seed,
+        "audio_noise_seconds": spec.noise_seconds,
+        "audio_noise_std": spec.noise_std,
+        "audio_sampling_rate": spec.sampling_rate,
+        "audio_max_seconds": spec.max_seconds,
+    }
+
+
+#: What ``audio_condition_by_task`` says of a task without audio.
+TEXT_TASK_NOTE = "not applied (text task: answered from text alone, no audio in the prompt)"
+_PLACEHOLDER = re.compile(r"[ \t]*" + re.escape(HARNESS_AUDIO_PLACEHOLDER))
+
+
+class AudioRequestsMixin:
+    """Audio sources of requests for ``lalm`` / ``lalm-api`` (uses ``spec`` and ``condition``)."""
+
+    spec: Any
+    condition: str
+
+    @property
+    def audio_by_task(self) -> dict[str, str]:
+        """Task name -> the audio condition it ran under (or :data:`TEXT_TASK_NOTE`)."""
+        if not hasattr(self, "_audio_by_task"):
+            self._audio_by_task: dict[str, str] = {}
+        return self._audio_by_task
+
+    def audio_sources(self, requests: Sequence[Any]) -> list[RequestAudio]:
+        """Each request's :class:`RequestAudio`, checked before any model call."""
+        sources = request_audio(requests, self.spec)
+        for request, source in zip(requests, sources, strict=True):
+            record_heard(source, self.spec, request.doc)
+            task = str(request.task_name)
+            if task in self.audio_by_task:
+                continue
+            if source.kind == "text":
+                self.audio_by_task[task] = TEXT_TASK_NOTE
+                logger.info(
+                    "%s: task %s gives no audio: answered from text alone, no audio slot in "
+                    "the prompt; audio=%s does not apply to it",
+                    type(self).__name__.lower(),
+                    task,
+                    self.condition,
+                )
+            else:
+                self.audio_by_task[task] = self.condition
+        return sources
+
+    @staticmethod
+    def question_text(context: str, source: RequestAudio) -> str:
+        """The question of a request: a harness task's ``<audio>`` placeholders dropped (the
+        audio goes first in the user turn, as for this package's tasks)."""
+        if source.kind != "harness" or HARNESS_AUDIO_PLACEHOLDER not in context:
+            return context
+        text = _PLACEHOLDER.sub("", context)
+        return text.lstrip("\n") if context.startswith(HARNESS_AUDIO_PLACEHOLDER) else text
+
+    def audio_info(self) -> dict[str, Any]:
+        """The per-task audio conditions, for ``get_model_info``."""
+        return {"audio_condition_by_task": dict(self.audio_by_task)}
+
 
 #: The default file, inside ``$LM_EVAL_RUL_CACHE``.
 DEFAULT_RESULTS_FILE = adapter_named("lalm").results_file
