@@ -24,6 +24,7 @@ __all__ = [
     "supported_args",
     "audio_condition",
     "USE_CACHE_REFUSAL",
+    "use_cache_refusal",
     "NumberRange",
     "NUMBER_RANGES",
     "number_range",
@@ -36,14 +37,19 @@ __all__ = [
 _HARNESS_ARGS = ("batch_size", "max_batch_size", "device")
 
 
-#: Why ``lalm`` refuses lm-eval's ``--use_cache`` (said before the model loads, and by the
-#: model itself when built another way).
-USE_CACHE_REFUSAL = (
-    "lalm does not support --use_cache: lm-eval keys cached responses by prompt text only, "
-    "so answers for another clip or audio condition would be reused. Run without it: lalm "
-    "keeps its own results cache, keyed by clip and setting (model_args "
-    "results_cache=PATH|none), and resumes from it."
-)
+def use_cache_refusal(model: str) -> str:
+    """Why an audio model refuses lm-eval's ``--use_cache`` (said before the model loads,
+    and by the model itself when built another way)."""
+    return (
+        f"{model} does not support --use_cache: lm-eval keys cached responses by prompt text "
+        f"only, so answers for another clip or audio condition would be reused. Run without "
+        f"it: {model} keeps its own results cache, keyed by clip and setting (model_args "
+        "results_cache=PATH|none), and resumes from it."
+    )
+
+
+#: ``lalm``'s refusal of ``--use_cache``.
+USE_CACHE_REFUSAL = use_cache_refusal("lalm")
 
 
 class UnknownModelArgsError(UserInputError, TypeError):

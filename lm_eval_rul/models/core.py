@@ -8,12 +8,18 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Hashable, Mapping, Sequence
+from abc import abstractmethod
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
+
+from lm_eval.api.model import LM
 
 from ..adapters import adapter_named
-from ..audio import AudioSpec, clip_identity, condition_key
+from ..audio import AudioSpec, clip_identity, condition_key, condition_named, condition_parameters
+from ..audio.decoding import report_trims
 from ..audio.requests import (
     HARNESS_AUDIO_PLACEHOLDER,
     RequestAudio,
@@ -21,11 +27,14 @@ from ..audio.requests import (
     request_audio,
 )
 from ..cache import ResultCache
+from ..mcqa.letters import announce_multi_token
+from ..progress import progress_bar
+from .args import LALMArgumentError, audio_condition, use_cache_refusal
 
 __all__ = [
-    "chat_messages", "audio_settings", "AudioRequestsMixin", "TEXT_TASK_NOTE",
-    "DEFAULT_RESULTS_FILE", "FORMAT", "results_path", "results_scope", "checkpoint_identity",
-    "request_parts", "StoredResults"
+    "AudioLM", "Question", "chat_messages", "audio_settings", "audio_words",
+    "recorded_parameters", "TEXT_TASK_NOTE", "DEFAULT_RESULTS_FILE", "FORMAT", "results_path",
+    "results_scope", "checkpoint_identity", "request_parts", "StoredResults"
 ]  # fmt: skip
 
 logger = logging.getLogger(__name__)
@@ -58,13 +67,26 @@ def chat_messages(
     return messages
 
 
+def recorded_parameters(spec: AudioSpec) -> dict[str, Any]:
+    """The condition parameters a run records and keys its caches with: the ones every
+    run records (``Parameter.recorded``) and those of the spec's own condition."""
+    names = [p.name for p in condition_parameters().values() if p.recorded]
+    names += [p.name for p in spec.audio_condition.parameters]
+    return {name: spec.params[name] for name in dict.fromkeys(names)}
+
+
+def audio_words(spec: AudioSpec) -> str:
+    """The condition and its recorded settings for a log line (``audio=noise seed=0 ...``)."""
+    settings = [f"{name}={value}" for name, value in recorded_parameters(spec).items()]
+    return " ".join([f"audio={spec.condition}", *settings])
+
+
 def audio_settings(spec: AudioSpec) -> dict[str, Any]:
-    """The audio condition and its settings as written to the results' ``config``."""
+    """The audio condition and its settings as written to the results' ``config``
+    (``audio_seed``, ``audio_noise_seconds``...: ``audio_`` + each recorded parameter)."""
     return {
         "audio_condition": spec.condition,
-        "audio_seed": spec.seed,
-        "audio_noise_seconds": spec.noise_seconds,
-        "audio_noise_std": spec.noise_std,
+        **{f"audio_{name}": value for name, value in recorded_parameters(spec).items()},
         "audio_sampling_rate": spec.sampling_rate,
         "audio_max_seconds": spec.max_seconds,
     }
@@ -73,54 +95,6 @@ def audio_settings(spec: AudioSpec) -> dict[str, Any]:
 #: What ``audio_condition_by_task`` says of a task without audio.
 TEXT_TASK_NOTE = "not applied (text task: answered from text alone, no audio in the prompt)"
 _PLACEHOLDER = re.compile(r"[ \t]*" + re.escape(HARNESS_AUDIO_PLACEHOLDER))
-
-
-class AudioRequestsMixin:
-    """Audio sources of requests for ``lalm`` / ``lalm-api`` (uses ``spec`` and ``condition``)."""
-
-    spec: Any
-    condition: str
-
-    @property
-    def audio_by_task(self) -> dict[str, str]:
-        """Task name -> the audio condition it ran under (or :data:`TEXT_TASK_NOTE`)."""
-        if not hasattr(self, "_audio_by_task"):
-            self._audio_by_task: dict[str, str] = {}
-        return self._audio_by_task
-
-    def audio_sources(self, requests: Sequence[Any]) -> list[RequestAudio]:
-        """Each request's :class:`RequestAudio`, checked before any model call."""
-        sources = request_audio(requests, self.spec)
-        for request, source in zip(requests, sources, strict=True):
-            record_heard(source, self.spec, request.doc)
-            task = str(request.task_name)
-            if task in self.audio_by_task:
-                continue
-            if source.kind == "text":
-                self.audio_by_task[task] = TEXT_TASK_NOTE
-                logger.info(
-                    "%s: task %s gives no audio: answered from text alone, no audio slot in "
-                    "the prompt; audio=%s does not apply to it",
-                    type(self).__name__.lower(),
-                    task,
-                    self.condition,
-                )
-            else:
-                self.audio_by_task[task] = self.condition
-        return sources
-
-    @staticmethod
-    def question_text(context: str, source: RequestAudio) -> str:
-        """The question of a request: a harness task's ``<audio>`` placeholders dropped (the
-        audio goes first in the user turn, as for this package's tasks)."""
-        if source.kind != "harness" or HARNESS_AUDIO_PLACEHOLDER not in context:
-            return context
-        text = _PLACEHOLDER.sub("", context)
-        return text.lstrip("\n") if context.startswith(HARNESS_AUDIO_PLACEHOLDER) else text
-
-    def audio_info(self) -> dict[str, Any]:
-        """The per-task audio conditions, for ``get_model_info``."""
-        return {"audio_condition_by_task": dict(self.audio_by_task)}
 
 
 #: The default file, inside ``$LM_EVAL_RUL_CACHE``.
@@ -206,9 +180,7 @@ def results_scope(
         "prefix_cache": lm.prefix_cache,
         "audio": {
             "condition": spec.condition,
-            "seed": spec.seed,
-            "noise_seconds": spec.noise_seconds,
-            "noise_std": spec.noise_std,
+            **recorded_parameters(spec),
             "max_seconds": spec.max_seconds,
             "sampling_rate": spec.sampling_rate,
         },
@@ -301,3 +273,229 @@ class StoredResults:
                 self.cache.path,
                 total - reused,
             )
+
+
+@dataclass
+class Question:
+    """The letter requests of one (clip, context): scored after one audio prefix."""
+
+    key: Hashable  # what is heard (the clip's condition key)
+    source: RequestAudio
+    context_ids: list[int]  # the prompt's token ids (audio placeholder unexpanded)
+    letters: list[tuple[int, list[int]]]  # (index among the requests to score, its ids)
+
+
+class AudioLM(LM):
+    """The core of the plugin's audio models (see the module doc); engines subclass it.
+
+    An engine on the stored-results template (``lalm``, ``lalm-vllm``) has ``_stored``
+    (:class:`StoredResults`), the prompt methods of
+    :class:`~lm_eval_rul.models.prompts.CheckpointLM`, and defines
+    ``_score_questions(questions) -> [(index, (log p, greedy))]`` (one call after one
+    audio prefix per clip) and ``_generate(todo, finished, disable_tqdm)``; ``lalm-api``
+    keeps its own resume cache and replaces both request methods.
+    """
+
+    MULTIMODAL = True
+    #: The ``--model`` name (its :data:`~lm_eval_rul.adapters.ADAPTERS` row).
+    MODEL_NAME: ClassVar[str] = "lalm"
+    #: The constructor takes every audio condition's parameters (:func:`supported_args`).
+    AUDIO_CONDITION_ARGS: ClassVar[bool] = True
+    #: Why ``--apply_chat_template`` is refused, after the model's name.
+    TEMPLATE_REFUSAL: ClassVar[str] = (
+        "applies the model's chat template itself (audio first in the user turn); drop "
+        "--apply_chat_template (use model_args chat_template=false for raw prompts)."
+    )
+    #: Questions per call of :meth:`_score_questions` across clips (``lalm``: per clip).
+    QUESTIONS_PER_CALL: ClassVar[int] = 256
+    spec: AudioSpec
+    condition: str
+
+    # ------------------------------------------------------------------ audio
+    def _hear(
+        self, audio: Any, args: Mapping[str, Any], *, sampling_rate: int, max_seconds: Any
+    ) -> AudioSpec:
+        """Build :attr:`spec` once: the :class:`~lm_eval_rul.audio.Condition` of
+        ``audio=`` and the condition parameters the user gave (checked ``args``)."""
+        condition = condition_named(audio_condition(audio))
+        params = {name: args[name] for name in condition_parameters() if name in args}
+        self.spec = AudioSpec(sampling_rate, max_seconds, condition, **params)
+        self.condition = condition.name
+        return self.spec
+
+    @property
+    def audio_by_task(self) -> dict[str, str]:
+        """Task name -> the audio condition it ran under (or :data:`TEXT_TASK_NOTE`)."""
+        if not hasattr(self, "_audio_by_task"):
+            self._audio_by_task: dict[str, str] = {}
+        return self._audio_by_task
+
+    def audio_sources(self, requests: Sequence[Any]) -> list[RequestAudio]:
+        """Each request's :class:`RequestAudio`, checked before any model call."""
+        sources = request_audio(requests, self.spec)
+        for request, source in zip(requests, sources, strict=True):
+            record_heard(source, self.spec, request.doc)
+            task = str(request.task_name)
+            if task in self.audio_by_task:
+                continue
+            if source.kind == "text":
+                self.audio_by_task[task] = TEXT_TASK_NOTE
+                logger.info(
+                    "%s: task %s gives no audio: answered from text alone, no audio slot in "
+                    "the prompt; audio=%s does not apply to it",
+                    type(self).__name__.lower(),
+                    task,
+                    self.condition,
+                )
+            else:
+                self.audio_by_task[task] = self.condition
+        return sources
+
+    @staticmethod
+    def question_text(context: str, source: RequestAudio) -> str:
+        """The question of a request: a harness task's ``<audio>`` placeholders dropped (the
+        audio goes first in the user turn, as for this package's tasks)."""
+        if source.kind != "harness" or HARNESS_AUDIO_PLACEHOLDER not in context:
+            return context
+        text = _PLACEHOLDER.sub("", context)
+        return text.lstrip("\n") if context.startswith(HARNESS_AUDIO_PLACEHOLDER) else text
+
+    def audio_info(self) -> dict[str, Any]:
+        """The per-task audio conditions, for ``get_model_info``."""
+        return {"audio_condition_by_task": dict(self.audio_by_task)}
+
+    # ------------------------------------------------------------------ the template
+    def loglikelihood(self, requests: list[Any], disable_tqdm: bool = False) -> list:
+        """``(log p(continuation | audio, prompt), is_greedy)`` per request.
+
+        Results already in the results cache are read back; the others are grouped by clip
+        (:meth:`_questions_by_clip`: each clip's audio prefix is computed once), scored by
+        the engine and stored as each call returns.
+        """
+        if not requests:
+            return []
+        sources = self.audio_sources(requests)
+        results = self._stored_run(
+            "loglikelihood", requests, sources, [r.args[:2] for r in requests],
+            self._score_letters, disable_tqdm, read=lambda v: (float(v[0]), bool(v[1])),
+        )  # fmt: skip
+        report_trims()  # said now, before the harness prints its table
+        return results
+
+    def generate_until(self, requests: list[Any], disable_tqdm: bool = False) -> list[str]:
+        """Generation with audio (greedy unless the task samples): stored answers are read
+        back, the others generated by the engine and stored as each batch finishes."""
+        if not requests:
+            return []
+        sources = self.audio_sources(requests)
+        arguments = [[r.args[0], r.args[1], self.max_gen_toks] for r in requests]
+        results = self._stored_run(
+            "generate_until", requests, sources, arguments, self._generate, disable_tqdm
+        )
+        report_trims()
+        return results
+
+    def _stored_run(
+        self,
+        kind: str,
+        requests: list[Any],
+        sources: list[RequestAudio],
+        arguments: list[Any],
+        compute: Callable[..., None],
+        disable_tqdm: bool,
+        read: Callable[[Any], Any] = lambda value: value,
+    ) -> list[Any]:
+        """Stored results -> compute the rest -> store them: ``compute(todo, finished,
+        disable_tqdm)`` gets the (request, source) pairs still to do and hands each finished
+        batch, ``[(index in todo, value)]``, to ``finished``."""
+        keys, stored, todo = self._stored.recall(
+            kind, arguments, [source.key(self.spec) for source in sources]
+        )
+        results = [None if value is None else read(value) for value in stored]
+
+        def finished(pairs: list[tuple[int, Any]]) -> None:
+            for local, value in pairs:
+                results[todo[local]] = value
+                self.cache_hook.add_partial(kind, requests[todo[local]].args, value)
+            self._stored.store(
+                [(keys[todo[local]], list(v) if isinstance(v, tuple) else v) for local, v in pairs]
+            )
+
+        if todo:
+            compute([(requests[i], sources[i]) for i in todo], finished, disable_tqdm)
+        return results
+
+    def _score_letters(
+        self, todo: list[tuple[Any, RequestAudio]], finished: Callable, disable_tqdm: bool
+    ) -> None:
+        """Score ``todo`` clip by clip, :meth:`_chunks` at a time."""
+        groups = self._questions_by_clip(todo)
+        bar = progress_bar(
+            len(todo), f"{self.MODEL_NAME}: scoring", enabled=not disable_tqdm and self.rank == 0
+        )
+        try:
+            for chunk in self._chunks(groups):
+                finished(self._score_questions(chunk))
+                bar.update(sum(len(question.letters) for question in chunk))
+        finally:
+            bar.close()
+
+    def _questions_by_clip(self, todo: list[tuple[Any, RequestAudio]]) -> list[list[Question]]:
+        """The requests as questions, clip by clip in order of first appearance, each
+        clip's contexts in order (a continuation of several tokens is said once)."""
+        by_clip: OrderedDict[Hashable, OrderedDict[str, Question]] = OrderedDict()
+        keys: dict[int, Hashable] = {}  # the letters of one document share its source
+        multi_token: dict[str, list[int]] = {}
+        for index, (request, source) in enumerate(todo):
+            context, continuation = request.args[:2]
+            context = self.question_text(context, source)
+            if id(source.parts) not in keys:
+                keys[id(source.parts)] = source.key(self.spec)
+            key = keys[id(source.parts)]
+            _, ctx_ids, cont_ids = self._encode_request(
+                context, continuation, source.clips(self.spec)
+            )
+            if not cont_ids:
+                raise LALMArgumentError(
+                    f"{self.MODEL_NAME}: continuation {continuation!r} of document "
+                    f"{request.doc.get('id')!r} encodes to no tokens."
+                )
+            if len(cont_ids) > 1:
+                multi_token.setdefault(continuation, cont_ids)
+            contexts = by_clip.setdefault(key, OrderedDict())
+            contexts.setdefault(context, Question(key, source, ctx_ids, [])).letters.append(
+                (index, cont_ids)
+            )
+        pieces = {t: self.tokenizer.convert_ids_to_tokens(ids) for t, ids in multi_token.items()}
+        if pieces:
+            announce_multi_token(self.MODEL_NAME, pieces, what="continuation", log=logger)
+        return [list(contexts.values()) for contexts in by_clip.values()]
+
+    def _chunks(self, groups: list[list[Question]]) -> Iterator[list[Question]]:
+        """Questions per engine call: :data:`QUESTIONS_PER_CALL` across clips, a clip's
+        questions together (its prefix then stays in the engine's cache)."""
+        questions = [q for group in sorted(groups, key=lambda g: repr(g[0].key)) for q in group]
+        for start in range(0, len(questions), self.QUESTIONS_PER_CALL):
+            yield questions[start : start + self.QUESTIONS_PER_CALL]
+
+    # ------------------------------------------------------------------ harness hooks
+    @property
+    def max_gen_toks(self) -> int:
+        return self._max_gen_toks
+
+    @abstractmethod
+    def _engine_info(self) -> dict[str, Any]:
+        """What identifies the engine's model in the results (checkpoint, endpoint...)."""
+
+    def get_model_info(self) -> dict:
+        """The engine's model, the audio condition and its settings, so runs are told apart."""
+        return {**self._engine_info(), **audio_settings(self.spec), **self.audio_info()}
+
+    def set_cache_hook(self, cache_hook: Any) -> None:
+        """Refuse lm-eval's response cache when it would mix up what the model heard."""
+        if getattr(cache_hook, "dbdict", None) is not None:
+            raise LALMArgumentError(use_cache_refusal(self.MODEL_NAME))
+        super().set_cache_hook(cache_hook)
+
+    def apply_chat_template(self, chat_history: list[dict[str, Any]], **kwargs: Any) -> str:
+        raise LALMArgumentError(f"{self.MODEL_NAME} {self.TEMPLATE_REFUSAL}")

@@ -1,11 +1,27 @@
-"""LALM_DOC_PLACEHOLDER"""
+"""``lalm``: transformers-native audio language models inside lm-evaluation-harness.
+
+The engine of :class:`~.core.AudioLM` on transformers. The harness sends one
+``loglikelihood`` request per answer letter; the core groups them by clip and (document,
+context), and this engine reads every letter of a context from ONE forward pass and
+encodes each clip once per run: the audio sits first in the user turn, the key/value cache
+of the shared system + audio prefix is computed once per clip (:meth:`LALM._prefix`), and
+each question only runs its own suffix tokens against a copy of that cache
+(:meth:`LALM._score_suffixes`). ``prefix_cache=false`` takes the naive reference path (one
+full forward per request). Generation is batched, greedy unless the task says so; when the
+documents are windows of longer recordings the progress bar also counts the finished items.
+
+The model loads through lm-eval's :class:`~lm_eval.models.huggingface.HFLM` (device
+placement, ``accelerate launch`` data parallelism, dtype, rank/world size), overriding
+only the hooks that differ: the config (family detection), the tokenizer (the family's
+processor), and the model class. Text-only ``loglikelihood_rolling`` is HFLM's own.
+"""
 
 from __future__ import annotations
 
 import inspect
 import logging
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,19 +37,15 @@ from lm_eval.models.utils import (
 )
 from lm_eval.models.utils_hf import stop_sequences_criteria
 
-from ..audio import WINDOW_FIELD, AudioSpec
+from ..audio import WINDOW_FIELD
 from ..audio.requests import RequestAudio
-from ..mcqa.letters import announce_multi_token
 from ..progress import progress_bar
-from .args import USE_CACHE_REFUSAL, LALMArgumentError, audio_condition, validate_model_args
-from .core import AudioRequestsMixin, StoredResults, audio_settings, results_path, results_scope
+from .args import LALMArgumentError, validate_model_args
+from .core import Question, StoredResults, audio_words, results_path, results_scope
 from .families import Family, family_for
-from .prompts import ChatPromptsMixin, SpanMismatch, check_prompt_dependencies, match_spans
+from .prompts import CheckpointLM, SpanMismatch, check_prompt_dependencies, match_spans
 
-__all__ = [
-    "ClipPrefix", "PrefixScoringMixin", "continuation_score", "AudioGenerationMixin", "LALM",
-    "check_model_args"
-]  # fmt: skip
+__all__ = ["LALM", "check_model_args", "ClipPrefix", "continuation_score"]
 
 logger = logging.getLogger(__name__)
 
@@ -50,102 +62,208 @@ class ClipPrefix:
     rope_delta: torch.Tensor | None  # multimodal-RoPE offset of text after the audio
 
 
-class PrefixScoringMixin:
-    """``loglikelihood`` for :class:`~lm_eval_rul.models.lalm.LALM` (see the module doc).
+class LALM(CheckpointLM, HFLM):
+    """Any transformers-native audio LM (see :mod:`lm_eval_rul.models.families`).
 
-    Uses the model's ``audio_sources``, ``question_text``, ``_encode_request``, ``_encode``,
-    ``_model_inputs``, ``_waves``, ``parts_for``, ``_audio_ids``, ``_blank_ids``, ``family``,
-    ``_stored``, ``spec`` and ``prefix_cache``
-    (:class:`~lm_eval_rul.models.core.AudioRequestsMixin`).
+    Args:
+        pretrained: Hub id or local path of the checkpoint (a full Qwen Omni checkpoint
+            loads only its thinker).
+        audio: What the model hears, one registered condition
+            (:func:`lm_eval_rul.audio.condition_names`): ``original`` (the item's clip),
+            ``reversed`` (that clip backwards), ``noise`` (Gaussian, reproducible from
+            ``seed`` and the question id), ``silence``, ``random`` (another clip of the
+            same benchmark, seeded) or ``none`` (the prompt without any audio tokens).
+        max_audio_seconds: Trim longer audio (with a warning); default: the family's
+            limit read from the processor or the family table.
+        dtype: Weights dtype (``auto``, ``float32``, ``bfloat16``, ...).
+        device: ``cuda``, ``cuda:1``, ``cpu``, ``mps``...; default: the accelerator if
+            any, else CPU (under ``accelerate launch`` each process takes its own).
+        batch_size: Questions per forward pass (letter scoring) or per ``generate``
+            call; an integer (``auto`` is not supported).
+        max_batch_size: Accepted for harness compatibility (unused: no auto batch size).
+        chat_template: Wrap the question in the processor's chat template (audio first
+            in the user turn). ``False`` writes the audio placeholder then the question.
+        system_prompt: Optional system message (default: the template's own).
+        prefix_cache: Reuse the key/value cache of the system + audio prefix across the
+            questions and folds of a clip (default). ``False`` runs the naive path: one
+            full forward per request, audio re-encoded each time (for checking).
+        max_length: Context length cap (default: from the model config).
+        max_gen_toks: Default generation budget when a task gives none.
+        revision: Checkpoint revision on the Hub.
+        trust_remote_code: Passed to transformers (the supported families need none).
+        parallelize: Split one model over several GPUs (``device_map="auto"``).
+        results_cache: Where results are kept as they are computed, so an interrupted
+            run resumes without repeating a forward pass (:class:`~.core.StoredResults`):
+            ``auto`` (default: ``lalm_results.sqlite`` in ``$LM_EVAL_RUL_CACHE``), a
+            file path, or ``none``.
+        **condition_args: The audio conditions' parameters (``noise_seconds``,
+            ``noise_std``, ``seed``...: :func:`lm_eval_rul.audio.condition_parameters`,
+            each declared by its condition).
     """
 
-    def loglikelihood(self, requests: list[Any], disable_tqdm: bool = False) -> list:
-        """``(log p(continuation | audio, prompt), is_greedy)`` per request.
+    MODEL_NAME = "lalm"
 
-        Results already in the model's results cache (:mod:`.core`) are read
-        back; the others are computed and written as each forward pass finishes.
-        Requests sharing a clip are scored together: the clip's prefix is encoded
-        once; each (document, context) costs one batched forward of its suffix.
-        """
-        if not requests:
-            return []
-        sources = self.audio_sources(requests)
-        keys, stored, todo = self._stored.recall(
-            "loglikelihood", [r.args[:2] for r in requests], [s.key(self.spec) for s in sources]
-        )
-        results: list[tuple[float, bool] | None] = [
-            None if v is None else (float(v[0]), bool(v[1])) for v in stored
-        ]
-
-        def finished(pairs: list[tuple[int, tuple[float, bool]]]) -> None:
-            for local, value in pairs:
-                results[todo[local]] = value
-                self.cache_hook.add_partial("loglikelihood", requests[todo[local]].args, value)
-            self._stored.store([(keys[todo[local]], list(value)) for local, value in pairs])
-
-        remaining = [(requests[i], sources[i]) for i in todo]
-        if remaining and not self.prefix_cache:
-            self._loglikelihood_naive(remaining, disable_tqdm, finished)
-        elif remaining:
-            self._loglikelihood_prefix(remaining, disable_tqdm, finished)
-        return results  # type: ignore[return-value]
-
-    def _loglikelihood_prefix(
+    def __init__(
         self,
-        requests: list[tuple[Any, RequestAudio]],
-        disable_tqdm: bool,
-        finished: Callable[[list[tuple[int, tuple[float, bool]]]], None],
+        pretrained: str,
+        audio: str | None = "original",
+        max_audio_seconds: float | None = None,
+        dtype: str = "auto",
+        device: str | None = None,
+        batch_size: int | str = 1,
+        max_batch_size: int | None = 64,
+        chat_template: bool = True,
+        system_prompt: str | None = None,
+        prefix_cache: bool = True,
+        max_length: int | None = None,
+        max_gen_toks: int = 256,
+        revision: str = "main",
+        trust_remote_code: bool = False,
+        parallelize: bool = False,
+        results_cache: str | None = "auto",
+        **condition_args: Any,
     ) -> None:
-        """Score ``requests`` clip by clip; ``finished`` gets each forward's results."""
-        # (clip key) -> (prompt context) -> [(request index, continuation ids)]
-        by_clip: OrderedDict[Hashable, OrderedDict[str, list]] = OrderedDict()
-        first_source: dict[Hashable, RequestAudio] = {}
-        context_ids: dict[str, list[int]] = {}
-        keys: dict[int, Hashable] = {}  # the letters of one document share its source
-        multi_token: dict[str, list[int]] = {}  # said in one line, once per process
-        for index, (request, source) in enumerate(requests):
-            context, continuation = request.args[:2]
-            context = self.question_text(context, source)
-            if id(source.parts) not in keys:
-                keys[id(source.parts)] = source.key(self.spec)
-            key = keys[id(source.parts)]
-            first_source.setdefault(key, source)
-            _, ctx_ids, cont_ids = self._encode_request(
-                context, continuation, source.clips(self.spec)
-            )
-            if not cont_ids:
-                raise LALMArgumentError(
-                    f"lalm: continuation {continuation!r} of document {request.doc.get('id')!r} "
-                    "encodes to no tokens."
-                )
-            if len(cont_ids) > 1:
-                multi_token.setdefault(continuation, cont_ids)
-            context_ids.setdefault(context, ctx_ids)
-            by_clip.setdefault(key, OrderedDict()).setdefault(context, []).append((index, cont_ids))
-        self._warn_multi_token(multi_token)
-
-        bar = progress_bar(
-            len(requests),
-            "lalm: scoring (one prefix per clip)",
-            enabled=not disable_tqdm and self.rank == 0,
+        given = {
+            "pretrained": pretrained, "audio": audio, "dtype": dtype,
+            "max_audio_seconds": max_audio_seconds, "batch_size": batch_size,
+            "max_batch_size": max_batch_size, "chat_template": chat_template,
+            "prefix_cache": prefix_cache, "max_length": max_length, "max_gen_toks": max_gen_toks,
+            "trust_remote_code": trust_remote_code, "parallelize": parallelize,
+        }  # fmt: skip
+        args = check_model_args({**given, **condition_args})
+        self.use_chat_template = args["chat_template"]
+        self.system_prompt = system_prompt
+        self.prefix_cache = args["prefix_cache"]
+        self._max_gen_toks = args["max_gen_toks"]
+        self.family: Family | None = None
+        self._thinker_of_full_checkpoint = False
+        super().__init__(
+            pretrained=pretrained,
+            backend="causal",
+            revision=revision,
+            max_length=args["max_length"],
+            device=device or "",
+            dtype=args["dtype"],
+            batch_size=args["batch_size"],
+            max_batch_size=args["max_batch_size"],
+            trust_remote_code=args["trust_remote_code"],
+            parallelize=args["parallelize"],
         )
+        spec = self._hear(
+            audio, args, sampling_rate=self._sampling_rate(),
+            max_seconds=self._max_seconds(args["max_audio_seconds"]),
+        )  # fmt: skip
+        self._init_prompts(spec.audio_condition)
+        self._prefix_lru: OrderedDict[Hashable, ClipPrefix] = OrderedDict()
+        self._stored = StoredResults(results_path(results_cache), results_scope(self))
+        self._forward_names = set(inspect.signature(self.model.forward).parameters)
+        # transformers 5.24 renamed the forward argument past_key_values to cache
+        self._cache_arg = "cache" if "cache" in self._forward_names else "past_key_values"
+        logger.info(
+            "lalm: %s from %s; %s sampling_rate=%d max_audio_seconds=%s prefix_cache=%s "
+            "results_cache=%s",
+            self.family.name,
+            pretrained,
+            audio_words(spec),
+            spec.sampling_rate,
+            spec.max_seconds,
+            self.prefix_cache,
+            self._stored.path or "none",
+        )
+
+    # ------------------------------------------------------------------ loading hooks
+    def _get_config(self, pretrained: str, **kwargs: Any) -> None:
+        super()._get_config(pretrained, **kwargs)
+        self.family = family_for(getattr(self._config, "model_type", None), where=pretrained)
+        check_prompt_dependencies(self.family)
+        thinker = self.family.thinker_config
+        if thinker and hasattr(self._config, thinker):
+            self._config = getattr(self._config, thinker)
+            self._thinker_of_full_checkpoint = True
+        self.AUTO_MODEL_CLASS = getattr(transformers, self.family.model_class)
+
+    def _create_tokenizer(self, pretrained: str, tokenizer: Any, **kwargs: Any) -> None:
+        if tokenizer:
+            raise LALMArgumentError(
+                "lalm: tokenizer= is not supported; the processor saved with the checkpoint "
+                "provides the tokenizer."
+            )
+        self._load_processor(pretrained, kwargs)
+
+    def _create_model(self, *args: Any, **kwargs: Any) -> None:
+        if self._thinker_of_full_checkpoint:
+            kwargs["config"] = self._config
+            kwargs["key_mapping"] = {r"^thinker\.": ""}
+        super()._create_model(*args, **kwargs)
+
+    def _engine_info(self) -> dict[str, Any]:
+        """HFLM's model info, the family, the weights' dtype and how the audio is handed
+        over (what ``lalm-api`` records as ``audio_sent_*``: here the processor gets the
+        array itself)."""
+        return {
+            **HFLM.get_model_info(self),
+            "audio_family": self.family.name,
+            "model_dtype": str(self.model.dtype),
+            "audio_sent_encoding": "float32 array (in process)",
+            "audio_sent_lossless": True,
+        }
+
+    def _model_inputs(self, texts: list[str], waves: list[Any] | None) -> dict[str, Any]:
+        """Run the processor (``audio=``, never ``audios=``) and keep what forward takes."""
+        kwargs: dict[str, Any] = dict(self.family.processor_kwargs)
+        if waves is not None:
+            kwargs.update(audio=list(waves), sampling_rate=self.spec.sampling_rate)
+        text_kwargs: dict[str, Any] = {}
+        if len(texts) > 1:
+            text_kwargs.update(padding="longest", padding_side="left")
+        bos = self.tokenizer.bos_token
+        if bos and all(text.startswith(bos) for text in texts):
+            # the template wrote the BOS itself; as transformers' apply_chat_template does,
+            # the processor must not add another
+            text_kwargs["add_special_tokens"] = False
+        if text_kwargs:
+            kwargs["text_kwargs"] = text_kwargs
+        if self._mistral is not None:
+            encoded = self._mistral.model_inputs(texts, waves)
+        else:
+            encoded = self.processor(text=texts, return_tensors="pt", **kwargs)
+        inputs = {}
+        for name, value in encoded.items():
+            if name not in self._forward_names or not torch.is_tensor(value):
+                continue
+            if value.is_floating_point():
+                value = value.to(self.model.dtype)
+            inputs[name] = value.to(self.device)
+        return inputs
+
+    def _waves(self, source: RequestAudio) -> tuple[Hashable, list[Any] | None]:
+        return source.waves(self.spec)
+
+    # ------------------------------------------------------------------ letters
+    def loglikelihood(self, requests: list[Any], disable_tqdm: bool = False) -> list:
         try:
-            for key, contexts in by_clip.items():
-                prefix = self._prefix(key, first_source[key])
-                items = list(contexts.items())
-                for start in range(0, len(items), self.batch_size):
-                    chunk = items[start : start + self.batch_size]
-                    finished(self._score_suffixes(prefix, [(context_ids[c], r) for c, r in chunk]))
-                    bar.update(sum(len(reqs) for _, reqs in chunk))
+            return super().loglikelihood(requests, disable_tqdm)
         finally:
-            bar.close()
             self._prefix_lru.clear()
 
-    def _warn_multi_token(self, found: dict[str, list[int]]) -> None:
-        """One line for the continuations that are several tokens (unless said already)."""
-        pieces = {text: self.tokenizer.convert_ids_to_tokens(ids) for text, ids in found.items()}
-        if pieces:
-            announce_multi_token("lalm", pieces, what="continuation", log=logger)
+    def _score_letters(
+        self, todo: list[tuple[Any, RequestAudio]], finished: Callable, disable_tqdm: bool
+    ) -> None:
+        if self.prefix_cache:
+            super()._score_letters(todo, finished, disable_tqdm)
+        else:
+            self._loglikelihood_naive(todo, disable_tqdm, finished)
+
+    def _chunks(self, groups: list[list[Question]]) -> Iterator[list[Question]]:
+        """A clip's questions, ``batch_size`` contexts per forward pass."""
+        for questions in groups:
+            for start in range(0, len(questions), self.batch_size):
+                yield questions[start : start + self.batch_size]
+
+    def _score_questions(self, chunk: list[Question]) -> list[tuple[int, tuple[float, bool]]]:
+        """One forward over the suffixes of ``chunk``'s contexts after their clip's prefix."""
+        prefix = self._prefix(chunk[0].key, chunk[0].source)
+        return self._score_suffixes(prefix, [(q.context_ids, q.letters) for q in chunk])
 
     @torch.no_grad()
     def _prefix(self, key: Hashable, source: RequestAudio) -> ClipPrefix:
@@ -296,88 +414,31 @@ class PrefixScoringMixin:
             bar.update(1)
         bar.close()
 
-
-def continuation_score(logits: torch.Tensor, cont_ids: Sequence[int]) -> tuple[float, bool]:
-    """``(sum of log p(token), all tokens greedy)`` of a continuation.
-
-    Args:
-        logits: ``(len(cont_ids), vocab)``: row ``i`` is the prediction of ``cont_ids[i]``.
-        cont_ids: The continuation's token ids.
-    """
-    logprobs = F.log_softmax(logits.float(), dim=-1)
-    target = torch.tensor(list(cont_ids), device=logprobs.device)
-    total = logprobs.gather(1, target[:, None]).sum().item()
-    greedy = bool((logprobs.argmax(dim=-1) == target).all().item())
-    return float(total), greedy
-
-
-def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
-
-
-class AudioGenerationMixin:
-    """``generate_until`` for :class:`~lm_eval_rul.models.lalm.LALM`.
-
-    Uses the model's ``audio_sources``, ``question_text``, ``prompt_text``,
-    ``_model_inputs``, ``_stored`` and ``spec``.
-    """
-
-    @torch.no_grad()
-    def generate_until(self, requests: list[Any], disable_tqdm: bool = False) -> list[str]:
-        """Greedy (unless the task asks otherwise) generation with audio, batched.
-
-        Answers already in the results cache (:mod:`.core`) are read back;
-        the others are generated and written as each batch finishes.
-        """
-        if not requests:
-            return []
-        sources = self.audio_sources(requests)
-        keys, results, todo = self._stored.recall(
-            "generate_until",
-            [[r.args[0], r.args[1], self.max_gen_toks] for r in requests],
-            [source.key(self.spec) for source in sources],
-        )
-        if todo:
-            self._sources = {i: sources[index] for i, index in enumerate(todo)}
-            generated = self._generate([requests[i] for i in todo], disable_tqdm, keys, todo)
-            for local, text in generated.items():
-                results[todo[local]] = text
-        return results  # type: ignore[return-value]
-
+    # ------------------------------------------------------------------ generation
     def _generate(
-        self, requests: list[Any], disable_tqdm: bool, keys: list[Any], todo: list[int]
-    ) -> dict[int, str]:
-        """Generate ``requests`` in batches; each batch's answers are stored when done."""
-        indexed = [(i, r.args[0], r.args[1], self._sources[i]) for i, r in enumerate(requests)]
+        self, todo: list[tuple[Any, RequestAudio]], finished: Callable, disable_tqdm: bool
+    ) -> None:
+        """Generate ``todo`` in batches of prompts sharing their settings."""
+        indexed = [(i, r.args[0], r.args[1], source) for i, (r, source) in enumerate(todo)]
         collator = Collator(
             indexed,
             sort_fn=lambda x: (-len(x[1]), x[0]),
             group_by="gen_kwargs",
             group_fn=lambda x: x[2],
         )
-        results: dict[int, str] = {}
-        bar = progress_bar(len(requests), "lalm: gen", enabled=not disable_tqdm and self.rank == 0)
-        items = _ItemProgress([r.doc for r in requests], bar)
+        bar = progress_bar(len(todo), "lalm: gen", enabled=not disable_tqdm and self.rank == 0)
+        items = _ItemProgress([r.doc for r, _ in todo], bar)
         eos = self.tok_decode(self.eot_token_id, skip_special_tokens=False)
         try:
             for chunk in collator.get_batched(n=self.batch_size, batch_fn=None):
                 indices, contexts, all_kwargs, chunk_sources = zip(*chunk, strict=True)
                 texts = self._generate_batch(contexts, all_kwargs[0], chunk_sources, eos)
-                for index, context, text in zip(indices, contexts, texts, strict=True):
-                    results[index] = text
-                    self.cache_hook.add_partial("generate_until", (context, all_kwargs[0]), text)
-                self._stored.store([(keys[todo[i]], results[i]) for i in indices])
+                finished(list(zip(indices, texts, strict=True)))
                 bar.update(len(indices))
                 for index in indices:
-                    items.done(requests[index].doc)
+                    items.done(todo[index][0].doc)
         finally:
             bar.close()
-        return results
 
     def _generate_batch(
         self, contexts: tuple[str, ...], gen_kwargs: dict, sources: tuple[Any, ...], eos: str
@@ -419,6 +480,29 @@ class AudioGenerationMixin:
         ]
 
 
+def continuation_score(logits: torch.Tensor, cont_ids: Sequence[int]) -> tuple[float, bool]:
+    """``(sum of log p(token), all tokens greedy)`` of a continuation.
+
+    Args:
+        logits: ``(len(cont_ids), vocab)``: row ``i`` is the prediction of ``cont_ids[i]``.
+        cont_ids: The continuation's token ids.
+    """
+    logprobs = F.log_softmax(logits.float(), dim=-1)
+    target = torch.tensor(list(cont_ids), device=logprobs.device)
+    total = logprobs.gather(1, target[:, None]).sum().item()
+    greedy = bool((logprobs.argmax(dim=-1) == target).all().item())
+    return float(total), greedy
+
+
+def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
 class _ItemProgress:
     """Counts items (benchmark, id) whose window documents are all generated, on the bar."""
 
@@ -442,217 +526,6 @@ class _ItemProgress:
             self.finished += 1
             if self.windowed:
                 self.bar.set_postfix_str(f"items {self.finished}/{self.total}", refresh=False)
-
-
-class LALM(AudioRequestsMixin, ChatPromptsMixin, PrefixScoringMixin, AudioGenerationMixin, HFLM):
-    """Any transformers-native audio LM (see :mod:`lm_eval_rul.models.families`).
-
-    Args:
-        pretrained: Hub id or local path of the checkpoint (a full Qwen Omni checkpoint
-            loads only its thinker).
-        audio: What the model hears, one registered condition
-            (:func:`lm_eval_rul.audio.condition_names`): ``original`` (the item's clip),
-            ``reversed`` (that clip backwards), ``noise`` (Gaussian, reproducible from
-            ``seed`` and the question id), ``silence``, ``random`` (another clip of the
-            same benchmark, seeded) or ``none`` (the prompt without any audio tokens).
-        noise_seconds: Duration of the ``noise`` / ``silence`` waveform.
-        noise_std: Standard deviation of the ``noise`` waveform.
-        seed: Seed of ``noise`` and ``random``.
-        max_audio_seconds: Trim longer audio (with a warning); default: the family's
-            limit read from the processor or the family table.
-        dtype: Weights dtype (``auto``, ``float32``, ``bfloat16``, ...).
-        device: ``cuda``, ``cuda:1``, ``cpu``, ``mps``...; default: the accelerator if
-            any, else CPU (under ``accelerate launch`` each process takes its own).
-        batch_size: Questions per forward pass (letter scoring) or per ``generate``
-            call; an integer (``auto`` is not supported).
-        max_batch_size: Accepted for harness compatibility (unused: no auto batch size).
-        chat_template: Wrap the question in the processor's chat template (audio first
-            in the user turn). ``False`` writes the audio placeholder then the question.
-        system_prompt: Optional system message (default: the template's own).
-        prefix_cache: Reuse the key/value cache of the system + audio prefix across the
-            questions and folds of a clip (default). ``False`` runs the naive path: one
-            full forward per request, audio re-encoded each time (for checking).
-        max_length: Context length cap (default: from the model config).
-        max_gen_toks: Default generation budget when a task gives none.
-        revision: Checkpoint revision on the Hub.
-        trust_remote_code: Passed to transformers (the supported families need none).
-        parallelize: Split one model over several GPUs (``device_map="auto"``).
-        results_cache: Where results are kept as they are computed, so an interrupted
-            run resumes without repeating a forward pass (:mod:`.core`):
-            ``auto`` (default: ``lalm_results.sqlite`` in ``$LM_EVAL_RUL_CACHE``), a
-            file path, or ``none``.
-    """
-
-    MULTIMODAL = True
-
-    def __init__(
-        self,
-        pretrained: str,
-        audio: str | None = "original",
-        noise_seconds: float = 10.0,
-        noise_std: float = 1.0,
-        seed: int = 0,
-        max_audio_seconds: float | None = None,
-        dtype: str = "auto",
-        device: str | None = None,
-        batch_size: int | str = 1,
-        max_batch_size: int | None = 64,
-        chat_template: bool = True,
-        system_prompt: str | None = None,
-        prefix_cache: bool = True,
-        max_length: int | None = None,
-        max_gen_toks: int = 256,
-        revision: str = "main",
-        trust_remote_code: bool = False,
-        parallelize: bool = False,
-        results_cache: str | None = "auto",
-        **unknown: Any,
-    ) -> None:
-        given = {
-            "pretrained": pretrained,
-            "dtype": dtype,
-            "noise_seconds": noise_seconds,
-            "noise_std": noise_std,
-            "seed": seed,
-            "max_audio_seconds": max_audio_seconds,
-            "batch_size": batch_size,
-            "max_batch_size": max_batch_size,
-            "chat_template": chat_template,
-            "prefix_cache": prefix_cache,
-            "max_length": max_length,
-            "max_gen_toks": max_gen_toks,
-            "trust_remote_code": trust_remote_code,
-            "parallelize": parallelize,
-        }
-        args = check_model_args({**given, **unknown})
-        condition = audio_condition(audio)
-        self.condition = condition
-        self.use_chat_template = args["chat_template"]
-        self.system_prompt = system_prompt
-        self.prefix_cache = args["prefix_cache"]
-        self._max_gen_toks = args["max_gen_toks"]
-        self.family: Family | None = None
-        self._thinker_of_full_checkpoint = False
-        super().__init__(
-            pretrained=pretrained,
-            backend="causal",
-            revision=revision,
-            max_length=args["max_length"],
-            device=device or "",
-            dtype=args["dtype"],
-            batch_size=args["batch_size"],
-            max_batch_size=args["max_batch_size"],
-            trust_remote_code=args["trust_remote_code"],
-            parallelize=args["parallelize"],
-        )
-        self.spec = AudioSpec(
-            sampling_rate=self._sampling_rate(),
-            max_seconds=self._max_seconds(args["max_audio_seconds"]),
-            condition=condition,
-            seed=args["seed"],
-            noise_seconds=args["noise_seconds"],
-            noise_std=args["noise_std"],
-        )
-        self._init_prompts(self.spec.audio_condition)
-        self._prefix_lru: OrderedDict[Hashable, ClipPrefix] = OrderedDict()
-        self._stored = StoredResults(results_path(results_cache), results_scope(self))
-        self._forward_names = set(inspect.signature(self.model.forward).parameters)
-        # transformers 5.24 renamed the forward argument past_key_values to cache
-        self._cache_arg = "cache" if "cache" in self._forward_names else "past_key_values"
-        logger.info(
-            "lalm: %s from %s; audio=%s seed=%d noise_seconds=%s noise_std=%s "
-            "sampling_rate=%d max_audio_seconds=%s prefix_cache=%s results_cache=%s",
-            self.family.name,
-            pretrained,
-            self.condition,
-            self.spec.seed,
-            self.spec.noise_seconds,
-            self.spec.noise_std,
-            self.spec.sampling_rate,
-            self.spec.max_seconds,
-            self.prefix_cache,
-            self._stored.path or "none",
-        )
-
-    # ------------------------------------------------------------------ loading hooks
-    def _get_config(self, pretrained: str, **kwargs: Any) -> None:
-        super()._get_config(pretrained, **kwargs)
-        self.family = family_for(getattr(self._config, "model_type", None), where=pretrained)
-        check_prompt_dependencies(self.family)
-        thinker = self.family.thinker_config
-        if thinker and hasattr(self._config, thinker):
-            self._config = getattr(self._config, thinker)
-            self._thinker_of_full_checkpoint = True
-        self.AUTO_MODEL_CLASS = getattr(transformers, self.family.model_class)
-
-    def _create_tokenizer(self, pretrained: str, tokenizer: Any, **kwargs: Any) -> None:
-        if tokenizer:
-            raise LALMArgumentError(
-                "lalm: tokenizer= is not supported; the processor saved with the checkpoint "
-                "provides the tokenizer."
-            )
-        self._load_processor(pretrained, kwargs)
-
-    def _create_model(self, *args: Any, **kwargs: Any) -> None:
-        if self._thinker_of_full_checkpoint:
-            kwargs["config"] = self._config
-            kwargs["key_mapping"] = {r"^thinker\.": ""}
-        super()._create_model(*args, **kwargs)
-
-    @property
-    def max_gen_toks(self) -> int:
-        return self._max_gen_toks
-
-    def get_model_info(self) -> dict:
-        """HFLM's model info plus the audio condition, so runs are told apart."""
-        info = super().get_model_info()
-        info.update(audio_settings(self.spec), audio_family=self.family.name, **self.audio_info())
-        # what lalm-api records as audio_sent_*: here the processor gets the array itself
-        info.update(audio_sent_encoding="float32 array (in process)", audio_sent_lossless=True)
-        return info
-
-    def set_cache_hook(self, cache_hook: Any) -> None:
-        """Refuse lm-eval's response cache when it would mix up what the model heard."""
-        if getattr(cache_hook, "dbdict", None) is not None:
-            raise LALMArgumentError(USE_CACHE_REFUSAL)
-        super().set_cache_hook(cache_hook)
-
-    def apply_chat_template(self, chat_history: list[dict[str, Any]], **kwargs: Any) -> str:
-        raise LALMArgumentError(
-            "lalm applies the model's chat template itself (audio first in the user turn); "
-            "drop --apply_chat_template (use model_args chat_template=false for raw prompts)."
-        )
-
-    def _model_inputs(self, texts: list[str], waves: list[Any] | None) -> dict[str, Any]:
-        """Run the processor (``audio=``, never ``audios=``) and keep what forward takes."""
-        kwargs: dict[str, Any] = dict(self.family.processor_kwargs)
-        if waves is not None:
-            kwargs.update(audio=list(waves), sampling_rate=self.spec.sampling_rate)
-        text_kwargs: dict[str, Any] = {}
-        if len(texts) > 1:
-            text_kwargs.update(padding="longest", padding_side="left")
-        bos = self.tokenizer.bos_token
-        if bos and all(text.startswith(bos) for text in texts):
-            # the template wrote the BOS itself; as transformers' apply_chat_template does,
-            # the processor must not add another
-            text_kwargs["add_special_tokens"] = False
-        if text_kwargs:
-            kwargs["text_kwargs"] = text_kwargs
-        if self._mistral is not None:
-            encoded = self._mistral.model_inputs(texts, waves)
-        else:
-            encoded = self.processor(text=texts, return_tensors="pt", **kwargs)
-        inputs = {}
-        for name, value in encoded.items():
-            if name not in self._forward_names or not torch.is_tensor(value):
-                continue
-            if value.is_floating_point():
-                value = value.to(self.model.dtype)
-            inputs[name] = value.to(self.device)
-        return inputs
-
-    def _waves(self, source: RequestAudio) -> tuple[Hashable, list[Any] | None]:
-        return source.waves(self.spec)
 
 
 def check_model_args(model_args: Mapping[str, Any]) -> dict[str, Any]:

@@ -35,13 +35,13 @@ import torch
 
 from ..audio import Condition
 from .args import LALMArgumentError
-from .core import chat_messages
+from .core import AudioLM, chat_messages
 from .families import Family, family_max_seconds, load_processor, resolve_attr, template_renderer
 
 __all__ = [
     "template_trims_question", "AudioSpan", "SpanMismatch", "audio_span", "audio_token_ids",
     "blank_token_ids", "family_blank_ids", "match_spans", "MistralPrompts",
-    "MISSING_MISTRAL_COMMON", "ChatPromptsMixin", "check_prompt_dependencies"
+    "MISSING_MISTRAL_COMMON", "CheckpointLM", "check_prompt_dependencies"
 ]  # fmt: skip
 
 #: Whitespace put around the sentinel: a newline and a space on each side.
@@ -422,8 +422,9 @@ def check_prompt_dependencies(family: Family) -> None:
             raise LALMArgumentError(MISSING_MISTRAL_COMMON.format(family=family.name))
 
 
-class ChatPromptsMixin:
-    """Prompt text and token ids of requests (see the module doc).
+class CheckpointLM(AudioLM):
+    """The core of the engines that read a checkpoint (``lalm``, ``lalm-vllm``): its
+    processor, and the prompt text and token ids of requests (see the module doc).
 
     Uses ``family``, ``pretrained``, ``use_chat_template`` and ``system_prompt``; sets
     ``processor``, ``tokenizer`` and the rendered template parts.

@@ -35,14 +35,19 @@ logger = logging.getLogger(__name__)
 #: Longest ``noise`` / ``silence`` waveform: an hour (a longer one only fills memory).
 MAX_NOISE_SECONDS = 3600.0
 #: ``noise`` and ``random`` draw from (seed, item id).
-SEED = Parameter("seed", int, 0, doc="seed of ``noise`` and ``random`` (with the item id)")
+SEED = Parameter(
+    "seed", int, 0, doc="seed of ``noise`` and ``random`` (with the item id)", recorded=True
+)
 #: The ``noise`` / ``silence`` waveform's length.
 NOISE_SECONDS = Parameter(
     "noise_seconds", float, 10.0, low=0, above=True, high=MAX_NOISE_SECONDS, unit="seconds",
     doc="length of the ``noise`` / ``silence`` waveform (at most the model's limit)",
+    recorded=True,
 )  # fmt: skip
 #: The ``noise`` waveform's standard deviation.
-NOISE_STD = Parameter("noise_std", float, 1.0, low=0, doc="standard deviation of ``noise``")
+NOISE_STD = Parameter(
+    "noise_std", float, 1.0, low=0, doc="standard deviation of ``noise``", recorded=True
+)
 
 __all__ = [
     "SEED",

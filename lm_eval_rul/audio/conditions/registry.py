@@ -90,6 +90,10 @@ class Parameter:
         high: The highest value; ``None``: no bound.
         unit: Words the messages use (``seconds``).
         doc: One line for the docs and the constructors' ``Args:``.
+        recorded: Written to every run's results and cache scope whatever the condition
+            (``seed``, ``noise_seconds``, ``noise_std``: as every release before the
+            conditions declared them did, so no key changes). Any other parameter is
+            recorded only under the conditions that read it.
     """
 
     name: str
@@ -100,6 +104,7 @@ class Parameter:
     high: float | None = None
     unit: str = ""
     doc: str = ""
+    recorded: bool = False
 
     def check(self, value: Any) -> None:
         """Refuse a value out of range (:class:`~lm_eval_rul.errors.AudioError`), for
