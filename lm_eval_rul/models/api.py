@@ -13,7 +13,8 @@ from lm_eval.models.openai_completions import LocalChatCompletion
 from lm_eval.models.utils import postprocess_generated_text
 
 from ..adapters import adapter_named
-from ..audio import AudioSpec
+from ..audio import condition_parameters
+from ..audio.decoding import report_trims
 from ..audio.requests import RequestAudio
 from ..cache import ResultCache, digest
 from .api_bridge import NO_LOGLIKELIHOOD, read_declaration, watch_cuts, window_seconds
@@ -44,10 +45,10 @@ from .api_payload import (
     top_path_scores,
 )
 from .args import LALMArgumentError, audio_condition, validate_model_args
-from .core import AudioRequestsMixin, audio_settings, results_path
+from .core import AudioLM, audio_settings, audio_words, results_path
 
 __all__ = [
-    "APILetterScoringMixin", "LOGPROB_MODES", "API_PROTOCOLS", "check_api_model_args",
+    "LOGPROB_MODES", "API_PROTOCOLS", "check_api_model_args",
     "LALMAPI", "check_model_args"
 ]  # fmt: skip
 
@@ -67,16 +68,335 @@ class _Letter:
     continuation: str
 
 
-class APILetterScoringMixin:
-    """``loglikelihood`` for ``lalm-api`` (see the module doc).
+#: ``logprobs=`` values (see :mod:`.api`).
+LOGPROB_MODES: tuple[str, ...] = ("auto", "prompt", "top", "none")
+#: ``protocol=`` (the factual protocols) -> the inference settings a generation carries.
+API_PROTOCOLS: dict[str, str] = {
+    "rul": "temperature 0 and the task's max_tokens",
+    "paper": "the provider's defaults (no temperature, no max_tokens sent)",
+}
 
-    Uses the model's ``spec``, ``condition``, ``model``, ``system_prompt``,
-    ``logprobs``, ``top_logprobs``, ``letter_path``, ``stats``, ``missing_examples``,
-    ``_audio``, ``_client``, ``_cache``, ``_cache_get``, ``_cache_put`` and ``_send_one``.
+_SECRET_ARGS = ("api_key", "header", "auth_token")
+
+
+def check_api_model_args(model_args: Mapping[str, Any], model_class: type) -> dict[str, Any]:
+    """Validate ``lalm-api``'s ``--model_args`` without sending anything; return them converted.
+
+    Raises:
+        LALMArgumentError: A secret passed as an argument, a missing ``base_url`` or
+            ``model``, a value of the wrong kind, a ``timeout`` not above 0, or a key (in
+            ``$api_key_env``) no HTTP header can carry.
+        UnknownModelArgsError: A name ``lalm-api`` does not take.
+        UnknownConditionError: ``audio=`` names no condition.
+    """
+    if "cache" in model_args:
+        raise LALMArgumentError(
+            "lalm-api: model_args cache= is now results_cache= (the same name and values as "
+            "lalm's: auto, a file path, or none)."
+        )
+    secrets = [name for name in _SECRET_ARGS if name in model_args]
+    if secrets:  # never echo the value
+        raise LALMArgumentError(
+            f"lalm-api: do not pass {', '.join(secrets)} in --model_args (model_args are "
+            "written to the results). Export the key in an environment variable and name it: "
+            "api_key_env=OPENAI_API_KEY (the default)."
+        )
+    args = validate_model_args(model_args, model_class)
+    for name in ("base_url", "model"):
+        if not args.get(name) or not isinstance(args[name], str):
+            raise LALMArgumentError(
+                f"lalm-api: {name}= is required, e.g. --model_args "
+                "base_url=http://localhost:8000/v1,model=Qwen/Qwen2-Audio-7B-Instruct"
+            )
+    defaults = {
+        "audio": "original",
+        "logprobs": "auto",
+        "wav_subtype": DEFAULT_WAV_SUBTYPE,
+        "protocol": "rul",
+    }
+    args = {**defaults, **args}
+    args["audio"] = audio_condition(args["audio"])
+    choices = {"logprobs": LOGPROB_MODES, "wav_subtype": WAV_SUBTYPES, "protocol": API_PROTOCOLS}
+    for name, allowed in choices.items():
+        value = str(args[name])
+        args[name] = value.upper() if name == "wav_subtype" else value.lower()
+        if args[name] not in allowed:
+            raise LALMArgumentError(
+                f"lalm-api: {name}={value!r} is not one of {', '.join(allowed)}."
+            )
+    check_http_args(args)  # timeout, retry_backoff, the key: before any request
+    return args
+
+
+_CACHE_VERSION = 1
+#: The file ``results_cache=auto`` means, in ``$LM_EVAL_RUL_CACHE`` (beside ``lalm``'s).
+API_RESULTS_FILE = adapter_named("lalm-api").results_file
+
+
+class LALMAPI(AudioLM, LocalChatCompletion):
+    """An audio LM served behind an OpenAI-compatible chat-completions endpoint.
+
+    Args:
+        base_url: The endpoint: ``http://host:8000/v1`` or the full
+            ``.../v1/chat/completions`` URL.
+        model: The model name the endpoint serves (vLLM's ``--served-model-name``).
+        audio: What the model hears, as for ``lalm``: ``original``, ``reversed``,
+            ``noise``, ``silence``, ``random`` or ``none``.
+        max_audio_seconds: Trim longer audio (with a warning); default: the window a
+            ``lm-eval-rul bridge`` server declares, else no trimming (the server applies
+            its model's limit).
+        sampling_rate: Rate of the WAV sent (16 kHz, what the supported LALMs take).
+        wav_subtype: WAV sample format: ``FLOAT`` (default: the exact float32 samples
+            ``lalm`` hears, beyond +-1 too), or ``PCM_16``, ``PCM_24``, ``PCM_32`` for an
+            endpoint that refuses float WAV (clipped to +-1: warned and recorded).
+        system_prompt: Optional system message (default: the server template's own).
+        api_key_env: Environment variable holding the API key (the key itself is never
+            a model argument, so never in the results); unset: no ``Authorization``.
+        logprobs: Letter-scoring path: ``auto``, ``prompt``, ``top`` or ``none``.
+        top_logprobs: ``k`` of the ``top`` path (OpenAI allows at most 20).
+        num_concurrent: Requests in flight at once.
+        max_retries: Retries of a request on 429/5xx/connection errors (not attempts).
+        retry_backoff: First wait between retries in seconds (doubling, with jitter).
+        timeout: Seconds per request, answer included: a total deadline (a server that
+            drips bytes cannot stretch it), for the start-up ``GET /models`` too.
+        max_gen_toks: Generation budget when a task sets none.
+        protocol: ``rul`` (temperature 0, the task's token cap) or ``paper`` (the
+            provider's defaults: no ``temperature``, no ``max_tokens`` sent); also read
+            by the factual tasks (:mod:`lm_eval_rul.factual.protocol`).
+        chunked: The model hears long audio in windows (a bridge's ``CHUNKED``): the
+            factual tasks ask about 60 s windows (or the model's limit, if shorter).
+        think_end_token: Drop a reasoning model's text up to this token (lm-eval's).
+        results_cache: Resume cache file, as ``lalm``'s: ``auto`` = ``lalm_api.sqlite`` in
+            ``$LM_EVAL_RUL_CACHE`` (default ``~/.cache/lm_eval_rul``), a path, or ``none``.
+        verify_certificate, ca_cert_path: TLS checks of the endpoint.
+        device, batch_size, max_batch_size: Accepted from the harness; unused (one
+            request per prompt, concurrency from ``num_concurrent``).
+        **condition_args: The audio conditions' parameters, as for ``lalm`` (``seed`` is
+            also sent as the request seed).
     """
 
+    MODEL_NAME = "lalm-api"
+    TEMPLATE_REFUSAL = (
+        "sends the chat itself (audio first in the user turn, the server applies its "
+        "template); drop --apply_chat_template."
+    )
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        model: str | None = None,
+        audio: str | None = "original",
+        max_audio_seconds: float | None = None,
+        sampling_rate: int = 16_000,
+        wav_subtype: str = DEFAULT_WAV_SUBTYPE,
+        system_prompt: str | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
+        logprobs: str = "auto",
+        top_logprobs: int = 20,
+        num_concurrent: int = 1,
+        max_retries: int = 3,
+        retry_backoff: float = 1.0,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_gen_toks: int = 256,
+        protocol: str = "rul",
+        chunked: bool = False,
+        think_end_token: str | None = None,
+        results_cache: str | None = "auto",
+        verify_certificate: bool = True,
+        ca_cert_path: str | None = None,
+        device: str | None = None,
+        batch_size: int | str = 1,
+        max_batch_size: int | None = None,
+        **condition_args: Any,
+    ) -> None:
+        given = {
+            k: v for k, v in locals().items() if k not in ("self", "condition_args", "__class__")
+        }
+        args = check_model_args({**given, **condition_args})
+        super().__init__(
+            base_url=chat_url(args["base_url"]),
+            model=args["model"],
+            tokenizer_backend=None,
+            tokenized_requests=False,
+            num_concurrent=args["num_concurrent"],
+            max_retries=args["max_retries"],
+            timeout=args["timeout"],
+            max_gen_toks=args["max_gen_toks"],
+            seed=args.get("seed", condition_parameters()["seed"].default),  # the request seed
+            think_end_token=think_end_token,
+            verify_certificate=args["verify_certificate"],
+            ca_cert_path=ca_cert_path,
+            batch_size=1,
+        )
+        # a bridge's declaration (lm-eval-rul bridge): its window and chunking, read once
+        self.bridge = read_declaration(self.base_url, self.model, HTTPSettings.of(args))
+        self.max_audio_seconds = window_seconds(args["max_audio_seconds"], self.bridge)
+        self._hear(
+            args["audio"], args, sampling_rate=args["sampling_rate"],
+            max_seconds=self.max_audio_seconds,
+        )  # fmt: skip
+        self.system_prompt = system_prompt
+        self.protocol = args["protocol"]
+        # chunked: the user's model argument, or what a bridge declares (its CHUNKED)
+        self.chunked = bool(args.get("chunked", False)) or bool(self.bridge and self.bridge.chunked)
+        self.logprobs = args["logprobs"]
+        self.logprobs_why = "model_args logprobs=none"
+        if self.bridge is not None and not self.bridge.has_loglikelihood:
+            self.logprobs, self.logprobs_why = "none", NO_LOGLIKELIHOOD
+        self.top_logprobs = args["top_logprobs"]
+        self.wav_subtype = args["wav_subtype"]
+        self.letter_path: str | None = None
+        self.stats: Counter[str] = Counter()
+        self.missing_examples: list[str] = []
+        self._audio = AudioEncoder(self.spec, self.wav_subtype)
+        self._client = ChatClient(
+            self.base_url,
+            model=self.model,
+            api_key_env=args["api_key_env"],
+            num_concurrent=args["num_concurrent"],
+            max_retries=args["max_retries"],
+            timeout=args["timeout"],
+            retry_backoff=args["retry_backoff"],
+            verify_certificate=args["verify_certificate"],
+            ca_cert_path=ca_cert_path,
+        )
+        self.bridge_counts: dict[str, int] = {}
+        if self.bridge is not None:
+            self._client.send = watch_cuts(self._client.send, self.bridge_counts)  # type: ignore[method-assign]
+        self._memo: dict[str, Any] = {}
+        self._cache = self._open_cache(args["results_cache"])
+        logger.info(
+            "lalm-api: model %r at %s; %s sampling_rate=%d wav=%s logprobs=%s "
+            "num_concurrent=%d results_cache=%s; generation: %s (protocol=%s)",
+            self.model,
+            self._client.host,
+            audio_words(self.spec),
+            self.spec.sampling_rate,
+            self.wav_subtype,
+            self.logprobs,
+            self._client.num_concurrent,
+            self._cache.path if self._cache is not None else "off",  # an empty cache is falsy
+            API_PROTOCOLS[self.protocol],
+            self.protocol,
+        )
+
+    # ------------------------------------------------------------------ resume cache
+    def _open_cache(self, setting: str | None) -> ResultCache | None:
+        path = results_path(setting, API_RESULTS_FILE)
+        if path is None:
+            return None
+        scope = {
+            "cache": f"lalm-api/{_CACHE_VERSION}",
+            "endpoint_model": self.model,
+            **audio_settings(self.spec),
+            "wav_subtype": self.wav_subtype,
+            "system_prompt": self.system_prompt,
+        }
+        return ResultCache(path, scope=scope)
+
+    def _cache_get(self, parts: list[Any]) -> Any | None:
+        """A stored answer (this run's, or the resume cache's), or ``None``.
+
+        An entry holding a number that is not finite (written before replies were
+        checked for them) is a miss: the request is asked again and the entry replaced.
+        """
+        key = digest(parts)
+        if key in self._memo:
+            return self._memo[key]
+        value = None if self._cache is None else self._cache.get(parts)
+        if value is not None and non_finite_in(value):
+            self._cache.hits, self._cache.misses = self._cache.hits - 1, self._cache.misses + 1
+            self.stats["non_finite_cache_entries"] += 1
+            if self.stats["non_finite_cache_entries"] == 1:
+                logger.warning(
+                    "lalm-api: the resume cache %s holds a score that is not finite (inf or "
+                    "NaN, from a bad reply); such entries are asked again and replaced",
+                    self._cache.path,
+                )
+            return None
+        return value
+
+    def _cache_put(self, parts: list[Any], value: Any) -> None:
+        if non_finite_in(value):  # the readers refuse such numbers; this keeps the cache clean
+            raise MalformedLogprobsError(f"{parts[0]} result", value, "a number is not finite")
+        self._memo[digest(parts)] = value
+        if self._cache is not None:
+            self._cache.put(parts, value)
+
+    def _send_one(self, job: Job) -> dict[str, Any]:
+        replies: list[dict[str, Any]] = []
+        self._client.send([job], lambda _job, body: replies.append(body), disable_tqdm=True)
+        return replies[0]
+
+    def _announce(self, counts: RequestCounts, path: str) -> None:
+        header = (
+            f"lalm-api: {counts.kind} requests of model {self.model!r} at {self._client.host} "
+            f"({path}; audio={self.condition}), {counts.to_send} to send:"
+        )
+        logger.info("%s", counts.table(header))
+
+    # ------------------------------------------------------------------ generation
+    def generate_until(self, requests: list[Any], disable_tqdm: bool = False) -> list[str]:
+        """One chat completion per request, the audio first in the user turn."""
+        if not requests:
+            return []
+        sources = self.audio_sources(requests)
+        results: list[str | None] = [None] * len(requests)
+        counts = RequestCounts("generate_until")
+        occurrences: Counter[str] = Counter()
+        jobs = []
+        for index, request in enumerate(requests):
+            context, gen_kwargs = request.args[:2]
+            source = sources[index]
+            context = self.question_text(context, source)
+            key = source.key(self.spec)
+            body = self._create_payload(
+                [], generate=True, gen_kwargs=copy.deepcopy(gen_kwargs), seed=self._seed
+            )
+            if self.protocol == "paper":  # the provider's default inference settings
+                body = {k: v for k, v in body.items() if k not in ("temperature", "max_tokens")}
+            stop = [s for s in body.pop("stop", None) or [] if s]
+            if stop:
+                body["stop"] = stop
+            parts = ["gen", context, self._audio.digest(key, source), {**body, "messages": None}]
+            if float(body.get("temperature", 1) or 0) > 0:  # sampled (a default too): repeats vary
+                occurrences[digest(parts)] += 1
+                parts.append(occurrences[digest(parts)])
+            counts.request(request.task_name, index)
+            cached = self._cache_get(parts)
+            counts.http(request.task_name, cached=cached is not None)
+            if cached is not None:
+                results[index] = self._finish(cached["content"], stop)
+                continue
+
+            def build(source=source, key=key, context=context, body=body) -> dict[str, Any]:
+                messages = self._audio.messages(key, source, context, self.system_prompt)
+                return {**body, "messages": messages}
+
+            jobs.append(Job((index, parts, stop), build))
+        self._announce(counts, "one HTTP request per prompt")
+
+        def on_reply(job: Job, response: dict[str, Any]) -> None:
+            index, parts, stop = job.tag
+            content = _content(response)
+            if content is not _MALFORMED:
+                self._cache_put(parts, {"content": content})
+            results[index] = self._finish(None if content is _MALFORMED else content, stop)
+
+        self._client.send(jobs, on_reply, desc="lalm-api: generate", disable_tqdm=disable_tqdm)
+        report_trims()
+        return results  # type: ignore[return-value]
+
+    def _finish(self, content: str | None, stop: list[str]) -> str:
+        if not content:
+            self.stats["empty_generations"] += 1
+            return ""
+        return postprocess_generated_text(content, stop=stop, think_end_token=self.think_end_token)
+
+    # ------------------------------------------------------------------ letters
     def loglikelihood(self, requests: list[Any], disable_tqdm: bool = False) -> list:
-        """``(log p(letter | audio, prompt), greedy)`` per request, in order."""
+        """``(log p(letter | audio, prompt), greedy)`` per request, in order (the path:
+        ``logprobs=``; each answer kept in the resume cache as it arrives)."""
         if not requests:
             return []
         if self.logprobs == "none":
@@ -98,8 +418,11 @@ class APILetterScoringMixin:
             )
         path = self._resolve_letter_path(letters[0])
         if path == "prompt":
-            return self._score_prompt_path(letters, disable_tqdm)
-        return self._score_top_path(letters, disable_tqdm)
+            results = self._score_prompt_path(letters, disable_tqdm)
+        else:
+            results = self._score_top_path(letters, disable_tqdm)
+        report_trims()  # said now, before the harness prints its table
+        return results
 
     # ------------------------------------------------------------------ path
     def _resolve_letter_path(self, probe: _Letter) -> str:
@@ -308,334 +631,6 @@ class APILetterScoringMixin:
             "; ".join(self.missing_examples),
         )
 
-
-#: ``logprobs=`` values (see :mod:`.api`).
-LOGPROB_MODES: tuple[str, ...] = ("auto", "prompt", "top", "none")
-#: ``protocol=`` (the factual protocols) -> the inference settings a generation carries.
-API_PROTOCOLS: dict[str, str] = {
-    "rul": "temperature 0 and the task's max_tokens",
-    "paper": "the provider's defaults (no temperature, no max_tokens sent)",
-}
-_SECRET_ARGS = ("api_key", "header", "auth_token")
-
-
-def check_api_model_args(model_args: Mapping[str, Any], model_class: type) -> dict[str, Any]:
-    """Validate ``lalm-api``'s ``--model_args`` without sending anything; return them converted.
-
-    Raises:
-        LALMArgumentError: A secret passed as an argument, a missing ``base_url`` or
-            ``model``, a value of the wrong kind, a ``timeout`` not above 0, or a key (in
-            ``$api_key_env``) no HTTP header can carry.
-        UnknownModelArgsError: A name ``lalm-api`` does not take.
-        UnknownConditionError: ``audio=`` names no condition.
-    """
-    if "cache" in model_args:
-        raise LALMArgumentError(
-            "lalm-api: model_args cache= is now results_cache= (the same name and values as "
-            "lalm's: auto, a file path, or none)."
-        )
-    secrets = [name for name in _SECRET_ARGS if name in model_args]
-    if secrets:  # never echo the value
-        raise LALMArgumentError(
-            f"lalm-api: do not pass {', '.join(secrets)} in --model_args (model_args are "
-            "written to the results). Export the key in an environment variable and name it: "
-            "api_key_env=OPENAI_API_KEY (the default)."
-        )
-    args = validate_model_args(model_args, model_class)
-    for name in ("base_url", "model"):
-        if not args.get(name) or not isinstance(args[name], str):
-            raise LALMArgumentError(
-                f"lalm-api: {name}= is required, e.g. --model_args "
-                "base_url=http://localhost:8000/v1,model=Qwen/Qwen2-Audio-7B-Instruct"
-            )
-    defaults = {
-        "audio": "original",
-        "logprobs": "auto",
-        "wav_subtype": DEFAULT_WAV_SUBTYPE,
-        "protocol": "rul",
-    }
-    args = {**defaults, **args}
-    args["audio"] = audio_condition(args["audio"])
-    choices = {"logprobs": LOGPROB_MODES, "wav_subtype": WAV_SUBTYPES, "protocol": API_PROTOCOLS}
-    for name, allowed in choices.items():
-        value = str(args[name])
-        args[name] = value.upper() if name == "wav_subtype" else value.lower()
-        if args[name] not in allowed:
-            raise LALMArgumentError(
-                f"lalm-api: {name}={value!r} is not one of {', '.join(allowed)}."
-            )
-    check_http_args(args)  # timeout, retry_backoff, the key: before any request
-    return args
-
-
-_CACHE_VERSION = 1
-#: The file ``results_cache=auto`` means, in ``$LM_EVAL_RUL_CACHE`` (beside ``lalm``'s).
-API_RESULTS_FILE = adapter_named("lalm-api").results_file
-
-
-class LALMAPI(AudioRequestsMixin, APILetterScoringMixin, LocalChatCompletion):
-    """An audio LM served behind an OpenAI-compatible chat-completions endpoint.
-
-    Args:
-        base_url: The endpoint: ``http://host:8000/v1`` or the full
-            ``.../v1/chat/completions`` URL.
-        model: The model name the endpoint serves (vLLM's ``--served-model-name``).
-        audio: What the model hears, as for ``lalm``: ``original``, ``reversed``,
-            ``noise``, ``silence``, ``random`` or ``none``.
-        noise_seconds, noise_std, seed: The ``noise`` / ``silence`` / ``random`` settings
-            (as for ``lalm``; ``seed`` is also sent as the request seed).
-        max_audio_seconds: Trim longer audio (with a warning); default: the window a
-            ``lm-eval-rul bridge`` server declares, else no trimming (the server applies
-            its model's limit).
-        sampling_rate: Rate of the WAV sent (16 kHz, what the supported LALMs take).
-        wav_subtype: WAV sample format: ``FLOAT`` (default: the exact float32 samples
-            ``lalm`` hears, beyond +-1 too), or ``PCM_16``, ``PCM_24``, ``PCM_32`` for an
-            endpoint that refuses float WAV (clipped to +-1: warned and recorded).
-        system_prompt: Optional system message (default: the server template's own).
-        api_key_env: Environment variable holding the API key (the key itself is never
-            a model argument, so never in the results); unset: no ``Authorization``.
-        logprobs: Letter-scoring path: ``auto``, ``prompt``, ``top`` or ``none``.
-        top_logprobs: ``k`` of the ``top`` path (OpenAI allows at most 20).
-        num_concurrent: Requests in flight at once.
-        max_retries: Retries of a request on 429/5xx/connection errors (not attempts).
-        retry_backoff: First wait between retries in seconds (doubling, with jitter).
-        timeout: Seconds per request, answer included: a total deadline (a server that
-            drips bytes cannot stretch it), for the start-up ``GET /models`` too.
-        max_gen_toks: Generation budget when a task sets none.
-        protocol: ``rul`` (temperature 0, the task's token cap) or ``paper`` (the
-            provider's defaults: no ``temperature``, no ``max_tokens`` sent); also read
-            by the factual tasks (:mod:`lm_eval_rul.factual.protocol`).
-        chunked: The model hears long audio in windows (a bridge's ``CHUNKED``): the
-            factual tasks ask about 60 s windows (or the model's limit, if shorter).
-        think_end_token: Drop a reasoning model's text up to this token (lm-eval's).
-        results_cache: Resume cache file, as ``lalm``'s: ``auto`` = ``lalm_api.sqlite`` in
-            ``$LM_EVAL_RUL_CACHE`` (default ``~/.cache/lm_eval_rul``), a path, or ``none``.
-        verify_certificate, ca_cert_path: TLS checks of the endpoint.
-        device, batch_size, max_batch_size: Accepted from the harness; unused (one
-            request per prompt, concurrency from ``num_concurrent``).
-    """
-
-    MULTIMODAL = True
-    MODEL_NAME = "lalm-api"
-
-    def __init__(
-        self,
-        base_url: str | None = None,
-        model: str | None = None,
-        audio: str | None = "original",
-        noise_seconds: float = 10.0,
-        noise_std: float = 1.0,
-        seed: int = 0,
-        max_audio_seconds: float | None = None,
-        sampling_rate: int = 16_000,
-        wav_subtype: str = DEFAULT_WAV_SUBTYPE,
-        system_prompt: str | None = None,
-        api_key_env: str = "OPENAI_API_KEY",
-        logprobs: str = "auto",
-        top_logprobs: int = 20,
-        num_concurrent: int = 1,
-        max_retries: int = 3,
-        retry_backoff: float = 1.0,
-        timeout: float = DEFAULT_TIMEOUT,
-        max_gen_toks: int = 256,
-        protocol: str = "rul",
-        chunked: bool = False,
-        think_end_token: str | None = None,
-        results_cache: str | None = "auto",
-        verify_certificate: bool = True,
-        ca_cert_path: str | None = None,
-        device: str | None = None,
-        batch_size: int | str = 1,
-        max_batch_size: int | None = None,
-        **unknown: Any,
-    ) -> None:
-        given = {k: v for k, v in locals().items() if k not in ("self", "unknown", "__class__")}
-        args = check_model_args({**given, **unknown})
-        super().__init__(
-            base_url=chat_url(args["base_url"]),
-            model=args["model"],
-            tokenizer_backend=None,
-            tokenized_requests=False,
-            num_concurrent=args["num_concurrent"],
-            max_retries=args["max_retries"],
-            timeout=args["timeout"],
-            max_gen_toks=args["max_gen_toks"],
-            seed=args["seed"],
-            think_end_token=think_end_token,
-            verify_certificate=args["verify_certificate"],
-            ca_cert_path=ca_cert_path,
-            batch_size=1,
-        )
-        self.condition = args["audio"]
-        # a bridge's declaration (lm-eval-rul bridge): its window and chunking, read once
-        self.bridge = read_declaration(self.base_url, self.model, HTTPSettings.of(args))
-        self.max_audio_seconds = window_seconds(args["max_audio_seconds"], self.bridge)
-        self.spec = AudioSpec(
-            sampling_rate=args["sampling_rate"],
-            max_seconds=self.max_audio_seconds,
-            condition=self.condition,
-            seed=args["seed"],
-            noise_seconds=args["noise_seconds"],
-            noise_std=args["noise_std"],
-        )
-        self.system_prompt = system_prompt
-        self.protocol = args["protocol"]
-        # chunked: the user's model argument, or what a bridge declares (its CHUNKED)
-        self.chunked = bool(args.get("chunked", False)) or bool(self.bridge and self.bridge.chunked)
-        self.logprobs = args["logprobs"]
-        self.logprobs_why = "model_args logprobs=none"
-        if self.bridge is not None and not self.bridge.has_loglikelihood:
-            self.logprobs, self.logprobs_why = "none", NO_LOGLIKELIHOOD
-        self.top_logprobs = args["top_logprobs"]
-        self.wav_subtype = args["wav_subtype"]
-        self.letter_path: str | None = None
-        self.stats: Counter[str] = Counter()
-        self.missing_examples: list[str] = []
-        self._audio = AudioEncoder(self.spec, self.wav_subtype)
-        self._client = ChatClient(
-            self.base_url,
-            model=self.model,
-            api_key_env=args["api_key_env"],
-            num_concurrent=args["num_concurrent"],
-            max_retries=args["max_retries"],
-            timeout=args["timeout"],
-            retry_backoff=args["retry_backoff"],
-            verify_certificate=args["verify_certificate"],
-            ca_cert_path=ca_cert_path,
-        )
-        self.bridge_counts: dict[str, int] = {}
-        if self.bridge is not None:
-            self._client.send = watch_cuts(self._client.send, self.bridge_counts)  # type: ignore[method-assign]
-        self._memo: dict[str, Any] = {}
-        self._cache = self._open_cache(args["results_cache"])
-        logger.info(
-            "lalm-api: model %r at %s; audio=%s seed=%d sampling_rate=%d wav=%s logprobs=%s "
-            "num_concurrent=%d results_cache=%s; generation: %s (protocol=%s)",
-            self.model,
-            self._client.host,
-            self.condition,
-            self.spec.seed,
-            self.spec.sampling_rate,
-            self.wav_subtype,
-            self.logprobs,
-            self._client.num_concurrent,
-            self._cache.path if self._cache is not None else "off",  # an empty cache is falsy
-            API_PROTOCOLS[self.protocol],
-            self.protocol,
-        )
-
-    # ------------------------------------------------------------------ resume cache
-    def _open_cache(self, setting: str | None) -> ResultCache | None:
-        path = results_path(setting, API_RESULTS_FILE)
-        if path is None:
-            return None
-        scope = {
-            "cache": f"lalm-api/{_CACHE_VERSION}",
-            "endpoint_model": self.model,
-            **audio_settings(self.spec),
-            "wav_subtype": self.wav_subtype,
-            "system_prompt": self.system_prompt,
-        }
-        return ResultCache(path, scope=scope)
-
-    def _cache_get(self, parts: list[Any]) -> Any | None:
-        """A stored answer (this run's, or the resume cache's), or ``None``.
-
-        An entry holding a number that is not finite (written before replies were
-        checked for them) is a miss: the request is asked again and the entry replaced.
-        """
-        key = digest(parts)
-        if key in self._memo:
-            return self._memo[key]
-        value = None if self._cache is None else self._cache.get(parts)
-        if value is not None and non_finite_in(value):
-            self._cache.hits, self._cache.misses = self._cache.hits - 1, self._cache.misses + 1
-            self.stats["non_finite_cache_entries"] += 1
-            if self.stats["non_finite_cache_entries"] == 1:
-                logger.warning(
-                    "lalm-api: the resume cache %s holds a score that is not finite (inf or "
-                    "NaN, from a bad reply); such entries are asked again and replaced",
-                    self._cache.path,
-                )
-            return None
-        return value
-
-    def _cache_put(self, parts: list[Any], value: Any) -> None:
-        if non_finite_in(value):  # the readers refuse such numbers; this keeps the cache clean
-            raise MalformedLogprobsError(f"{parts[0]} result", value, "a number is not finite")
-        self._memo[digest(parts)] = value
-        if self._cache is not None:
-            self._cache.put(parts, value)
-
-    def _send_one(self, job: Job) -> dict[str, Any]:
-        replies: list[dict[str, Any]] = []
-        self._client.send([job], lambda _job, body: replies.append(body), disable_tqdm=True)
-        return replies[0]
-
-    def _announce(self, counts: RequestCounts, path: str) -> None:
-        header = (
-            f"lalm-api: {counts.kind} requests of model {self.model!r} at {self._client.host} "
-            f"({path}; audio={self.condition}), {counts.to_send} to send:"
-        )
-        logger.info("%s", counts.table(header))
-
-    # ------------------------------------------------------------------ generation
-    def generate_until(self, requests: list[Any], disable_tqdm: bool = False) -> list[str]:
-        """One chat completion per request, the audio first in the user turn."""
-        if not requests:
-            return []
-        sources = self.audio_sources(requests)
-        results: list[str | None] = [None] * len(requests)
-        counts = RequestCounts("generate_until")
-        occurrences: Counter[str] = Counter()
-        jobs = []
-        for index, request in enumerate(requests):
-            context, gen_kwargs = request.args[:2]
-            source = sources[index]
-            context = self.question_text(context, source)
-            key = source.key(self.spec)
-            body = self._create_payload(
-                [], generate=True, gen_kwargs=copy.deepcopy(gen_kwargs), seed=self._seed
-            )
-            if self.protocol == "paper":  # the provider's default inference settings
-                body = {k: v for k, v in body.items() if k not in ("temperature", "max_tokens")}
-            stop = [s for s in body.pop("stop", None) or [] if s]
-            if stop:
-                body["stop"] = stop
-            parts = ["gen", context, self._audio.digest(key, source), {**body, "messages": None}]
-            if float(body.get("temperature", 1) or 0) > 0:  # sampled (a default too): repeats vary
-                occurrences[digest(parts)] += 1
-                parts.append(occurrences[digest(parts)])
-            counts.request(request.task_name, index)
-            cached = self._cache_get(parts)
-            counts.http(request.task_name, cached=cached is not None)
-            if cached is not None:
-                results[index] = self._finish(cached["content"], stop)
-                continue
-
-            def build(source=source, key=key, context=context, body=body) -> dict[str, Any]:
-                messages = self._audio.messages(key, source, context, self.system_prompt)
-                return {**body, "messages": messages}
-
-            jobs.append(Job((index, parts, stop), build))
-        self._announce(counts, "one HTTP request per prompt")
-
-        def on_reply(job: Job, response: dict[str, Any]) -> None:
-            index, parts, stop = job.tag
-            content = _content(response)
-            if content is not _MALFORMED:
-                self._cache_put(parts, {"content": content})
-            results[index] = self._finish(None if content is _MALFORMED else content, stop)
-
-        self._client.send(jobs, on_reply, desc="lalm-api: generate", disable_tqdm=disable_tqdm)
-        return results  # type: ignore[return-value]
-
-    def _finish(self, content: str | None, stop: list[str]) -> str:
-        if not content:
-            self.stats["empty_generations"] += 1
-            return ""
-        return postprocess_generated_text(content, stop=stop, think_end_token=self.think_end_token)
-
     # ------------------------------------------------------------------ harness hooks
     def loglikelihood_rolling(self, requests: list[Any], disable_tqdm: bool = False) -> list:
         raise LALMArgumentError(
@@ -658,30 +653,12 @@ class LALMAPI(AudioRequestsMixin, APILetterScoringMixin, LocalChatCompletion):
     def tokenizer_name(self) -> str:
         return f"lalm-api:{self.model}"
 
-    def set_cache_hook(self, cache_hook: Any) -> None:
-        """Refuse lm-eval's response cache when it would mix up what the model heard."""
-        if getattr(cache_hook, "dbdict", None) is not None:
-            raise LALMArgumentError(
-                "lalm-api does not support --use_cache: lm-eval keys cached responses by "
-                "prompt text only, so answers for another clip or audio condition would be "
-                "reused. lalm-api keeps its own resume cache (model_args results_cache=PATH|none)."
-            )
-        super().set_cache_hook(cache_hook)
-
-    def apply_chat_template(self, chat_history: list[dict[str, Any]], **kwargs: Any) -> str:
-        raise LALMArgumentError(
-            "lalm-api sends the chat itself (audio first in the user turn, the server applies "
-            "its template); drop --apply_chat_template."
-        )
-
-    def get_model_info(self) -> dict[str, Any]:
-        """The endpoint, the audio settings, the letter path and what it cost."""
+    def _engine_info(self) -> dict[str, Any]:
+        """The endpoint, the WAV sent, the letter path and what it cost."""
         path = self.letter_path
         return {
             "api_model": self.model,
             "api_host": self._client.host,
-            **audio_settings(self.spec),
-            **self.audio_info(),
             "audio_wav_subtype": self.wav_subtype,
             **self._audio.sent(),
             "api_protocol": self.protocol,
