@@ -1,4 +1,24 @@
-"""API_DOC_PLACEHOLDER"""
+"""``lalm-api``: an audio LM behind an OpenAI-compatible chat endpoint, in the harness.
+
+The engine of :class:`~.core.AudioLM` for served models: open ones served at scale (vLLM
+serves Qwen2-Audio, Qwen2.5-Omni... behind ``/v1/chat/completions``) and closed ones
+(OpenAI's audio models, Gemini's OpenAI-compatible endpoint). Each request carries the
+audio the condition chooses (the samples ``lalm`` hears) as a WAV ``input_audio`` part
+before the question (:mod:`.api_payload`). The class extends lm-eval's
+:class:`~lm_eval.models.openai_completions.LocalChatCompletion` (arguments, generation
+payload); requests go through :class:`~.api_http.ChatClient` (retries on 429/5xx only, the
+key never logged). Every answer is stored as it arrives in its own resume cache, keyed by
+the exact WAV bytes and request body, so an interrupted run never asks twice.
+
+Letters (``logprobs=``): ``prompt`` sends each letter as a prefilled answer and reads the
+prompt's log-probabilities (exact: the number ``lalm`` computes; one request per letter);
+``top`` asks once per question for the first answer token's top ``k`` log-probabilities
+(approximate; letters outside the top ``k`` are counted and given no probability);
+``auto`` sends the first letter on the prompt path and keeps it when the answer has prompt
+log-probabilities, else falls back to ``top``; ``none`` refuses. Whichever path, the first
+request goes alone, so a server without log-probabilities is reported before anything
+else is sent. :func:`check_model_args` checks the arguments before anything is sent.
+"""
 
 from __future__ import annotations
 

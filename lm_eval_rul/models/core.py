@@ -1,6 +1,34 @@
 """The audio-LM core: what ``lalm``, ``lalm-vllm`` and ``lalm-api`` share.
 
-CORE_DOC_PLACEHOLDER
+:class:`AudioLM` is the one base class of the three engines (read it as lm-eval's ``HFLM``:
+one flow, engines overriding a few narrow hooks). It owns
+
+* the audio arguments: ``audio=`` and every condition's parameters (``noise_std``...,
+  declared by the conditions, :func:`~lm_eval_rul.audio.condition_parameters`), turned
+  once into the model's :class:`~lm_eval_rul.audio.AudioSpec` with the
+  :class:`~lm_eval_rul.audio.Condition` object (:meth:`AudioLM._hear`);
+* each request's audio source (:meth:`AudioLM.audio_sources`: what each document heard,
+  the per-task condition in the run log and the results' ``audio_condition_by_task``);
+* the grouping of letter requests by clip and context (:class:`Question`), and the
+  stored-results -> compute -> store template of ``loglikelihood`` and ``generate_until``
+  over :class:`StoredResults`; an engine scores a chunk of questions after one audio
+  prefix per clip and generates a batch;
+* ``get_model_info`` (the engine's part, then :func:`audio_settings`) and the refusals
+  (``--use_cache``, ``--apply_chat_template``).
+
+:class:`StoredResults` keeps every result on disk as it is computed, so an interrupted
+run resumes. Its **scope** (:func:`results_scope`) holds everything that decides a result
+besides the request: the checkpoint (a folder by its files' sizes and modification times,
+a hub model by its commit), dtype, family, the rendered template around the question, the
+audio condition and its recorded parameters (:func:`recorded_parameters`), the audio limit
+and rate, ``prefix_cache``, and the versions of this package, transformers and torch. The
+**key** of an entry (:func:`request_parts`) is the request and what the model hears: the
+condition key with a clip replaced by its content digest
+(:func:`~lm_eval_rul.audio.clip_identity`). Batch size and device are not in the scope
+(they change results only by float rounding). ``results_cache=PATH`` chooses the file,
+``none`` turns it off; the default is the adapter's file in ``$LM_EVAL_RUL_CACHE``.
+:func:`chat_messages` is the one chat layout of the three engines (audio first in the user
+turn, then the question): what makes their scores comparable.
 """
 
 from __future__ import annotations
