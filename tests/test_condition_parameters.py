@@ -117,3 +117,16 @@ def test_a_new_condition_runs_on_lalm_and_lalm_api(tone, tiny_audio_lm, audio_da
     for (ll, greedy), (want, want_greedy) in zip(served, low_scores, strict=True):
         assert ll == pytest.approx(want, abs=1e-4) and greedy == want_greedy
     assert api.get_model_info()["audio_tone_hz"] == 220.0
+
+
+def test_audio_with_no_value_is_refused_listing_the_conditions():
+    """44.4: ``audio=`` with an empty value is not run as ``none``."""
+    from lm_eval_rul.audio import UnknownConditionError, condition_names
+    from lm_eval_rul.models.lalm import check_model_args
+
+    with pytest.raises(UnknownConditionError) as caught:
+        check_model_args({"audio": ""})
+    line = str(caught.value)
+    assert "audio=''" in line and all(name in line for name in condition_names())
+    assert "\n" not in line
+    assert check_model_args({"audio": None})["audio"] == "none"  # lm-eval's parse of none

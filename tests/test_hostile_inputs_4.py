@@ -52,12 +52,12 @@ def test_every_numeric_lalm_argument_is_finite_and_in_range_before_the_model(
     ],
 )
 def test_every_numeric_lalm_api_argument_is_finite_and_in_range(bad, words):
-    from lm_eval_rul.models.api import LALMAPI, check_api_model_args
+    from lm_eval_rul.models.api import check_model_args
     from lm_eval_rul.models.args import LALMArgumentError
 
     args = {"base_url": "http://127.0.0.1:9/v1", "model": "m", **bad}
     with pytest.raises(LALMArgumentError, match="^lalm-api: ") as caught:
-        check_api_model_args(args, LALMAPI)
+        check_model_args(args)
     assert words in str(caught.value) and "\n" not in str(caught.value)
 
 

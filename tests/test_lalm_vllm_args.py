@@ -60,3 +60,15 @@ def test_mistyped_checkpoint_is_one_line_before_anything_loads(
         capsys,
     )  # fmt: skip
     assert "ModelUnavailableError" in line and str(typo) in line and "no such folder" in line
+
+
+def test_default_dtype_is_the_checkpoints_own(tiny_audio_lm):
+    """44.16: dtype=auto gives vLLM the dtype lalm loads (the config's, float32 where it
+    names none), not vLLM's own auto (bfloat16 on CPUs)."""
+    import json as json_module
+
+    from lm_eval_rul.models.lalm_vllm import _config_and_family
+
+    config = json_module.loads((tiny_audio_lm / "config.json").read_text())
+    saved = config.get("dtype") or config.get("torch_dtype") or "float32"
+    assert _config_and_family(str(tiny_audio_lm), "main", {"trust_remote_code": False})[2] == saved

@@ -68,7 +68,7 @@ from .args import LALMArgumentError, audio_condition, validate_model_args
 from .core import AudioLM, audio_settings, audio_words, results_path
 
 __all__ = [
-    "LOGPROB_MODES", "API_PROTOCOLS", "check_api_model_args",
+    "LOGPROB_MODES", "API_PROTOCOLS",
     "LALMAPI", "check_model_args"
 ]  # fmt: skip
 
@@ -99,7 +99,7 @@ API_PROTOCOLS: dict[str, str] = {
 _SECRET_ARGS = ("api_key", "header", "auth_token")
 
 
-def check_api_model_args(model_args: Mapping[str, Any], model_class: type) -> dict[str, Any]:
+def check_model_args(model_args: Mapping[str, Any]) -> dict[str, Any]:
     """Validate ``lalm-api``'s ``--model_args`` without sending anything; return them converted.
 
     Raises:
@@ -121,7 +121,7 @@ def check_api_model_args(model_args: Mapping[str, Any], model_class: type) -> di
             "written to the results). Export the key in an environment variable and name it: "
             "api_key_env=OPENAI_API_KEY (the default)."
         )
-    args = validate_model_args(model_args, model_class)
+    args = validate_model_args(model_args, LALMAPI)
     for name in ("base_url", "model"):
         if not args.get(name) or not isinstance(args[name], str):
             raise LALMArgumentError(
@@ -709,9 +709,3 @@ def _content(response: Mapping[str, Any]) -> Any:
     except (KeyError, IndexError, TypeError, AttributeError):
         logger.warning("lalm-api: an answer had no choices[0].message; counted as empty")
         return _MALFORMED
-
-
-def check_model_args(model_args: Mapping[str, Any]) -> dict[str, Any]:
-    """Validate ``lalm-api``'s ``--model_args`` without sending anything; return them converted
-    (:func:`.api_args.check_api_model_args` against this class's arguments)."""
-    return check_api_model_args(model_args, LALMAPI)

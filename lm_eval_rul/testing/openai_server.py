@@ -116,8 +116,7 @@ class OpenAIAudioServer:
     def _load(self, pretrained: str) -> None:
         import transformers
 
-        from ..models.families import family_for
-        from ..models.families import load_processor
+        from ..models.families import family_for, load_processor
 
         config = transformers.AutoConfig.from_pretrained(pretrained)
         self.family = family_for(config.model_type, where=pretrained)

@@ -47,9 +47,9 @@ from .registry import (
     Condition,
     Parameter,
     condition_named,
-    condition_parameters,
     condition_names,
     condition_of_key,
+    condition_parameters,
     register_condition,
     registered_conditions,
 )
