@@ -35,7 +35,7 @@ from ..audio import AudioSpec
 from ..audio.requests import RequestAudio
 from .api_http import APIError
 from .api_numbers import finite_number, log_probability
-from .core import chat_messages
+from .core import audio_words, chat_messages
 
 __all__ = [
     "WAV_SUBTYPES", "DEFAULT_WAV_SUBTYPE", "wav_bytes", "input_audio_part", "EncodedAudio",
@@ -156,13 +156,13 @@ class AudioEncoder:
         if clipped and not any(n for n, _ in self._clipped.values()):
             logger.warning(
                 "lalm-api: wav_subtype=%s clips the waveform to +-1 (%d of %d samples of the "
-                "first clipped one, e.g. audio=noise with noise_std=%g), so the server hears "
+                "first clipped one; this run: %s), so the server hears "
                 "other audio than lalm feeds its processor; counted in audio_sent_clipped_samples. "
                 "Send wav_subtype=FLOAT (the default) if the endpoint takes float WAV.",
                 self.subtype,
                 clipped,
                 total,
-                self.spec.noise_std,
+                audio_words(self.spec),
             )
         self._clipped[key] = (clipped, total)
 
