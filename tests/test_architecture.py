@@ -10,9 +10,8 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "lm_eval_rul"
 
-#: Each stage and the stages it may import (besides itself and the top-level modules
-#: ``errors``, ``registration``, ``cache``, ``progress``, ``hub``, ``retries``, ``paths``,
-#: ``masking``, ``files``, ``harness_compat`` and ``catalogue``).
+#: Each stage and the stages it may import (besides itself and the top-level modules of
+#: :data:`TOP_LEVEL`).
 ALLOWED: dict[str, set[str]] = {
     "questions": set(),
     "audio": {"questions"},
@@ -27,7 +26,7 @@ ALLOWED: dict[str, set[str]] = {
 }
 TOP_LEVEL = {
     "errors", "registration", "cache", "progress", "hub", "retries", "paths", "masking", "files",
-    "harness_compat", "catalogue",
+    "harness_compat", "catalogue", "data_keys", "model_flags", "logs",
 }
 MAX_LINES = 400
 # The bridge server is one file by contract: `lm-eval-rul bridge --write` copies it alone into
@@ -118,6 +117,36 @@ def test_modules_stay_small(path):
     lines = len(path.read_text(encoding="utf-8").splitlines())
     limit = ONE_FILE_LIMITS.get(path.relative_to(PACKAGE).as_posix(), MAX_LINES)
     assert lines <= limit, f"{path.relative_to(PACKAGE)} has {lines} lines; split it by job"
+
+
+#: The task folders (``tasks/<folder>/*.py``: ``utils.py``, ``benchmark.py``), which the
+#: harness imports by path.
+TASK_FILES = sorted((PACKAGE.parent / "tasks").rglob("*.py"))
+
+
+def _imported_names(path: Path) -> set[str]:
+    """Every module a file imports by absolute name (``import x``, ``from x import y``)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.update([node.module, *(f"{node.module}.{a.name}" for a in node.names)])
+    return found
+
+
+@pytest.mark.parametrize(
+    "path",
+    [PACKAGE / "registration.py", *TASK_FILES],
+    ids=lambda p: str(p.relative_to(PACKAGE.parent)),
+)
+def test_registration_and_task_code_import_nothing_from_the_cli(path):
+    """The CLI sits on top: registration (``create_lm``, ``task_manager``) and the task
+    folders' code import nothing from it, at any depth (lazy imports included)."""
+    assert len(TASK_FILES) >= 14  # utils.py and benchmark.py of every task folder
+    imported = _imports(path) if path.is_relative_to(PACKAGE) else _imported_names(path)
+    wrong = sorted(m for m in imported if f"{m}.".startswith("lm_eval_rul.cli."))
+    assert not wrong, f"{path.relative_to(PACKAGE.parent)} imports the CLI: {wrong}"
 
 
 def test_every_subpackage_documents_its_public_names():

@@ -76,7 +76,7 @@ def test_every_data_key_of_every_benchmark_is_checked_at_the_task_manager_call(
 
 def test_task_manager_reads_the_mmau_file_it_is_given(tmp_path):
     import lm_eval_rul
-    from lm_eval_rul.cli.data_keys import data_keys
+    from lm_eval_rul.data_keys import data_keys
     from lm_eval_rul.questions import DataValidationError
     from lm_eval_rul.testing.mmau import mmau_rows, write_mmau_json
 
