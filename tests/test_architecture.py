@@ -16,12 +16,18 @@ ALLOWED: dict[str, set[str]] = {
     "questions": set(),
     "audio": {"questions"},
     "mcqa": {"questions", "audio"},
-    "models": {"questions", "audio", "mcqa"},
+    "models": {"questions", "audio", "mcqa", "bridge"},
+    # the bridge's client reads a bridge over lalm-api's HTTP policy (models.api_http), and
+    # lalm-api asks the client: the two meet only there (test_the_bridge_meets_models_once)
+    "bridge": {"models"},
     "factual": {"questions", "audio"},
     "diagnose": {"questions", "report"},
     "distractors": {"questions", "mcqa"},
     "report": {"questions", "audio", "mcqa", "factual"},
-    "cli": {"questions", "audio", "mcqa", "models", "distractors", "report", "factual", "diagnose"},
+    "cli": {
+        "questions", "audio", "mcqa", "models", "bridge", "distractors", "report", "factual",
+        "diagnose",
+    },
     "testing": {"questions", "audio", "mcqa", "models", "factual", "cli"},
 }
 TOP_LEVEL = {
@@ -31,7 +37,7 @@ TOP_LEVEL = {
 MAX_LINES = 400
 # The bridge server is one file by contract: `lm-eval-rul bridge --write` copies it alone into
 # a research model's own environment, so it cannot be split into modules it would import.
-ONE_FILE_LIMITS = {"models/bridge_server.py": 700}
+ONE_FILE_LIMITS = {"bridge/server.py": 700}
 
 
 def _module_name(path: Path) -> str:
@@ -147,6 +153,58 @@ def test_registration_and_task_code_import_nothing_from_the_cli(path):
     imported = _imports(path) if path.is_relative_to(PACKAGE) else _imported_names(path)
     wrong = sorted(m for m in imported if f"{m}.".startswith("lm_eval_rul.cli."))
     assert not wrong, f"{path.relative_to(PACKAGE.parent)} imports the CLI: {wrong}"
+
+
+def test_the_bridge_meets_models_once():
+    """``models`` imports only the bridge's client; the bridge's server file imports nothing
+    of the package (it is copied alone) and only its client imports ``models``."""
+    bridge = PACKAGE / "bridge"
+    from_models = {
+        target
+        for path in sorted((PACKAGE / "models").rglob("*.py"))
+        for target in _imports(path)
+        if _stage(target) == "bridge"
+    }
+    assert from_models == {"lm_eval_rul.bridge.client"}  # lalm-api and its limits ask it
+    assert not _imports(bridge / "server.py")
+    to_models = {p.name for p in sorted(bridge.glob("*.py")) if any(
+        _stage(t) == "models" for t in _imports(p))}  # fmt: skip
+    assert to_models == {"client.py"}
+
+
+#: The one HTTP server the installed package may hold: the bridge's one-file server, which a
+#: user copies into a model's environment. Test doubles are tests/doubles/, not installed.
+SERVER_FILES = {"bridge/server.py"}
+_SERVER_MODULES = ("http.server", "socketserver", "wsgiref.simple_server", "aiohttp.web")
+_SERVER_BASES = ("HTTPServer", "BaseHTTPRequestHandler", "BaseRequestHandler", "TCPServer")
+
+
+def _serves_http(path: Path) -> list[str]:
+    """What in a file makes it a server: an import of a server module, a server base class."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+        found += [n for n in names if n.startswith(_SERVER_MODULES)]
+        if isinstance(node, ast.ClassDef):
+            bases = [ast.unparse(base) for base in node.bases]
+            found += [f"class {node.name}({b})" for b in bases if b.endswith(_SERVER_BASES)]
+    return found
+
+
+def test_no_http_server_in_the_installed_package():
+    """The wheel ships what a user runs: no loopback servers of the tests (``doubles``)."""
+    servers = {
+        str(path.relative_to(PACKAGE)): found
+        for path in FILES
+        if (found := _serves_http(path))
+    }
+    assert set(servers) == SERVER_FILES, f"HTTP servers outside {SERVER_FILES}: {servers}"
+    doubles = Path(__file__).resolve().parent / "doubles"
+    assert _serves_http(doubles / "chat.py") and _serves_http(doubles / "scripted_http.py")
 
 
 def test_every_subpackage_documents_its_public_names():

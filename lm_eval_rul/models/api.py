@@ -24,9 +24,9 @@ from lm_eval.models.openai_completions import LocalChatCompletion
 from lm_eval.models.utils import postprocess_generated_text
 
 from ..audio import AudioSpec
+from ..bridge.client import NO_LOGLIKELIHOOD, read_declaration, watch_cuts, window_seconds
 from ..cache import ResultCache, digest
 from .api_args import API_PROTOCOLS, LOGPROB_MODES, check_api_model_args
-from .api_bridge import NO_LOGLIKELIHOOD, read_declaration, watch_cuts, window_seconds
 from .api_client import ChatClient, Job, chat_url
 from .api_counts import RequestCounts
 from .api_http import DEFAULT_TIMEOUT, HTTPSettings
