@@ -202,3 +202,17 @@ def test_metadata_protocol_reaches_lalm_api_and_its_requests(
     assert results["configs"]["factual_mood_open"]["metadata"]["protocol"] == "paper"
     assert results["config"]["model_args"]["protocol"] == "paper"  # handed to lalm-api
     assert {s["doc"]["protocol"] for s in samples["factual_mood_open"]} == {"paper"}
+
+
+def test_the_factual_run_hooks_follow_the_factual_folder_not_a_name_prefix():
+    """``run`` gives a task the factual run's hooks (audio limit, windows, audio check) when
+    its YAML is in the factual benchmark's folder (its catalogue descriptor), not when its
+    name starts with ``factual``; a glob counts when the harness would expand it to one."""
+    from lm_eval_rul.cli._factual_run import uses_factual_tasks
+
+    assert uses_factual_tasks("factual_mood_open")
+    assert uses_factual_tasks("rul_muchomusic, factual")  # a group of the folder
+    assert uses_factual_tasks("factual_genre_*")  # the harness expands it to factual tasks
+    assert not uses_factual_tasks("factual_mine")  # looks factual, is no task of the folder
+    assert not uses_factual_tasks("rul_muchomusic,mmau_music")
+    assert not uses_factual_tasks("")
