@@ -84,7 +84,7 @@ def build(root: Path, n_questions: int, clip_seconds: float) -> tuple[list, list
 
 
 def start(root: Path) -> tuple[subprocess.Popen, str]:
-    from lm_eval_rul.cli.bridge import write_server
+    from lm_eval_rul.bridge import write_server
 
     server = write_server(root / "bridge.py")
     (root / "trivial.py").write_text(TRIVIAL)

@@ -1,7 +1,7 @@
 """``lalm-api`` against the loopback server: requests per question and throughput.
 
 Builds a tiny random-weight Qwen2-Audio and a fixture (RUL questions, one synthesised
-clip per track), serves the model with :class:`lm_eval_rul.testing.openai_server.OpenAIAudioServer`
+clip per track), serves the model with :class:`doubles.openai_server.OpenAIAudioServer`
 and scores the letters of ``rul_muchomusic`` (all four folds) through ``lalm-api``:
 
 * ``prompt`` path (exact, vLLM's prompt log-probabilities): one HTTP request per letter;
@@ -21,9 +21,13 @@ Usage:
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 import time
 from pathlib import Path
+
+#: The test doubles (tests/doubles/, not in the installed package) import as doubles.<module>.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 
 def build(root: Path, n_questions: int) -> tuple[Path, list]:
@@ -77,7 +81,7 @@ def main() -> None:
     import logging
 
     logging.getLogger("lm_eval_rul").setLevel(logging.ERROR)  # quiet tables and warnings
-    from lm_eval_rul.testing.openai_server import OpenAIAudioServer
+    from doubles.openai_server import OpenAIAudioServer
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)

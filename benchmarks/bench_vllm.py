@@ -31,9 +31,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
+
+#: The test doubles (tests/doubles/, not in the installed package) import as doubles.<module>.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 os.environ.setdefault("VLLM_TARGET_DEVICE", "cpu")
 os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
@@ -142,8 +146,9 @@ def time_lalm_vllm(path: Path, requests: list, dtype: str, **engine) -> dict:
 
 
 def time_lalm_api(path: Path, requests: list, log: Path) -> dict:
+    from doubles.vllm_server import API_KEY_ENV, SERVED_MODEL, VLLMServer
+
     from lm_eval_rul.models.api import LALMAPI
-    from lm_eval_rul.testing.vllm_server import API_KEY_ENV, SERVED_MODEL, VLLMServer
 
     start = time.perf_counter()
     with VLLMServer(path, log=log) as server:

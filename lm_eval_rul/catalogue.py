@@ -44,6 +44,8 @@ __all__ = [
     "DESCRIPTOR_FILE",
     "VOTE_METRICS",
     "tasks_dir",
+    "folder_task_names",
+    "plugin_task_names",
     "benchmarks",
     "by_folder",
     "for_question_set",
@@ -169,6 +171,21 @@ def tasks_dir() -> Path:
         f"lm-eval-rul task folder not found next to {here}; reinstall the package "
         "(pip install --force-reinstall lm-eval-rul)."
     )
+
+
+@functools.lru_cache(maxsize=8)
+def folder_task_names(folders: tuple[str, ...]) -> frozenset[str]:
+    """Every task, group and tag the harness indexes in ``folders`` (folders of task
+    folders, as ``--include_path`` gives them; the harness's own tasks not included)."""
+    from lm_eval.tasks import TaskManager
+
+    manager = TaskManager(include_path=list(folders), include_defaults=False)
+    return frozenset(manager.all_tasks)
+
+
+def plugin_task_names() -> list[str]:
+    """Every task, group and tag the plugin's task folder defines."""
+    return sorted(folder_task_names((str(tasks_dir()),)))
 
 
 def _load_descriptor(path: Path) -> Benchmark:

@@ -77,7 +77,7 @@ def task_manager(
     """
     from lm_eval.tasks import TaskManager
 
-    from .cli.data_keys import check_data_keys
+    from .data_keys import check_data_keys
     from .questions.metadata_naming import named_as_keywords
 
     extra = [include_path] if isinstance(include_path, str) else list(include_path or [])
@@ -123,8 +123,8 @@ def create_lm(
     from lm_eval.api.registry import get_model
     from lm_eval.utils import simple_parse_args_string
 
-    from .cli._harness_args import settle_model_flags
     from .hub import check_model_available
+    from .model_flags import settle_model_flags
     from .models.args import with_dtype_names
 
     register_models()

@@ -14,6 +14,12 @@ from lm_eval_rul.testing.fixtures import write_muchomusic_csv, write_pools_json,
 from lm_eval_rul.testing.isolation import WriteGuard, isolate_session
 from lm_eval_rul.testing.text import make_tiny_causal_lm
 
+#: ``tests/`` itself, so the test doubles import as ``doubles.<module>`` (tests/doubles/: not
+#: in the installed package) whatever pytest's import mode.
+TESTS_DIR = str(Path(__file__).resolve().parent)
+if TESTS_DIR not in sys.path:
+    sys.path.insert(0, TESTS_DIR)
+
 _GUARD = pytest.StashKey[WriteGuard]()
 _SESSION_CACHES = pytest.StashKey[Path]()
 

@@ -1,6 +1,6 @@
 """``lalm-api``'s sender: retries on 429/5xx only, one clear error otherwise, the key never shown.
 
-Everything is counted by the loopback server (:mod:`lm_eval_rul.testing.openai_server`),
+Everything is counted by the loopback server (:mod:`doubles.openai_server`),
 never by the client's own bookkeeping.
 """
 
@@ -37,7 +37,7 @@ def _api(url: str, **kwargs):
 
 @pytest.fixture
 def server(tiny_audio_lm):
-    from lm_eval_rul.testing.openai_server import OpenAIAudioServer
+    from doubles.openai_server import OpenAIAudioServer
 
     with OpenAIAudioServer(tiny_audio_lm, served_model=MODEL, api_key=SECRET) as running:
         yield running
@@ -119,9 +119,8 @@ def test_unreachable_server_names_the_host(audio_data):
 
 
 def test_concurrent_answers_come_back_in_request_order(tiny_audio_lm, audio_data, key):
+    from doubles.openai_server import OpenAIAudioServer
     from lm_eval.api.instance import Instance
-
-    from lm_eval_rul.testing.openai_server import OpenAIAudioServer
 
     gen = _requests(audio_data, n=8)
     letters = [Instance("loglikelihood", r.doc, (r.args[0], f" {x}"), 0) for r in gen for x in "AB"]

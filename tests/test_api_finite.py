@@ -12,6 +12,7 @@ import json
 import sqlite3
 
 import pytest
+from doubles.openai_server import OpenAIAudioServer
 
 from lm_eval_rul.models.api_payload import (
     MalformedLogprobsError,
@@ -19,7 +20,6 @@ from lm_eval_rul.models.api_payload import (
     top_logprobs_of,
 )
 from lm_eval_rul.testing.harness import cli_error_line
-from lm_eval_rul.testing.openai_server import OpenAIAudioServer
 
 MODEL = "tiny-audio"
 
@@ -134,8 +134,9 @@ def test_a_cache_holding_a_non_finite_score_is_asked_again_not_replayed(
 
 @pytest.mark.parametrize("window", ["1e400", "Infinity", "NaN", "-5", '"long"'])
 def test_a_bridge_window_that_is_not_a_finite_number_above_zero_is_not_taken(window):
-    from lm_eval_rul.models.api_bridge import read_declaration
-    from lm_eval_rul.testing.scripted_http import Answer, ScriptedServer
+    from doubles.scripted_http import Answer, ScriptedServer
+
+    from lm_eval_rul.bridge.client import read_declaration
 
     record = f'{{"max_audio_seconds": {window}, "chunked": true, "has_loglikelihood": true}}'
     body = f'{{"data": [{{"id": "{MODEL}", "lm_eval_rul_bridge": {record}}}]}}'

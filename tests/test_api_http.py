@@ -7,7 +7,7 @@ and the start-up ``GET /models`` alike (issue 29, points 5, 7, 8 and the key of 
 * a 200 whose body is not UTF-8 is a bad reply: retried, then one line;
 * a key holding a newline is refused in one line, before any request, never printed.
 
-Against :class:`~lm_eval_rul.testing.scripted_http.ScriptedServer` (loopback, no model).
+Against :class:`~doubles.scripted_http.ScriptedServer` (loopback, no model).
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import json
 import time
 
 import pytest
+from doubles.scripted_http import COMPLETION, Answer, ScriptedServer, redirect
 
 from lm_eval_rul.testing.harness import cli_error_line
-from lm_eval_rul.testing.scripted_http import COMPLETION, Answer, ScriptedServer, redirect
 
 MODEL = "tiny-audio"
 KEY = "sk-test-REDIRECT-0123456789abcdef"

@@ -17,6 +17,7 @@ import logging
 import sqlite3
 
 import pytest
+from doubles.openai_server import OpenAIAudioServer
 
 from lm_eval_rul.models.api_payload import (
     MalformedLogprobsError,
@@ -24,7 +25,6 @@ from lm_eval_rul.models.api_payload import (
     top_logprobs_of,
 )
 from lm_eval_rul.testing.harness import cli_error_line
-from lm_eval_rul.testing.openai_server import OpenAIAudioServer
 
 MODEL = "tiny-audio"
 

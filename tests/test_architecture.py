@@ -10,29 +10,34 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "lm_eval_rul"
 
-#: Each stage and the stages it may import (besides itself and the top-level modules
-#: ``errors``, ``registration``, ``cache``, ``progress``, ``hub``, ``retries``, ``paths``,
-#: ``masking``, ``files``, ``harness_compat``, ``catalogue`` and ``adapters``).
+#: Each stage and the stages it may import (besides itself and the top-level modules of
+#: :data:`TOP_LEVEL`).
 ALLOWED: dict[str, set[str]] = {
     "questions": set(),
     "audio": {"questions"},
     "mcqa": {"questions", "audio"},
-    "models": {"questions", "audio", "mcqa"},
+    "models": {"questions", "audio", "mcqa", "bridge"},
+    # the bridge's client reads a bridge over lalm-api's HTTP policy (models.api_http), and
+    # lalm-api asks the client: the two meet only there (test_the_bridge_meets_models_once)
+    "bridge": {"models"},
     "factual": {"questions", "audio"},
     "diagnose": {"questions", "report"},
     "distractors": {"questions", "mcqa"},
     "report": {"questions", "audio", "mcqa", "factual"},
-    "cli": {"questions", "audio", "mcqa", "models", "distractors", "report", "factual", "diagnose"},
+    "cli": {
+        "questions", "audio", "mcqa", "models", "bridge", "distractors", "report", "factual",
+        "diagnose",
+    },
     "testing": {"questions", "audio", "mcqa", "models", "factual", "cli"},
 }
 TOP_LEVEL = {
     "errors", "registration", "cache", "progress", "hub", "retries", "paths", "masking", "files",
-    "harness_compat", "catalogue", "adapters",
+    "harness_compat", "catalogue", "adapters", "data_keys", "model_flags", "logs",
 }
 MAX_LINES = 400
 # The bridge server is one file by contract: `lm-eval-rul bridge --write` copies it alone into
 # a research model's own environment, so it cannot be split into modules it would import.
-ONE_FILE_LIMITS = {"models/bridge_server.py": 700}
+ONE_FILE_LIMITS = {"bridge/server.py": 700}
 # The audio-LM core and its three engines read top to bottom like lm-eval's huggingface.py
 # (docs/architecture.md, "The model adapters"): one module each for the core, its prompts,
 # each engine and lalm-api's transport and payloads, up to 800 lines, split by job, never
@@ -124,6 +129,88 @@ def test_modules_stay_small(path):
     lines = len(path.read_text(encoding="utf-8").splitlines())
     limit = ONE_FILE_LIMITS.get(path.relative_to(PACKAGE).as_posix(), MAX_LINES)
     assert lines <= limit, f"{path.relative_to(PACKAGE)} has {lines} lines; split it by job"
+
+
+#: The task folders (``tasks/<folder>/*.py``: ``utils.py``, ``benchmark.py``), which the
+#: harness imports by path.
+TASK_FILES = sorted((PACKAGE.parent / "tasks").rglob("*.py"))
+
+
+def _imported_names(path: Path) -> set[str]:
+    """Every module a file imports by absolute name (``import x``, ``from x import y``)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.update([node.module, *(f"{node.module}.{a.name}" for a in node.names)])
+    return found
+
+
+@pytest.mark.parametrize(
+    "path",
+    [PACKAGE / "registration.py", *TASK_FILES],
+    ids=lambda p: str(p.relative_to(PACKAGE.parent)),
+)
+def test_registration_and_task_code_import_nothing_from_the_cli(path):
+    """The CLI sits on top: registration (``create_lm``, ``task_manager``) and the task
+    folders' code import nothing from it, at any depth (lazy imports included)."""
+    assert len(TASK_FILES) >= 14  # utils.py and benchmark.py of every task folder
+    imported = _imports(path) if path.is_relative_to(PACKAGE) else _imported_names(path)
+    wrong = sorted(m for m in imported if f"{m}.".startswith("lm_eval_rul.cli."))
+    assert not wrong, f"{path.relative_to(PACKAGE.parent)} imports the CLI: {wrong}"
+
+
+def test_the_bridge_meets_models_once():
+    """``models`` imports only the bridge's client; the bridge's server file imports nothing
+    of the package (it is copied alone) and only its client imports ``models``."""
+    bridge = PACKAGE / "bridge"
+    from_models = {
+        target
+        for path in sorted((PACKAGE / "models").rglob("*.py"))
+        for target in _imports(path)
+        if _stage(target) == "bridge"
+    }
+    assert from_models == {"lm_eval_rul.bridge.client"}  # lalm-api and its limits ask it
+    assert not _imports(bridge / "server.py")
+    to_models = {p.name for p in sorted(bridge.glob("*.py")) if any(
+        _stage(t) == "models" for t in _imports(p))}  # fmt: skip
+    assert to_models == {"client.py"}
+
+
+#: The one HTTP server the installed package may hold: the bridge's one-file server, which a
+#: user copies into a model's environment. Test doubles are tests/doubles/, not installed.
+SERVER_FILES = {"bridge/server.py"}
+_SERVER_MODULES = ("http.server", "socketserver", "wsgiref.simple_server", "aiohttp.web")
+_SERVER_BASES = ("HTTPServer", "BaseHTTPRequestHandler", "BaseRequestHandler", "TCPServer")
+
+
+def _serves_http(path: Path) -> list[str]:
+    """What in a file makes it a server: an import of a server module, a server base class."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+        found += [n for n in names if n.startswith(_SERVER_MODULES)]
+        if isinstance(node, ast.ClassDef):
+            bases = [ast.unparse(base) for base in node.bases]
+            found += [f"class {node.name}({b})" for b in bases if b.endswith(_SERVER_BASES)]
+    return found
+
+
+def test_no_http_server_in_the_installed_package():
+    """The wheel ships what a user runs: no loopback servers of the tests (``doubles``)."""
+    servers = {
+        str(path.relative_to(PACKAGE)): found
+        for path in FILES
+        if (found := _serves_http(path))
+    }
+    assert set(servers) == SERVER_FILES, f"HTTP servers outside {SERVER_FILES}: {servers}"
+    doubles = Path(__file__).resolve().parent / "doubles"
+    assert _serves_http(doubles / "chat.py") and _serves_http(doubles / "scripted_http.py")
 
 
 def test_every_subpackage_documents_its_public_names():

@@ -9,8 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-from lm_eval_rul.testing.bridge import (
+from doubles.bridge import (
     RESEARCH_WINDOW_SECONDS,
     clean_env,
     isolated_python,

@@ -14,8 +14,7 @@ import textwrap
 import time
 
 import pytest
-
-from lm_eval_rul.testing.bridge import (
+from doubles.bridge import (
     MINIMAL_PACKAGES,
     clean_env,
     isolated_python,
@@ -27,7 +26,7 @@ from lm_eval_rul.testing.bridge import (
 @pytest.fixture(scope="module")
 def minimal(tmp_path_factory):
     """The written server and an interpreter that has numpy and soundfile, nothing else."""
-    from lm_eval_rul.cli.bridge import write_server
+    from lm_eval_rul.bridge import write_server
 
     root = tmp_path_factory.mktemp("bridge_contract")
     python = isolated_python(root / "env", MINIMAL_PACKAGES)

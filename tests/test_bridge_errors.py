@@ -16,8 +16,7 @@ import urllib.request
 
 import numpy as np
 import pytest
-
-from lm_eval_rul.testing.bridge import MINIMAL_PACKAGES, clean_env, isolated_python, start_bridge
+from doubles.bridge import MINIMAL_PACKAGES, clean_env, isolated_python, start_bridge
 
 TRIVIAL = """\
 MAX_AUDIO_SECONDS = 0.5
@@ -34,7 +33,7 @@ def loglikelihood(audio, sampling_rate, context, continuation):
 @pytest.fixture(scope="module")
 def minimal(tmp_path_factory):
     """The written server and an interpreter that has numpy and soundfile, nothing else."""
-    from lm_eval_rul.cli.bridge import write_server
+    from lm_eval_rul.bridge import write_server
 
     root = tmp_path_factory.mktemp("minimal_bridge")
     python = isolated_python(root / "env", MINIMAL_PACKAGES)
@@ -120,7 +119,7 @@ def test_a_port_in_use_is_one_line(minimal):
 
 
 def test_the_protocol_declaration_and_cuts(minimal):
-    from lm_eval_rul.models.api_bridge import read_declaration
+    from lm_eval_rul.bridge.client import read_declaration
     from lm_eval_rul.models.api_payload import input_audio_part, prompt_logprobs_body, wav_bytes
     from lm_eval_rul.models.core import chat_messages
 

@@ -10,8 +10,7 @@ import logging
 
 import numpy as np
 import pytest
-
-from lm_eval_rul.testing.bridge import MINIMAL_PACKAGES, isolated_python, start_bridge
+from doubles.bridge import MINIMAL_PACKAGES, isolated_python, start_bridge
 
 #: An adapter that keeps each waveform it is given, named by the prompt's digest.
 PROBE = """\
@@ -34,7 +33,7 @@ def generate(audio, sampling_rate, prompt, max_new_tokens):
 @pytest.fixture(scope="module")
 def probe(tmp_path_factory):
     """The written bridge serving :data:`PROBE` from an env with numpy and soundfile only."""
-    from lm_eval_rul.cli.bridge import write_server
+    from lm_eval_rul.bridge import write_server
 
     root = tmp_path_factory.mktemp("bridge_waveform")
     heard = root / "heard"

@@ -4,7 +4,7 @@ The class below is declared here, in the test, as a user would declare it in a m
 package imports: its ``parameters`` make ``tone_hz`` a model argument of every audio model
 (checked before anything loads, recorded in the results, part of the cache keys), and
 ``lalm`` and ``lalm-api`` run it without any other change. The loopback server
-(``lm_eval_rul.testing.openai_server``) runs the same checkpoint as ``lalm``.
+(``doubles.openai_server``) runs the same checkpoint as ``lalm``.
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def test_the_parameter_is_a_checked_model_argument_of_every_audio_model(tone):
 def test_a_new_condition_runs_on_lalm_and_lalm_api(tone, tiny_audio_lm, audio_data, tmp_path):
     from lm_eval_rul.models.api import LALMAPI
     from lm_eval_rul.models.lalm import LALM
-    from lm_eval_rul.testing.openai_server import OpenAIAudioServer
+    from doubles.openai_server import OpenAIAudioServer
 
     requests = _requests(audio_data)
     cache = tmp_path / "lalm.sqlite"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from doubles.chat import ChatServer
 
 from lm_eval_rul.diagnose import DiagnoseConfig, run_diagnose
 from lm_eval_rul.diagnose.judge import (
@@ -17,7 +18,6 @@ from lm_eval_rul.diagnose.judge import (
 )
 from lm_eval_rul.questions import Question
 from lm_eval_rul.registration import create_lm
-from lm_eval_rul.testing.chat import ChatServer
 
 
 @pytest.mark.parametrize(

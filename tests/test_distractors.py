@@ -7,12 +7,12 @@ import json
 import re
 
 import pytest
+from doubles.chat import ChatServer
 
 from lm_eval_rul.distractors import DistractorGenerator, parse_candidates, with_retries
 from lm_eval_rul.distractors.prompts import DISTRACTOR_EXAMPLES, distractor_messages
 from lm_eval_rul.questions import Question, clean_pool
 from lm_eval_rul.registration import create_lm
-from lm_eval_rul.testing.chat import ChatServer
 
 
 def test_prompt_has_examples_item_and_tag_instructions():

@@ -5,6 +5,7 @@ cache (counted requests), and calls that fail."""
 from __future__ import annotations
 
 import pytest
+from doubles.chat import ChatServer
 
 from lm_eval_rul.cache import ResultCache
 from lm_eval_rul.factual.prompts import PARSER_PROMPT_VERSION, parser_prompt, parser_reply_terms
@@ -17,7 +18,6 @@ from lm_eval_rul.factual.reading.llm_parser import (
     reply_problem,
 )
 from lm_eval_rul.registration import create_lm
-from lm_eval_rul.testing.chat import ChatServer
 
 
 def response_of(body) -> str:

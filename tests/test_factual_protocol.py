@@ -129,11 +129,11 @@ def test_lalm_api_paper_protocol_sends_the_providers_default_settings(tiny_audio
     """The paper kept the provider's default inference settings: under ``protocol=paper``
     ``lalm-api`` sends no temperature and no max_tokens; ours sends temperature 0 and the
     task's cap."""
+    from doubles.openai_server import OpenAIAudioServer
     from lm_eval.api.instance import Instance
 
     from lm_eval_rul.mcqa.tasks import doc_to_text_gen, load_rul_muchomusic
     from lm_eval_rul.models.api import LALMAPI
-    from lm_eval_rul.testing.openai_server import OpenAIAudioServer
 
     doc = list(load_rul_muchomusic(0, **audio_data)["test"])[0]
     request = Instance("generate_until", doc, (doc_to_text_gen(doc), {"max_gen_toks": 8}), 0)
@@ -183,8 +183,9 @@ def test_metadata_protocol_reaches_lalm_api_and_its_requests(
     """``--metadata protocol=paper`` alone sets both sides of a served run: the tasks
     (recorded in the results' configs) and ``lalm-api``'s requests (no temperature, no
     max_tokens)."""
+    from doubles.openai_server import OpenAIAudioServer
+
     from lm_eval_rul.cli import main
-    from lm_eval_rul.testing.openai_server import OpenAIAudioServer
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     metadata = {**factual_metadata, "sample_size": 2, "protocol": "paper"}
@@ -201,3 +202,17 @@ def test_metadata_protocol_reaches_lalm_api_and_its_requests(
     assert results["configs"]["factual_mood_open"]["metadata"]["protocol"] == "paper"
     assert results["config"]["model_args"]["protocol"] == "paper"  # handed to lalm-api
     assert {s["doc"]["protocol"] for s in samples["factual_mood_open"]} == {"paper"}
+
+
+def test_the_factual_run_hooks_follow_the_factual_folder_not_a_name_prefix():
+    """``run`` gives a task the factual run's hooks (audio limit, windows, audio check) when
+    its YAML is in the factual benchmark's folder (its catalogue descriptor), not when its
+    name starts with ``factual``; a glob counts when the harness would expand it to one."""
+    from lm_eval_rul.cli._factual_run import uses_factual_tasks
+
+    assert uses_factual_tasks("factual_mood_open")
+    assert uses_factual_tasks("rul_muchomusic, factual")  # a group of the folder
+    assert uses_factual_tasks("factual_genre_*")  # the harness expands it to factual tasks
+    assert not uses_factual_tasks("factual_mine")  # looks factual, is no task of the folder
+    assert not uses_factual_tasks("rul_muchomusic,mmau_music")
+    assert not uses_factual_tasks("")

@@ -12,6 +12,7 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from doubles.chat import ChatServer
 from matplotlib.image import imread
 
 from lm_eval_rul.factual.prompts import BINARY_TASKS, PHRASINGS
@@ -22,7 +23,6 @@ from lm_eval_rul.factual.reading.truefalse import (
     truefalse_figures,
 )
 from lm_eval_rul.testing.audio import make_tiny_audio_lm
-from lm_eval_rul.testing.chat import ChatServer
 from lm_eval_rul.testing.harness import read_output, run_cli
 
 LABEL_OF = {"instruments": "piano", "composers": "Bach", "genres": "Rock"}

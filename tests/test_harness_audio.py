@@ -261,10 +261,10 @@ def test_text_task_beside_ours_in_one_lalm_run_and_heard_fields(
 
 
 def test_lalm_api_serves_harness_audio_and_text_requests_as_lalm_does(lalm, tiny_audio_lm):
+    from doubles.openai_server import OpenAIAudioServer
     from lm_eval.api.instance import Instance
 
     from lm_eval_rul.models.api import LALMAPI
-    from lm_eval_rul.testing.openai_server import OpenAIAudioServer
 
     clip = [{"array": np.asarray(_wave(1)), "sampling_rate": SR_GIVEN}]
     text = [

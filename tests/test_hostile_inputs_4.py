@@ -85,8 +85,9 @@ def test_a_log_probability_above_zero_is_a_bad_reply_never_scored_or_stored(
 ):
     """The same letter listed twice in ``top_logprobs`` (-0.1 and -0.2) once scored
     log p = +0.544; a prompt log-probability above 0 was summed as it came."""
+    from doubles.openai_server import OpenAIAudioServer
+
     from lm_eval_rul.testing.harness import cli_error_line
-    from lm_eval_rul.testing.openai_server import OpenAIAudioServer
 
     cache = tmp_path / "api.sqlite"
     with OpenAIAudioServer(tiny_audio_lm, served_model="tiny-audio") as server:
@@ -224,8 +225,9 @@ def test_a_chat_reply_with_a_lone_surrogate_is_stored_safely_and_scored(
 ):
     """``"\\ud83d"`` (half an emoji) in a reply's content: ``UnicodeEncodeError`` from the
     resume-cache write. Read as U+FFFD, the answer is parsed, stored and written."""
+    from doubles.openai_server import OpenAIAudioServer
+
     from lm_eval_rul.cli import main
-    from lm_eval_rul.testing.openai_server import OpenAIAudioServer
 
     cache = tmp_path / "api.sqlite"
     with OpenAIAudioServer(tiny_audio_lm, served_model="tiny-audio") as server:
@@ -252,11 +254,11 @@ def test_a_retry_after_http_date_is_honoured_with_a_cap(audio_data):
     import time
     from email.utils import formatdate
 
+    from doubles.scripted_http import COMPLETION, Answer, ScriptedServer
     from lm_eval.api.instance import Instance
 
     from lm_eval_rul.mcqa.tasks import doc_to_text_gen, load_rul_muchomusic
     from lm_eval_rul.models.api import LALMAPI
-    from lm_eval_rul.testing.scripted_http import COMPLETION, Answer, ScriptedServer
 
     posted: list[float] = []
     limited = b'{"error": {"message": "Rate limit reached", "code": "rate_limit_exceeded"}}'

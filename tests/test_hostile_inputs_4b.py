@@ -76,7 +76,7 @@ def test_every_data_key_of_every_benchmark_is_checked_at_the_task_manager_call(
 
 def test_task_manager_reads_the_mmau_file_it_is_given(tmp_path):
     import lm_eval_rul
-    from lm_eval_rul.cli.data_keys import data_keys
+    from lm_eval_rul.data_keys import data_keys
     from lm_eval_rul.questions import DataValidationError
     from lm_eval_rul.testing.mmau import mmau_rows, write_mmau_json
 
@@ -92,7 +92,7 @@ def test_task_manager_reads_the_mmau_file_it_is_given(tmp_path):
 
 
 def _bridge_file(tmp_path, name: str, source: str):
-    from lm_eval_rul.cli.bridge import write_server
+    from lm_eval_rul.bridge import write_server
 
     server = write_server(tmp_path / "bridge.py")
     adapter = tmp_path / f"{name}.py"
@@ -118,7 +118,7 @@ def generate(audio, sampling_rate, prompt, max_new_tokens):
 def test_an_adapter_calling_sys_exit_is_an_error_reply_and_the_bridge_keeps_serving(tmp_path):
     import sys
 
-    from lm_eval_rul.testing.bridge import post_chat, start_bridge
+    from doubles.bridge import post_chat, start_bridge
 
     server, adapter = _bridge_file(tmp_path, "exiting", EXITING)
     log = tmp_path / "console.log"
@@ -140,11 +140,11 @@ def test_an_adapter_window_of_math_inf_is_no_limit(tmp_path):
     import sys
 
     import numpy as np
+    from doubles.bridge import post_chat, start_bridge
 
-    from lm_eval_rul.models.api_bridge import read_declaration
+    from lm_eval_rul.bridge.client import read_declaration
     from lm_eval_rul.models.api_payload import input_audio_part, wav_bytes
     from lm_eval_rul.models.core import chat_messages
-    from lm_eval_rul.testing.bridge import post_chat, start_bridge
 
     source = ("import math\nMAX_AUDIO_SECONDS = math.inf\nNAME = 'endless'\n"
               "def generate(audio, sampling_rate, prompt, max_new_tokens):\n"

@@ -1,6 +1,6 @@
 """``lalm-api`` against a loopback OpenAI-compatible server running a tiny real audio LM.
 
-The server (:mod:`lm_eval_rul.testing.openai_server`) decodes the WAV it receives and
+The server (:mod:`doubles.openai_server`) decodes the WAV it receives and
 runs the transformers model itself; ``lalm`` runs the same checkpoint in-process. Both
 must give the same letter log-probabilities and the same generations.
 """
@@ -49,7 +49,7 @@ def _api(server, **kwargs):
 
 
 def _server(path, **kwargs):
-    from lm_eval_rul.testing.openai_server import OpenAIAudioServer
+    from doubles.openai_server import OpenAIAudioServer
 
     return OpenAIAudioServer(path, served_model=MODEL, **kwargs)
 

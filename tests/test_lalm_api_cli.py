@@ -48,7 +48,7 @@ def _run(model: str, model_args: str, data: dict[str, str], out: Path) -> dict:
 def test_cli_run_equals_lalm_and_keeps_the_key_out_of_every_file(
     tiny_audio_lm, audio_data, tmp_path, monkeypatch, capfd, audio
 ):
-    from lm_eval_rul.testing.openai_server import OpenAIAudioServer
+    from doubles.openai_server import OpenAIAudioServer
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("LALM_CLI_KEY", SECRET)
@@ -95,8 +95,9 @@ def test_factual_tasks_need_the_served_models_audio_limit(
     """``lalm-api`` cannot read a served model's limit: without ``max_audio_seconds`` or
     ``chunk_seconds`` a factual run stops before any request (a 30 s server would silently
     drop the second half of 60 s windows); told the limit, no window exceeds it."""
+    from doubles.openai_server import OpenAIAudioServer
+
     from lm_eval_rul.cli import main
-    from lm_eval_rul.testing.openai_server import OpenAIAudioServer
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     metadata = {**factual_metadata, "sample_size": 2}

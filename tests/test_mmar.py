@@ -11,12 +11,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from doubles.chat import ChatServer
 
 from lm_eval_rul.distractors.pi import check_pi_questions, release_prompts
 from lm_eval_rul.mcqa.mmau.tasks import load_layout, process_results, process_results_gen
 from lm_eval_rul.questions import DataValidationError, load_questions
 from lm_eval_rul.questions.mmar import MMAR
-from lm_eval_rul.testing.chat import ChatServer
 from lm_eval_rul.testing.harness import read_output, run_cli
 from lm_eval_rul.testing.mmar import (
     mmar_official_accuracy,

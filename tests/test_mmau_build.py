@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 
 import numpy as np
+from doubles.chat import ChatServer
 
 from lm_eval_rul.cli import main
 from lm_eval_rul.report import majority_from_samples
-from lm_eval_rul.testing.chat import ChatServer
 from lm_eval_rul.testing.harness import read_output, run_cli
 from lm_eval_rul.testing.mmau import mmau_rows, write_mmau_json
 

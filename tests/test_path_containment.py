@@ -110,7 +110,7 @@ def test_lalm_with_hostile_ids_stops_before_the_model_and_reads_nothing_outside(
 
 
 def test_lalm_api_with_hostile_ids_sends_nothing(tiny_audio_lm, tmp_path, capsys):
-    from lm_eval_rul.testing.openai_server import OpenAIAudioServer
+    from doubles.openai_server import OpenAIAudioServer
 
     metadata = _hostile_benchmark(tmp_path / "data", ["5", "../../x"])
     with OpenAIAudioServer(tiny_audio_lm, served_model="tiny-audio") as server:

@@ -73,8 +73,9 @@ def test_malformed_parser_replies_are_left_out_and_counted(
     counted in its output and in the report's parser agreement."""
     import json
 
+    from doubles.chat import ChatServer
+
     from lm_eval_rul.factual.records import item_figures, item_predictions
-    from lm_eval_rul.testing.chat import ChatServer
     from lm_eval_rul.testing.harness import read_output, run_cli
 
     run, parsed, report = tmp_path / "run", tmp_path / "parsed", tmp_path / "report"

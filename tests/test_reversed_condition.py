@@ -66,10 +66,11 @@ def test_lalm_hears_the_reversed_clip(tiny_audio_lm, audio_data):
 
 
 def test_lalm_api_sends_the_reversed_waveform(tiny_audio_lm, audio_data):
+    from doubles.openai_server import OpenAIAudioServer
+
     from lm_eval_rul.audio import AudioSpec, condition_audio
     from lm_eval_rul.models.api import LALMAPI
     from lm_eval_rul.models.api_payload import wav_bytes
-    from lm_eval_rul.testing.openai_server import OpenAIAudioServer
 
     docs = _docs(audio_data, 0)
     requests = _requests(docs)

@@ -13,11 +13,11 @@ import json
 import logging
 
 import pytest
+from doubles.openai_server import OpenAIAudioServer
 
 from lm_eval_rul.masking import mask_logs
 from lm_eval_rul.testing.fixtures import fixture_rows
 from lm_eval_rul.testing.harness import read_output, text_run_args
-from lm_eval_rul.testing.openai_server import OpenAIAudioServer
 
 #: A key without a known prefix (``sk-``...): only masking by value can hide it.
 WRONG_KEY = "wrong-KEY-0a1b2c3d4e5f6a7b8c9d"

@@ -10,9 +10,15 @@ the whole session.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
+
+#: ``tests/``, so the test doubles import as ``doubles.<module>`` (tests/doubles/).
+_TESTS_DIR = str(Path(__file__).resolve().parents[1] / "tests")
+if _TESTS_DIR not in sys.path:
+    sys.path.insert(0, _TESTS_DIR)
 
 os.environ.setdefault("VLLM_TARGET_DEVICE", "cpu")
 os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
@@ -48,7 +54,7 @@ def audio_data(tmp_path_factory) -> dict[str, str]:
 @pytest.fixture(scope="session")
 def vllm_server(whisper_qwen2_audio, tmp_path_factory):
     """One real ``vllm.entrypoints.openai.api_server`` for the session, with an API key."""
-    from lm_eval_rul.testing.vllm_server import VLLMServer
+    from doubles.vllm_server import VLLMServer
 
     log = tmp_path_factory.mktemp("vllm_server") / "server.log"
     with VLLMServer(whisper_qwen2_audio, log=log) as server:

@@ -13,6 +13,7 @@ import json
 import math
 
 import pytest
+from doubles.vllm_server import API_KEY_ENV, SERVED_MODEL
 
 from lm_eval_rul.testing.requests import (
     check_top_path_counts,
@@ -20,7 +21,6 @@ from lm_eval_rul.testing.requests import (
     letter_docs,
     letter_requests,
 )
-from lm_eval_rul.testing.vllm_server import API_KEY_ENV, SERVED_MODEL
 
 CONDITIONS = {"original": {}, "noise": {"noise_seconds": 1.0}, "silence": {}, "none": {}}
 

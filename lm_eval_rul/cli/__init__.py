@@ -117,7 +117,7 @@ class PluginCLI(HarnessCLI):
 def _settle_run_flags(args: argparse.Namespace) -> None:
     """``device=``/``batch_size=`` in ``--model_args`` taken as their flags (or refused when
     the flags say otherwise), so the harness does not pass them to the model twice."""
-    from ._harness_args import MODEL_FLAGS, settle_model_flags
+    from ..model_flags import MODEL_FLAGS, settle_model_flags
 
     # --batch_size is absent from the namespace when not given (argparse.SUPPRESS)
     flags = {name: vars(args).get(name) for name in MODEL_FLAGS}

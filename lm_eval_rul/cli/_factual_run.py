@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import json
 import logging
 from typing import TYPE_CHECKING, Any
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from ..factual.errors import FactualInputError
 
 __all__ = [
-    "FACTUAL_PREFIX",
+    "FACTUAL_FOLDER",
     "uses_factual_tasks",
     "set_chunk_seconds",
     "check_audio",
@@ -40,15 +41,35 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-#: Every factual task and group name starts with it.
-FACTUAL_PREFIX = "factual"
+#: The factual benchmark's task folder (its catalogue descriptor: tasks/factual/benchmark.py).
+FACTUAL_FOLDER = "factual"
 #: The audio model whose limit cannot be read (a served model): it must be told.
 SERVED_AUDIO_MODEL = next(row.name for row in ADAPTERS if row.hears_audio and row.served)
 
 
 def uses_factual_tasks(names: str) -> bool:
-    """Whether the comma-separated ``--tasks`` names a factual task or group."""
-    return any(name.strip().startswith(FACTUAL_PREFIX) for name in names.split(","))
+    """Whether the comma-separated ``--tasks`` names a task or group of the factual
+    benchmark: one whose YAML is in the folder of its catalogue descriptor, whatever its
+    name looks like (a glob counts when it matches one, as the harness expands it).
+    """
+    from ..catalogue import by_folder, plugin_task_names
+    from .run_inputs import task_folders
+
+    requested = [name.strip() for name in names.split(",") if name.strip()]
+    if not requested:
+        return False
+    known = plugin_task_names()
+    expanded = [m for n in requested for m in (fnmatch.filter(known, n) if _glob(n) else [n])]
+    factual = by_folder()[FACTUAL_FOLDER]
+    return any(
+        by_folder().get(folder) is factual
+        for folder in task_folders(expanded).values()
+        if folder is not None
+    )
+
+
+def _glob(name: str) -> bool:
+    return any(c in name for c in "*?[")
 
 
 def _metadata(args: argparse.Namespace) -> dict[str, Any]:
@@ -85,7 +106,7 @@ def _protocol(args: argparse.Namespace, model_args: dict[str, Any], metadata: di
     from ..factual.errors import FactualInputError
     from ..factual.protocol import check_protocol
 
-    key = by_folder()["factual"].protocol_source(metadata)  # factual_protocol, or protocol
+    key = by_folder()[FACTUAL_FOLDER].protocol_source(metadata)  # factual_protocol, or protocol
     given = metadata.get(key)
     protocol = check_protocol(given, where=f"--metadata {key}")
     if args.model != SERVED_AUDIO_MODEL:
@@ -148,7 +169,7 @@ def set_chunk_seconds(args: argparse.Namespace) -> None:
         raise _served_model_limit_unknown(args.model)
     chunked = is_chunked(model_args.get("chunked", metadata.get("chunked")))
     if not chunked and args.model == SERVED_AUDIO_MODEL and model_args.get("base_url"):
-        from ..models.api_bridge import read_declaration  # a bridge's CHUNKED
+        from ..bridge.client import read_declaration  # a bridge's CHUNKED
         from ..models.api_http import HTTPSettings
 
         settings = HTTPSettings.of(model_args)

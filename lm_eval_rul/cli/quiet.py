@@ -3,8 +3,8 @@
 * lm-eval warns once per task whose data comes from a ``custom_dataset`` function that
   "Custom kwargs can be passed to `--metadata`" (8 times for ``rul_muchomusic`` +
   ``rul_muchomusic_gen``); the plugin's tasks document their ``--metadata`` keys, so the
-  warning is dropped for them (other tasks keep it), on the logger of the harness's task
-  module on either release (:func:`~lm_eval_rul.harness_compat.task_logger_name`).
+  warning is dropped for them (other tasks keep it) by
+  :class:`lm_eval_rul.logs.PluginTaskWarningFilter`, which the task folders install too.
 * ``run`` logs its setup ("Including path", "Selected Tasks", the ``--limit`` warning)
   before the plugin's checks: :class:`HeldLogs` keeps those records until the checks
   pass, so a wrong command's one-line error is the first line printed (and the held
@@ -23,18 +23,14 @@ import subprocess
 from collections.abc import Iterator
 
 from ..harness_compat import task_logger_name
+from ..logs import PluginTaskWarningFilter
 
 __all__ = [
     "HeldLogs",
     "HELD_LOGS",
-    "PluginTaskWarningFilter",
-    "quiet_plugin_task_warnings",
     "quiet_git_hash",
     "quiet_harness_logs",
 ]
-
-_CUSTOM_KWARGS = ": Custom kwargs can be passed to `--metadata`"
-
 
 class _Keep(logging.Handler):
     def __init__(self) -> None:
@@ -93,40 +89,6 @@ class HeldLogs:
 HELD_LOGS = HeldLogs()
 
 
-class PluginTaskWarningFilter(logging.Filter):
-    """Drop the harness's per-task "Custom kwargs" warning for the plugin's tasks."""
-
-    def __init__(self, task_names: set[str] | None = None) -> None:
-        super().__init__()
-        self._names = task_names  # None: the plugin's task folder, read at the first warning
-
-    @property
-    def task_names(self) -> set[str]:
-        if self._names is None:
-            from .task_names import plugin_task_names
-
-            self._names = set(plugin_task_names())
-        return self._names
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        if _CUSTOM_KWARGS not in message:
-            return True
-        return message.split(_CUSTOM_KWARGS, 1)[0] not in self.task_names
-
-
-_PLAIN_HARNESS_FILTER: PluginTaskWarningFilter | None = None
-
-
-def quiet_plugin_task_warnings() -> None:
-    """Drop the "Custom kwargs" warning of the plugin's tasks under plain ``lm_eval`` too:
-    the task folders' ``utils.py`` call this when the harness imports them (idempotent)."""
-    global _PLAIN_HARNESS_FILTER
-    if _PLAIN_HARNESS_FILTER is None:
-        _PLAIN_HARNESS_FILTER = PluginTaskWarningFilter()
-        logging.getLogger(task_logger_name()).addFilter(_PLAIN_HARNESS_FILTER)
-
-
 def quiet_git_hash() -> str | None:
     """lm-eval's ``get_git_commit_hash`` (the working directory's commit), without git's
     error output on the terminal."""
@@ -149,7 +111,7 @@ def quiet_harness_logs() -> Iterator[None]:
     """While a ``run`` executes: the filter on the harness's task logger, the quiet git."""
     import lm_eval.evaluator as evaluator
 
-    from .task_names import plugin_task_names
+    from ..catalogue import plugin_task_names
 
     task_logger = logging.getLogger(task_logger_name())
     warning_filter = PluginTaskWarningFilter(set(plugin_task_names()))

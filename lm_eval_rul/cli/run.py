@@ -200,15 +200,29 @@ def run_hooks(args: argparse.Namespace, *, audio_check: str = "header") -> Itera
 
     post_run = requested_files(sorted(_task_names(args.tasks)))
     after: list[tuple[dict[str, Any], Any]] = []
-    lm_eval.simple_evaluate = simple_evaluate
-    try:
-        with said_on_interrupt(), task_name_hooks(), quiet_harness_logs(), no_cut_prompts():
-            with evaluate_hooks() as models:
-                yield
-    finally:
-        lm_eval.simple_evaluate = original
+    # every harness function the run replaces, entered here and restored in reverse order
+    # (docs/harness_versions.md lists each with its reason and test)
+    with contextlib.ExitStack() as hooks:
+        hooks.enter_context(_replaced(lm_eval, "simple_evaluate", simple_evaluate))
+        hooks.enter_context(said_on_interrupt())  # Ctrl-C: what was kept, in one line
+        hooks.enter_context(task_name_hooks())  # EvaluatorConfig.process_tasks, TaskManager
+        hooks.enter_context(quiet_harness_logs())  # get_git_commit_hash, the task filter
+        hooks.enter_context(no_cut_prompts())  # TemplateLM.loglikelihood
+        models = hooks.enter_context(evaluate_hooks())  # evaluate, the model's generate_until
+        yield
     for samples, tracker in after:
         write_files(post_run, samples, tracker)
+
+
+@contextlib.contextmanager
+def _replaced(owner: Any, name: str, replacement: Any) -> Iterator[None]:
+    """``owner.name`` is ``replacement`` inside the block, the original again after."""
+    original = getattr(owner, name)
+    setattr(owner, name, replacement)
+    try:
+        yield
+    finally:
+        setattr(owner, name, original)
 
 
 @contextlib.contextmanager

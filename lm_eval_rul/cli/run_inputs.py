@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from ..catalogue import unknown_keys_text
+from ..data_keys import family_metadata_keys  # where each family's keys are listed
 from ..errors import UserInputError
-from .data_keys import family_metadata_keys  # where each family's keys are listed
 
 __all__ = [
     "HARNESS_METADATA_KEYS",

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..catalogue import folder_task_names
 from ..errors import UserInputError
 
 __all__ = [
@@ -31,7 +32,6 @@ __all__ = [
     "UnknownTaskError",
     "close_task_names",
     "plugin_entry_names",
-    "plugin_task_names",
     "task_name_hooks",
 ]
 
@@ -80,21 +80,6 @@ def close_task_names(name: str, known: Iterable[str], n: int = 4) -> list[str]:
     return difflib.get_close_matches(name, list(known), n=n, cutoff=0.6)
 
 
-@functools.lru_cache(maxsize=8)
-def _index(include_path: tuple[str, ...]) -> frozenset[str]:
-    from lm_eval.tasks import TaskManager
-
-    manager = TaskManager(include_path=list(include_path), include_defaults=False)
-    return frozenset(manager.all_tasks)
-
-
-def plugin_task_names() -> list[str]:
-    """Every task, group and tag the plugin's task folder defines."""
-    from ..registration import tasks_dir
-
-    return sorted(_index((str(tasks_dir()),)))
-
-
 @functools.lru_cache(maxsize=1)
 def plugin_entry_names() -> tuple[str, ...]:
     """The plugin's groups and tasks that no group of it contains (what a user starts from)."""
@@ -127,7 +112,7 @@ def _in_include_paths(include_path: Any, names: list[str]) -> bool:
     paths = include_path if isinstance(include_path, list | tuple) else [include_path]
     if any(n.endswith(".yaml") or "*" in n for n in names):
         return False
-    known = _index(tuple(str(p) for p in paths))
+    known = folder_task_names(tuple(str(p) for p in paths))
     return all(name in known for name in names)
 
 
@@ -135,7 +120,7 @@ def _known_name(name: str, include_path: Any) -> bool:
     """Whether ``name`` is a task, group or tag of the ``--include_path`` folders or of the
     harness (the harness's index, ~8 s, is built only when the plugin's has no such name)."""
     paths = include_path if isinstance(include_path, list | tuple) else [include_path]
-    if name in _index(tuple(str(p) for p in paths if p)):
+    if name in folder_task_names(tuple(str(p) for p in paths if p)):
         return True
     from lm_eval.tasks import TaskManager
 

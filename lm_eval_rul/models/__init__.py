@@ -8,7 +8,7 @@ endpoint; its transport :mod:`.api_http`, payloads and log-probabilities
 :mod:`.api_payload`, numbers :mod:`.api_numbers`); :mod:`.families` (the per-family table,
 processors, audio limits), :mod:`.args` (``model_args`` checks). Each engine has one row
 in :data:`lm_eval_rul.adapters.ADAPTERS`, which registration reads (lazily: torch loads
-only when a model is built). :mod:`.api_bridge` and :mod:`.bridge_server`: the bridge.
+only when a model is built). The bridge (its server file and client) is :mod:`lm_eval_rul.bridge`.
 
 Public names: :class:`LALM`, :class:`LALMAPI`, :class:`LALMVLLM` (imported on first access).
 """

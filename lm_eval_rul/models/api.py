@@ -37,7 +37,7 @@ from ..audio import condition_parameters
 from ..audio.decoding import report_trims
 from ..audio.requests import RequestAudio
 from ..cache import ResultCache, digest
-from .api_bridge import NO_LOGLIKELIHOOD, read_declaration, watch_cuts, window_seconds
+from ..bridge.client import NO_LOGLIKELIHOOD, read_declaration, watch_cuts, window_seconds
 from .api_http import (
     DEFAULT_TIMEOUT,
     APIRequestError,

@@ -1,4 +1,5 @@
-"""Tiny offline fixtures for tests and benchmarks: real model classes, random weights.
+"""Tiny offline fixtures for tests, benchmarks and a user's smoke test: real model classes,
+random weights.
 
 Nothing here downloads: tokenizers are trained locally with ``tokenizers``, models
 are built from small configs of real transformers classes and saved with
@@ -12,11 +13,12 @@ in :mod:`voxtral`, and :mod:`gemma3n`, :mod:`phi4_multimodal`, :mod:`granite_spe
 :mod:`smoke` (``python -m lm_eval_rul.testing.smoke DIR``: a user's offline smoke test),
 :mod:`counters` (forward
 pass counters), :mod:`fixtures` (question files in the released schemas), :mod:`harness`
-(running the CLI in a subprocess, offline), :mod:`openai_server` (a loopback
-OpenAI-compatible chat server running a tiny audio LM, for ``lalm-api``; its HTTP side
-:mod:`openai_http`), :mod:`bridge` (a tiny research-shaped audio LM, its bridge adapter,
-and interpreters without lm_eval_rul, for ``lm-eval-rul bridge``), :mod:`isolation` (the test
+(running the CLI in a subprocess, offline), :mod:`isolation` (the test
 session's caches moved into a temporary folder, writes under the user's caches recorded).
+
+What a user runs stays here: the smoke command and the tiny-model builders it and the
+tests share. The test doubles (loopback HTTP servers standing in for vLLM, OpenAI and chat
+LLMs, the bridge's research-shaped model) are not installed: they are ``tests/doubles/``.
 """
 
 __all__ = [
@@ -29,7 +31,5 @@ __all__ = [
     "counters",
     "fixtures",
     "harness",
-    "openai_server",
-    "bridge",
     "isolation",
 ]

@@ -53,7 +53,7 @@ tf_true_share_majority = TRUEFALSE_AGGREGATIONS["true_share_majority"]
 tf_base_rate = TRUEFALSE_AGGREGATIONS["base_rate"]
 tf_parse_failure = TRUEFALSE_AGGREGATIONS["parse_failure"]
 
-from lm_eval_rul.cli.quiet import quiet_plugin_task_warnings  # noqa: E402
+from lm_eval_rul.logs import quiet_plugin_task_warnings  # noqa: E402
 
 # plain `lm_eval`: the harness's per-task "Custom kwargs can be passed to --metadata"
 # warning says nothing about these tasks (their keys are documented in docs/tasks.md)

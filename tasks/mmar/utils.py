@@ -3,7 +3,7 @@ its tasks are MMAU's functions given MMAR's layout (:mod:`lm_eval_rul.questions.
 
 from typing import Any
 
-from lm_eval_rul.cli.quiet import quiet_plugin_task_warnings
+from lm_eval_rul.logs import quiet_plugin_task_warnings
 from lm_eval_rul.mcqa.mmau.tasks import (  # noqa: F401
     check_layout_data,
     doc_to_choice,

@@ -1,6 +1,6 @@
 """Thin bridge from the YAMLs to lm_eval_rul (the logic lives in the package)."""
 
-from lm_eval_rul.cli.quiet import quiet_plugin_task_warnings
+from lm_eval_rul.logs import quiet_plugin_task_warnings
 from lm_eval_rul.mcqa.mmau.tasks import (  # noqa: F401
     doc_to_choice,
     doc_to_text,

@@ -1,6 +1,6 @@
 """Thin bridge from the YAMLs to lm_eval_rul (the logic lives in the package)."""
 
-from lm_eval_rul.cli.quiet import quiet_plugin_task_warnings
+from lm_eval_rul.logs import quiet_plugin_task_warnings
 from lm_eval_rul.mcqa.music_mc import load_music_mc, load_rul_music_mc  # noqa: F401
 from lm_eval_rul.mcqa.tasks import (  # noqa: F401
     doc_to_choice,

@@ -1,6 +1,6 @@
 """What a ``lm-eval-rul bridge`` server declares, read once by ``lalm-api`` at start-up.
 
-The bridge (:mod:`.bridge_server`) lists its model under ``GET /v1/models`` with a
+The bridge (:mod:`.server`) lists its model under ``GET /v1/models`` with a
 ``lm_eval_rul_bridge`` record: the audio window (``max_audio_seconds``), whether the model
 hears long audio in windows (``chunked``) and whether its adapter scores letters
 (``has_loglikelihood``). ``lalm-api`` takes the window as its ``max_audio_seconds`` when
@@ -18,8 +18,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..masking import mask_url
-from .api_http import HTTPSettings, NotUTF8Error, check_api_key, check_timeout, get, json_reply
-from .api_numbers import finite_number
+from ..models.api_http import (
+    HTTPSettings,
+    NotUTF8Error,
+    check_api_key,
+    check_timeout,
+    get,
+    json_reply,
+)
+from ..models.api_numbers import finite_number
 
 __all__ = [
     "BridgeDeclaration",
@@ -62,7 +69,7 @@ def read_declaration(
 ) -> BridgeDeclaration | None:
     """The declaration of the bridge at ``base_url`` (of ``model``), or ``None``.
 
-    One ``GET /models`` under the requests' own policy (:mod:`.api_http`: the key,
+    One ``GET /models`` under the requests' own policy (:mod:`lm_eval_rul.models.api_http`: the key,
     ``timeout=`` as a total deadline, TLS settings, no key on a redirect to another
     origin). ``None`` for any server that is not a bridge, or that does not answer
     (the chat requests then report what is wrong).
@@ -149,8 +156,9 @@ def window_seconds(given: float | None, declared: BridgeDeclaration | None) -> f
 
 
 def watch_cuts(send: Callable[..., Any], counts: dict[str, int]) -> Callable[..., Any]:
-    """``send`` (:meth:`.api_client.ChatClient.send`) counting what replies report: audio cuts
-    (``counts["cuts"]``) and letters whose ``is_greedy`` is unknown (``greedy_unknown``)."""
+    """``send`` (:meth:`lm_eval_rul.models.api_client.ChatClient.send`) counting what replies
+    report: audio cuts (``counts["cuts"]``) and letters whose ``is_greedy`` is unknown
+    (``greedy_unknown``)."""
 
     def watched(jobs: Any, on_reply: Callable[[Any, dict[str, Any]], None], **kwargs: Any):
         def reply(job: Any, body: dict[str, Any]) -> None:

@@ -6,6 +6,9 @@ The benchmarks and their keys come from the catalogue (:mod:`lm_eval_rul.catalog
 key names data when it is a path (:func:`is_data_key`). A benchmark's own ``checks`` read
 its files' content as its loader does; a benchmark that declares none gets the existence
 check of :func:`check_exists` for each data key given.
+
+It sits below ``registration`` (:func:`lm_eval_rul.task_manager` checks the keys it is
+given) and ``cli`` (``run --metadata``), so neither imports the other for it.
 """
 
 from __future__ import annotations
@@ -15,8 +18,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..catalogue import benchmarks, load_function
-from ..questions.metadata_naming import metadata_key
+from .catalogue import benchmarks, load_function
+from .questions.metadata_naming import metadata_key
 
 __all__ = [
     "family_metadata_keys",

@@ -3,7 +3,7 @@
 Error replies in OpenAI's (and Gemini's) layouts, the scripted failures a test can queue,
 the checks every request goes through (API key, script, model name, the fields a mode
 rejects) and the request handler; the model side, which renders the chat and computes
-the answer, is :class:`~lm_eval_rul.testing.openai_server.OpenAIAudioServer`.
+the answer, is :class:`~doubles.openai_server.OpenAIAudioServer`.
 """
 
 from __future__ import annotations

@@ -116,7 +116,7 @@ class OpenAIAudioServer:
     def _load(self, pretrained: str) -> None:
         import transformers
 
-        from ..models.families import family_for, load_processor
+        from lm_eval_rul.models.families import family_for, load_processor
 
         config = transformers.AutoConfig.from_pretrained(pretrained)
         self.family = family_for(config.model_type, where=pretrained)
@@ -272,7 +272,7 @@ class OpenAIAudioServer:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m lm_eval_rul.testing.openai_server PRETRAINED``: serve until stopped."""
+    """``PYTHONPATH=tests python -m doubles.openai_server PRETRAINED``: serve until stopped."""
     import argparse
     import signal
     import sys

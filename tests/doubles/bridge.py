@@ -105,7 +105,7 @@ def make_research_lm(directory: str | Path, seed: int = 0) -> Path:
     from transformers import WhisperConfig, WhisperFeatureExtractor
     from transformers.models.whisper.modeling_whisper import WhisperEncoder
 
-    from .text import make_tiny_causal_lm
+    from lm_eval_rul.testing.text import make_tiny_causal_lm
 
     directory = Path(directory)
     lm_dir = make_tiny_causal_lm(directory / "lm", family="qwen2", seed=seed)

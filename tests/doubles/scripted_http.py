@@ -1,6 +1,6 @@
 """A loopback server speaking OpenAI's chat protocol byte by byte as a test scripts it.
 
-Where :class:`~lm_eval_rul.testing.openai_server.OpenAIAudioServer` runs a real model,
+Where :class:`~doubles.openai_server.OpenAIAudioServer` runs a real model,
 this one answers ``GET .../models`` and ``POST .../chat/completions`` with whatever a
 test needs of the transport: a redirect, a body that is not UTF-8, an answer dripped one
 byte at a time. It records each request's method, path and headers, so a test can see
