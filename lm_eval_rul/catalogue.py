@@ -120,6 +120,9 @@ class Benchmark:
         report_names: Question set -> display name in ``report``.
         report_section: The report section its runs appear in (``"multiple_choice"``,
             ``"factual"``).
+        category_keys: The ``--metadata`` keys that may name the CSV of its question
+            categories (MuChoMusic's: ``muchomusic_csv``...): ``report`` reads categories
+            (and offers their breakdowns) only for benchmarks that declare some.
     """
 
     folder: str
@@ -135,6 +138,7 @@ class Benchmark:
     protocols: tuple[str, ...] = ()
     report_names: Mapping[str, str] = field(default_factory=dict)
     report_section: str = "multiple_choice"
+    category_keys: tuple[str, ...] = ()
 
     def keys(self) -> tuple[str, ...]:
         """Its ``--metadata`` keys (:attr:`metadata_keys`, resolved)."""

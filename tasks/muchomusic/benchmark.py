@@ -8,6 +8,7 @@ BENCHMARK = Benchmark(
     metadata_keys="lm_eval_rul.mcqa.tasks:METADATA_KEYS",
     data_keys={"muchomusic": "muchomusic_data_path"},
     checks=("lm_eval_rul.mcqa.tasks:check_task_metadata",),
+    category_keys=("muchomusic_csv", "muchomusic_data_path", "data_path"),
     report_names={
         "muchomusic": "MuChoMusic",
         "muchomusic_gen": "MuChoMusic (generation)",

@@ -8,6 +8,7 @@ BENCHMARK = Benchmark(
     metadata_keys="lm_eval_rul.mcqa.tasks:METADATA_KEYS",
     data_keys={"rul_muchomusic": "rul_data_path"},
     checks=("lm_eval_rul.mcqa.tasks:check_task_metadata",),
+    category_keys=("muchomusic_csv", "muchomusic_data_path", "data_path"),
     fold_groups=("rul_muchomusic", "rul_muchomusic_gen", "rul_muchomusic_textonly_gen"),
     report_names={
         "rul_muchomusic": "RUL-MuChoMusic",
