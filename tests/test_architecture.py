@@ -12,7 +12,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "lm_eval_rul"
 
 #: Each stage and the stages it may import (besides itself and the top-level modules
 #: ``errors``, ``registration``, ``cache``, ``progress``, ``hub``, ``retries``, ``paths``,
-#: ``masking``, ``files``, ``harness_compat`` and ``catalogue``).
+#: ``masking``, ``files``, ``harness_compat``, ``catalogue`` and ``included``).
 ALLOWED: dict[str, set[str]] = {
     "questions": set(),
     "audio": {"questions"},
@@ -27,7 +27,7 @@ ALLOWED: dict[str, set[str]] = {
 }
 TOP_LEVEL = {
     "errors", "registration", "cache", "progress", "hub", "retries", "paths", "masking", "files",
-    "harness_compat", "catalogue",
+    "harness_compat", "catalogue", "included",
 }
 MAX_LINES = 400
 # The bridge server is one file by contract: `lm-eval-rul bridge --write` copies it alone into

@@ -10,9 +10,9 @@ harness's printed metrics plus per-question :class:`Sample` records keyed by (qu
 Several results files of the same model, dtype, condition, audio settings, declared
 ``--metadata`` and question files (:mod:`.run_keys`), e.g. one run per benchmark, are
 merged into one :class:`Run`; when two of them hold the same task on the same questions,
-the newest wins and the other is listed in :attr:`Run.notes`. Runs of one model and condition whose audio settings or question
-files differ stay apart, and their labels name what differs (``noise, seed=1``,
-``text, questions=rul_tiny.json``).
+the newest wins and the other is listed in :attr:`Run.notes`. Runs of one model and
+condition whose settings or question files differ stay apart, and their labels name what
+differs (``noise, seed=1``, ``text, questions=rul_tiny.json``, ``mmar_subset=music``).
 """
 
 from __future__ import annotations
