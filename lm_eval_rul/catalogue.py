@@ -77,10 +77,14 @@ class Reader:
             (decided from its content, never its name).
         read: ``"module:function"`` ``(path: Path, *, n_distractors: int | None) ->
             list[Question]``.
+        describe: ``"module:function"`` ``(path: Path) -> str``: the file in words, for
+            messages naming a file given to the wrong key (``"MMAU's released layout
+            (...)"``); empty: the benchmark's name is used.
     """
 
     detect: str
     read: str
+    describe: str = ""
 
 
 @dataclass(frozen=True)

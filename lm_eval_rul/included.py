@@ -30,7 +30,13 @@ from . import catalogue
 from .catalogue import Benchmark, load_function, tasks_dir
 from .errors import UserInputError
 
-__all__ = ["IncludePathError", "include_paths_of", "check_include_paths", "included"]
+__all__ = [
+    "IncludePathError",
+    "include_paths_of",
+    "check_include_paths",
+    "included",
+    "read_task_yaml",
+]
 
 
 class IncludePathError(UserInputError, ValueError):
@@ -99,17 +105,24 @@ def _loader() -> type:
     return Loader
 
 
-def _names(root: Path) -> dict[str, Path]:
-    """Task, group and tag name -> the YAML that declares it, under ``root``."""
+def read_task_yaml(path: Path) -> dict[str, Any] | None:
+    """A task YAML's top-level mapping (``!function`` values read as None); None when
+    the file is not readable YAML or not a mapping (the harness names it itself)."""
     import yaml
 
+    try:
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_loader())  # noqa: S506
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _names(root: Path) -> dict[str, Path]:
+    """Task, group and tag name -> the YAML that declares it, under ``root``."""
     found: dict[str, Path] = {}
     for path in sorted([*root.rglob("*.yaml"), *root.rglob("*.yml")]):
-        try:
-            data = yaml.load(path.read_text(encoding="utf-8"), Loader=_loader())  # noqa: S506
-        except (OSError, UnicodeDecodeError, yaml.YAMLError):
-            continue  # the harness names an unreadable YAML itself
-        if not isinstance(data, dict):
+        data = read_task_yaml(path)
+        if data is None:
             continue
         for key in ("task", "group", "tag"):
             values = data.get(key)

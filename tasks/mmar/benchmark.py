@@ -13,6 +13,7 @@ BENCHMARK = Benchmark(
         Reader(
             detect="lm_eval_rul.questions.mmar:is_mmar_file",
             read="lm_eval_rul.questions.mmar:read_mmar_questions",
+            describe="lm_eval_rul.questions.mmar:describe_mmar_file",
         ),
     ),
     checks=("lm_eval_rul.tasks.mmar.utils:check_mmar_data",),
