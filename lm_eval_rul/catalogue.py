@@ -126,6 +126,9 @@ class Benchmark:
         protocol_key: Its ``--metadata`` protocol key (``mmau_protocol``); the bare
             ``protocol`` is read when it is the only family in the run.
         protocols: The protocol names the key accepts (the first is the default).
+        question_sets: Task (without fold) -> the question set of ``data_keys`` it asks,
+            for tasks not named as their question set (``mmau_music_gen`` ->
+            ``mmau_music``): ``report`` reads their question file and PI by it.
         report_names: Question set -> display name in ``report``.
         report_section: The report section its runs appear in (``"multiple_choice"``,
             ``"factual"``).
@@ -148,6 +151,7 @@ class Benchmark:
     report_names: Mapping[str, str] = field(default_factory=dict)
     report_section: str = "multiple_choice"
     category_keys: tuple[str, ...] = ()
+    question_sets: Mapping[str, str] = field(default_factory=dict)
 
     def keys(self) -> tuple[str, ...]:
         """Its ``--metadata`` keys (:attr:`metadata_keys`, resolved)."""
@@ -205,6 +209,7 @@ _FIELD_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "protocol_key": ((str, type(None)), "a key or None"), "protocols": ((tuple,), "a tuple"),
     "report_names": ((Mapping,), "a dict"), "report_section": ((str,), "a string"),
     "category_keys": ((tuple,), "a tuple of keys"),
+    "question_sets": ((Mapping,), "a dict"),
 }  # fmt: skip
 
 

@@ -36,6 +36,8 @@ __all__ = [
     "check_include_paths",
     "included",
     "read_task_yaml",
+    "task_names",
+    "for_task",
 ]
 
 
@@ -137,6 +139,12 @@ def _built_in_names(root: str) -> dict[str, Path]:
     return _names(Path(root))
 
 
+@functools.lru_cache(maxsize=64)
+def task_names(folder: str) -> frozenset[str]:
+    """The task, group and tag names the YAMLs of one task folder declare."""
+    return frozenset(_names(Path(folder)))
+
+
 def _refuse_shadowing(paths: list[str], flag: str) -> None:
     built_in = _built_in_names(str(tasks_dir()))
     for path in paths:
@@ -171,6 +179,16 @@ def check_include_paths(include_path: Any, *, flag: str = "--include_path") -> l
             _resolve(benchmark)
     _refuse_shadowing(paths, flag)
     return paths
+
+
+def for_task(name: str) -> Benchmark | None:
+    """The benchmark whose task folder's YAMLs declare the task, group or tag ``name`` (a
+    task belongs to the benchmark of the folder its YAML is in); None: no folder does."""
+    for benchmark in catalogue.benchmarks():
+        path = catalogue.descriptor_path(benchmark.folder)
+        if path is not None and name in task_names(str(path.parent)):
+            return benchmark
+    return None
 
 
 @contextlib.contextmanager

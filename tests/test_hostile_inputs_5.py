@@ -50,7 +50,8 @@ def fake_run(
     rows = []
     for i, doc in enumerate(docs):
         right = i % 2 == 0
-        lls = [[-0.1 if k == (0 if right else 1) else -3.0, False] for k in range(len(doc["options"]))]
+        chosen = 0 if right else 1
+        lls = [[-0.1 if k == chosen else -3.0, False] for k in range(len(doc["options"]))]
         rows.append({"doc_id": i, "doc": doc, "acc": float(right), "filtered_resps": lls,
                      "filter": "none"})  # fmt: skip
     acc = sum(r["acc"] for r in rows) / len(rows)
@@ -132,8 +133,8 @@ def mmar_docs(n: int) -> list[dict[str, Any]]:
 def test_two_subsets_of_one_file_are_two_runs_named_by_their_subset(tmp_path):
     """44.2: mmar_music under mmar_subset=music and music_any: neither is a repeat."""
     music = fake_run(tmp_path / "m", "mmar_music", mmar_docs(3), metadata={"mmar_subset": "music"})
-    mixed = fake_run(tmp_path / "x", "mmar_music", mmar_docs(5),
-                     metadata={"mmar_subset": "music_any"}, stamp="2026-01-02T00-00-00.000001")  # fmt: skip
+    mixed = fake_run(tmp_path / "x", "mmar_music", mmar_docs(5), metadata={
+        "mmar_subset": "music_any"}, stamp="2026-01-02T00-00-00.000001")  # fmt: skip
     runs, report, _ = report_of([music, mixed])
     assert len(runs) == 2
     rows = report["benchmarks"]["mmar_music"]["rows"]
@@ -150,7 +151,8 @@ def test_the_dtype_a_run_used_is_part_of_its_identity(tmp_path):
                    model_args="pretrained=org/tiny,dtype=float32")  # fmt: skip
     bf16 = fake_run(tmp_path / "bf16", "music_mc", docs, metadata=meta,
                     model_args="pretrained=org/tiny,dtype=auto",
-                    top={"model_dtype": "torch.bfloat16"}, stamp="2026-01-02T00-00-00.000001")  # fmt: skip
+                    top={"model_dtype": "torch.bfloat16"},
+                    stamp="2026-01-02T00-00-00.000001")  # fmt: skip
     runs, report, _ = report_of([f32, bf16])
     assert sorted(r.setting for r in runs) == ["text, dtype=bfloat16", "text, dtype=float32"]
     assert not any("repeats" in note for note in report["notes"])
@@ -179,8 +181,8 @@ def test_a_user_file_named_like_mmau_is_never_mmaus_table(tmp_path):
 
 def test_a_benchmark_name_with_markdown_characters_keeps_the_tables_whole(tmp_path):
     name = "A|B [v2]/x"
-    folder = fake_run(tmp_path / "r", "music_mc", mc_docs(name, "odd", 4),
-                      metadata={"mc_data_path": "/d/odd.jsonl", "benchmark_name": name})  # fmt: skip
+    meta = {"mc_data_path": "/d/odd.jsonl", "benchmark_name": name}
+    folder = fake_run(tmp_path / "r", "music_mc", mc_docs(name, "odd", 4), metadata=meta)
     _, report, markdown = report_of([folder], tmp_path / "report")
     assert "## A\\|B \\[v2\\]/x" in markdown
     tables = re.findall(r"(?:^\|.*\n)+", markdown, flags=re.M)
@@ -246,7 +248,8 @@ def test_an_include_path_descriptor_gives_votes_names_and_keys(tmp_path):
         add_majority_acc(results)
     assert results["groups"]["mybench_folds"]["majority_acc,none"] == 1.0
     assert "mybench" not in catalogue.report_names()  # only while a command includes it
-    with pytest.raises(UnknownTaskMetadataError, match="'mybench_pth' \\(did you mean 'mybench_path'"):
+    typo = "'mybench_pth' \\(did you mean 'mybench_path'"
+    with pytest.raises(UnknownTaskMetadataError, match=typo):
         task_manager(include_path=str(mine), mybench_pth="x.json")
     # report --include_path: the section is named as the descriptor says
     runs = fake_run(tmp_path / "runs", "mybench", [_doc(i, f"q{i}") for i in range(4)])
@@ -363,7 +366,8 @@ def test_mmau_and_mmar_files_swapped_name_the_other_benchmark(tmp_path, capsys):
     from lm_eval_rul.testing.mmar import write_mmar_jsonl
     from lm_eval_rul.testing.mmau import write_mmau_json
 
-    mmar, mmau = write_mmar_jsonl(tmp_path / "MMAR-meta.jsonl"), write_mmau_json(tmp_path / "m.json")
+    mmar = write_mmar_jsonl(tmp_path / "MMAR-meta.jsonl")
+    mmau = write_mmau_json(tmp_path / "m.json")
     with pytest.raises(DataValidationError, match="MMAR's released layout.*mmar_data_path"):
         check_mmau_data({"mmau_data_path": str(mmar)})
     with pytest.raises(DataValidationError, match="MMAU's released layout.*mmau_data_path"):
@@ -418,12 +422,21 @@ def test_every_plugin_metric_is_registered_and_every_group_declares_its_aggregat
 
 
 def test_the_reports_name_rules_are_the_descriptors():
-    """Issue 42, item 3: categories by declared keys, not by a name inside the report."""
+    """Issue 42, item 3: categories by declared keys, question sets by declared names, file
+    kinds by every descriptor's reader: no name rule inside the report."""
     summary = (ROOT / "lm_eval_rul" / "report" / "summary.py").read_text()
     breakdowns = (ROOT / "lm_eval_rul" / "report" / "breakdowns.py").read_text()
     kinds = (ROOT / "lm_eval_rul" / "questions" / "file_kinds.py").read_text()
     assert '"muchomusic" in' not in summary and "_CSV_KEYS" not in breakdowns
     assert "looks_like_mmau" not in kinds
+    run_keys = (ROOT / "lm_eval_rul" / "report" / "run_keys.py").read_text()
+    assert "startswith(base" not in run_keys and 'removesuffix("_gen")' not in run_keys
+    from lm_eval_rul.included import for_task
+    from lm_eval_rul.report.run_keys import base_benchmark
+
+    assert base_benchmark("mmau_music_gen") == "mmau_music"  # declared: question_sets
+    assert base_benchmark("mmau_mine_gen") == "mmau_mine_gen"  # no descriptor names it: itself
+    assert for_task("rul_muchomusic_native_gen").folder == "harness_native"  # its YAML's folder
     from lm_eval_rul.report.breakdowns import category_keys
 
     assert "muchomusic_csv" in category_keys("rul_muchomusic_gen")

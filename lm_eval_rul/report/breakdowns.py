@@ -38,10 +38,9 @@ ANY_CATEGORY = "any"
 def category_keys(question_set: str) -> tuple[str, ...]:
     """The ``--metadata`` keys that may name ``question_set``'s category CSV, as its
     benchmark's descriptor declares them (none: the benchmark has no categories)."""
-    from ..catalogue import for_question_set
-    from .run_keys import base_benchmark
+    from .run_keys import descriptor_of
 
-    descriptor = for_question_set(base_benchmark(question_set))
+    descriptor = descriptor_of(question_set)
     return descriptor.category_keys if descriptor is not None else ()
 
 

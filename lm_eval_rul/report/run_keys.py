@@ -50,6 +50,7 @@ __all__ = [
     "question_files_note",
     "base_benchmark",
     "settings_of",
+    "descriptor_of",
     "content_digest",
     "report_key",
     "dtype_of",
@@ -94,26 +95,30 @@ def audio_settings_of(
 
 
 def base_benchmark(benchmark: str) -> str:
-    """The question set a task's benchmark asks: one with its own question file in the
-    catalogue (``data_keys``: ``muchomusic``, ``rul_muchomusic``, ``mmau_music``...) for
-    every protocol of it (``_gen``, ``_textonly_gen``, ``_oneshot``, ``_official``).
+    """The question set a task asks: itself when a benchmark's descriptor gives it a
+    question file (``data_keys``), else what a descriptor's ``question_sets`` maps it to
+    (every protocol of one: ``_gen``, ``_textonly_gen``, ``_oneshot``, ``_official``), else
+    itself. No name is matched by its prefix.
 
     >>> base_benchmark("rul_muchomusic_oneshot_gen"), base_benchmark("muchomusic_official")
     ('rul_muchomusic', 'muchomusic')
     """
     from ..catalogue import benchmarks
 
-    sets = sorted((s for b in benchmarks() for s in b.data_keys), key=len, reverse=True)
-    for base in sets:  # the longest first: rul_muchomusic_gen is not muchomusic's
-        if benchmark == base or benchmark.startswith(base + "_"):
-            return base
-    return benchmark.removesuffix("_gen")
+    if any(benchmark in b.data_keys for b in benchmarks()):
+        return benchmark
+    for descriptor in benchmarks():
+        if benchmark in descriptor.question_sets:
+            return descriptor.question_sets[benchmark]
+    return benchmark
 
 
-def _descriptor(question_set: str) -> Any:
+def descriptor_of(question_set: str) -> Any:
+    """The benchmark of the folder whose YAMLs declare the task (or its fold group)."""
     from ..catalogue import for_question_set
+    from ..included import for_task
 
-    return for_question_set(base_benchmark(question_set))
+    return for_task(question_set) or for_question_set(base_benchmark(question_set))
 
 
 def settings_of(question_set: str, metadata: Mapping[str, Any]) -> tuple[str, tuple[Any, ...]]:
@@ -121,7 +126,7 @@ def settings_of(question_set: str, metadata: Mapping[str, Any]) -> tuple[str, tu
     (its name without fold, before any ``benchmark_name``) ran with, restricted to the keys
     its benchmark's descriptor declares (every key but ``version`` for a task of no
     catalogue benchmark, folder ``""``); empty values left out."""
-    descriptor = _descriptor(question_set)
+    descriptor = descriptor_of(question_set)
     keys = set(descriptor.keys()) if descriptor is not None else set(metadata) - {"version"}
     given = tuple(
         (key, json.dumps(metadata[key], sort_keys=True, default=str))

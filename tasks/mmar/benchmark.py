@@ -32,4 +32,5 @@ BENCHMARK = Benchmark(
         "mmar_music_gen": "MMAR-music (generation)",
         "rul_mmar_music": "RUL-MMAR-music",
     },
+    question_sets={"mmar_music_gen": "mmar_music"},
 )

@@ -31,4 +31,5 @@ BENCHMARK = Benchmark(
         "mmau_music_gen": "MMAU-music (generation)",
         "rul_mmau_music": "RUL-MMAU-music",
     },
+    question_sets={"mmau_music_gen": "mmau_music"},
 )

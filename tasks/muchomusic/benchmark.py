@@ -15,4 +15,9 @@ BENCHMARK = Benchmark(
         "muchomusic_textonly_gen": "MuChoMusic (text-only generation prompt)",
         "muchomusic_official": "MuChoMusic (official protocol)",
     },
+    question_sets={
+        "muchomusic_gen": "muchomusic",
+        "muchomusic_textonly_gen": "muchomusic",
+        "muchomusic_official": "muchomusic",
+    },
 )

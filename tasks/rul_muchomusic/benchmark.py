@@ -17,4 +17,10 @@ BENCHMARK = Benchmark(
         "rul_muchomusic_oneshot": "RUL-MuChoMusic, one-shot (5 options)",
         "rul_muchomusic_oneshot_gen": "RUL-MuChoMusic, one-shot generation (5 options)",
     },
+    question_sets={
+        "rul_muchomusic_gen": "rul_muchomusic",
+        "rul_muchomusic_textonly_gen": "rul_muchomusic",
+        "rul_muchomusic_oneshot": "rul_muchomusic",
+        "rul_muchomusic_oneshot_gen": "rul_muchomusic",
+    },
 )
