@@ -19,8 +19,8 @@ def md(text: object) -> str:
     image caption): ``|``, ``[``, ``]`` and the other characters that would end a cell or
     start a link, emphasis or tag are escaped; line breaks become spaces.
 
-    >>> md("A|B [v2]")
-    'A\\|B \\[v2\\]'
+    >>> print(md("A|B [v2]"))
+    A\\|B \\[v2\\]
     """
     return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(str(text).splitlines()))
 

@@ -47,6 +47,7 @@ __all__ = [
     "question_set_mismatch",
     "name_variants",
     "same_questions",
+    "same_run",
     "question_files_note",
     "base_benchmark",
     "settings_of",
@@ -267,6 +268,19 @@ def question_files_note(runs: Sequence[Run], benchmark: str, name: str) -> str |
         f"{name}: the runs used {len(files)} different question files ({listed}). Their "
         "accuracies are not comparable across files, and runs are paired only within one file."
     )
+
+
+def same_run(a: Run, b: Run) -> bool:
+    """Whether results files ``a`` and ``b`` are parts of one run: one model, dtype,
+    condition and audio settings, the same declared ``--metadata`` for every benchmark
+    folder both ran, the same questions for every task and benchmark both hold."""
+    if a.merge_key != b.merge_key:
+        return False
+    if any(a.settings[f] != b.settings[f] for f in a.settings.keys() & b.settings.keys()):
+        return False
+    if any(a.tasks[t].identity != b.tasks[t].identity for t in a.tasks.keys() & b.tasks.keys()):
+        return False
+    return same_questions(a, b) and (a.protocol == b.protocol or None in (a.protocol, b.protocol))
 
 
 def same_questions(a: Run, b: Run) -> bool:

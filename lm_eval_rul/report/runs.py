@@ -47,7 +47,7 @@ from .run_keys import (
     name_variants,
     question_file_of,
     report_key,
-    same_questions,
+    same_run,
     settings_of,
 )
 from .samples import RunReadError, Sample, read_rows, sample_from_row
@@ -363,19 +363,6 @@ def _repeat_note(target: Run, repeated: list[str], file: Path) -> str:
     )
 
 
-def _same_run(a: Run, b: Run) -> bool:
-    """Whether results files ``a`` and ``b`` are parts of one run: one model, dtype,
-    condition and audio settings, the same declared ``--metadata`` for every benchmark
-    folder both ran, the same questions for every task and benchmark both hold."""
-    if a.merge_key != b.merge_key:
-        return False
-    if any(a.settings[f] != b.settings[f] for f in a.settings.keys() & b.settings.keys()):
-        return False
-    if any(a.tasks[t].identity != b.tasks[t].identity for t in a.tasks.keys() & b.tasks.keys()):
-        return False
-    return same_questions(a, b) and (a.protocol == b.protocol or None in (a.protocol, b.protocol))
-
-
 def load_runs(run_dirs: Iterable[str | Path]) -> list[Run]:
     """Read every results file under ``run_dirs``; merge those of one model and setting.
 
@@ -386,7 +373,8 @@ def load_runs(run_dirs: Iterable[str | Path]) -> list[Run]:
     Returns:
         Runs in order of first appearance. Files merge when model, condition, audio
         settings (:data:`AUDIO_SETTINGS`), the question file of every benchmark both
-        hold (:func:`~.run_keys.same_questions`) and the factual protocol (when both have
+        hold (:func:`~.run_keys.same_run`: also every declared ``--metadata`` key and the
+        questions of a task both hold) and the factual protocol (when both have
         factual tasks) agree. When two files give the same task for the
         same run, the newer file (by name, which holds the harness's timestamp) wins and the
         choice is recorded in the run's ``notes``. Runs of one model and condition with
@@ -396,7 +384,7 @@ def load_runs(run_dirs: Iterable[str | Path]) -> list[Run]:
     files = [f for d in run_dirs for f in find_results_files(d)]
     for file in sorted(dict.fromkeys(files), key=lambda p: p.name):
         run = read_results_file(file)
-        target = next((r for r in runs if _same_run(r, run)), None)
+        target = next((r for r in runs if same_run(r, run)), None)
         if target is None:
             runs.append(run)
             continue
