@@ -311,9 +311,10 @@ def include_folders(folders: Iterable[str | Path]) -> tuple[Benchmark, ...]:
         DescriptorError: one of their descriptors is broken or claims a taken folder.
     """
     roots = [str(Path(p).expanduser().resolve()) for p in folders]
-    roots = [r for r in roots if r != str(tasks_dir()) and r not in _INCLUDED]
+    ours = str(tasks_dir().resolve())
+    roots = [r for r in roots if r != ours and r not in _INCLUDED]
     before = {b.folder for b in benchmarks()}
-    _scan((str(tasks_dir()), *_INCLUDED, *roots))  # raises before anything is kept
+    _scan((ours, *_INCLUDED, *roots))  # raises before anything is kept
     _INCLUDED.extend(roots)
     return tuple(b for b in benchmarks() if b.folder not in before)
 
@@ -327,8 +328,9 @@ def benchmarks(extra_folders: Iterable[str | Path] = ()) -> tuple[Benchmark, ...
     """Every benchmark of the plugin's task folders, of the ``--include_path`` folders
     given to :func:`include_folders`, and of ``extra_folders`` (folders of task folders,
     as ``--include_path`` gives them), in folder order."""
+    ours = str(tasks_dir().resolve())
     extra = (str(Path(p).expanduser().resolve()) for p in extra_folders)
-    roots = (str(tasks_dir()), *_INCLUDED, *extra)
+    roots = (ours, *_INCLUDED, *extra)
     return _scan(tuple(dict.fromkeys(roots)))
 
 

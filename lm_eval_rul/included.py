@@ -49,8 +49,8 @@ def include_paths_of(include_path: Any) -> list[str]:
     """``--include_path`` as a list of paths (a string, a list, or None), the plugin's own
     task folder left out."""
     paths = include_path if isinstance(include_path, list | tuple) else [include_path]
-    ours = str(tasks_dir())
-    return [str(p) for p in paths if p not in (None, "") and str(Path(p).resolve()) != ours]
+    ours = tasks_dir().resolve()
+    return [str(p) for p in paths if p not in (None, "") and Path(p).expanduser().resolve() != ours]
 
 
 def _check_folder(path: str, flag: str) -> None:

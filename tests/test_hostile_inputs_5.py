@@ -314,6 +314,11 @@ def test_a_user_task_named_like_a_built_in_is_refused_before_the_model(
     assert "'mmau_music'" in line and "built-in task in" in line and "mmau" in line
     assert "rename your task" in line and "KeyError" not in line
     assert constructions == []
+    from lm_eval_rul.catalogue import tasks_dir
+    from lm_eval_rul.included import check_include_paths
+
+    # the plugin's own folder given again (lm-eval-rul tasks-dir, or its real path) is no user's
+    assert check_include_paths([str(tasks_dir()), str(tasks_dir().resolve())]) == []
 
 
 @pytest.mark.parametrize("kind", ["missing", "yaml file"])
