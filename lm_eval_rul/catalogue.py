@@ -37,8 +37,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .errors import UserInputError
+
 __all__ = [
     "Benchmark",
+    "DescriptorError",
+    "include_folders",
+    "descriptor_path",
     "Reader",
     "PostRunFile",
     "DESCRIPTOR_FILE",
@@ -74,10 +79,14 @@ class Reader:
             (decided from its content, never its name).
         read: ``"module:function"`` ``(path: Path, *, n_distractors: int | None) ->
             list[Question]``.
+        describe: ``"module:function"`` ``(path: Path) -> str``: the file in words, for
+            messages naming a file given to the wrong key (``"MMAU's released layout
+            (...)"``); empty: the benchmark's name is used.
     """
 
     detect: str
     read: str
+    describe: str = ""
 
 
 @dataclass(frozen=True)
@@ -119,9 +128,15 @@ class Benchmark:
         protocol_key: Its ``--metadata`` protocol key (``mmau_protocol``); the bare
             ``protocol`` is read when it is the only family in the run.
         protocols: The protocol names the key accepts (the first is the default).
+        question_sets: Task (without fold) -> the question set of ``data_keys`` it asks,
+            for tasks not named as their question set (``mmau_music_gen`` ->
+            ``mmau_music``): ``report`` reads their question file and PI by it.
         report_names: Question set -> display name in ``report``.
         report_section: The report section its runs appear in (``"multiple_choice"``,
             ``"factual"``).
+        category_keys: The ``--metadata`` keys that may name the CSV of its question
+            categories (MuChoMusic's: ``muchomusic_csv``...): ``report`` reads categories
+            (and offers their breakdowns) only for benchmarks that declare some.
     """
 
     folder: str
@@ -137,6 +152,8 @@ class Benchmark:
     protocols: tuple[str, ...] = ()
     report_names: Mapping[str, str] = field(default_factory=dict)
     report_section: str = "multiple_choice"
+    category_keys: tuple[str, ...] = ()
+    question_sets: Mapping[str, str] = field(default_factory=dict)
 
     def keys(self) -> tuple[str, ...]:
         """Its ``--metadata`` keys (:attr:`metadata_keys`, resolved)."""
@@ -188,33 +205,149 @@ def plugin_task_names() -> list[str]:
     return sorted(folder_task_names((str(tasks_dir()),)))
 
 
+class DescriptorError(UserInputError, TypeError):
+    """A ``benchmark.py`` that cannot be read: the file, the problem, the fix."""
+
+
+def _descriptor_error(path: Path, problem: str) -> DescriptorError:
+    return DescriptorError(
+        f"{path}: {problem}; fix this benchmark descriptor (docs/add_a_benchmark.md) or move "
+        "it out of the --include_path folder"
+    )
+
+
+#: Benchmark field -> (the types it takes, in words).
+_FIELD_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
+    "folder": ((str,), "a folder name"), "name": ((str,), "a string"),
+    "metadata_keys": ((tuple, str), "a tuple of keys or a 'module:NAME' string"),
+    "data_keys": ((Mapping,), "a dict"), "checks": ((tuple,), "a tuple of 'module:function'"),
+    "readers": ((tuple,), "a tuple of Reader(...)"), "fold_groups": ((tuple,), "a tuple"),
+    "votes": ((tuple,), "a tuple"), "post_run_files": ((tuple,), "a tuple of PostRunFile(...)"),
+    "protocol_key": ((str, type(None)), "a key or None"), "protocols": ((tuple,), "a tuple"),
+    "report_names": ((Mapping,), "a dict"), "report_section": ((str,), "a string"),
+    "category_keys": ((tuple,), "a tuple of keys"),
+    "question_sets": ((Mapping,), "a dict"),
+}  # fmt: skip
+
+
+def _check_fields(found: Benchmark, path: Path) -> None:
+    """Every field of a descriptor has its type (strings where strings are meant)."""
+    for name, (types, words) in _FIELD_TYPES.items():
+        value = getattr(found, name)
+        if not isinstance(value, types):
+            raise _descriptor_error(path, f"{name}={value!r} must be {words}")
+        items = list(value.items()) if isinstance(value, Mapping) else value
+        if isinstance(value, tuple | Mapping) and name not in ("readers", "post_run_files"):
+            flat = [x for item in items for x in (item if isinstance(item, tuple) else (item,))]
+            if not all(isinstance(x, str) for x in flat):
+                raise _descriptor_error(path, f"{name}={value!r} must hold strings only")
+    for name, kind in (("readers", Reader), ("post_run_files", PostRunFile)):
+        if not all(isinstance(x, kind) for x in getattr(found, name)):
+            raise _descriptor_error(path, f"{name} must hold {kind.__name__}(...) entries")
+    if unknown := sorted(set(found.votes) - set(VOTE_METRICS)):
+        raise _descriptor_error(path, f"votes {unknown} are none of {list(VOTE_METRICS)}")
+    if found.report_section not in ("multiple_choice", "factual"):
+        raise _descriptor_error(path, f"report_section={found.report_section!r} is not "
+                                "'multiple_choice' or 'factual'")  # fmt: skip
+
+
 def _load_descriptor(path: Path) -> Benchmark:
-    """``BENCHMARK`` of one ``benchmark.py`` (loaded by path, as the harness loads utils.py)."""
+    """``BENCHMARK`` of one ``benchmark.py`` (loaded by path, as the harness loads utils.py).
+
+    Raises:
+        DescriptorError: a syntax error, an import that raises, no ``BENCHMARK``, a field
+            of the wrong type, or a ``folder`` that is not the folder the file is in.
+    """
     name = f"lm_eval_rul_benchmark_{abs(hash(str(path)))}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load the benchmark descriptor {path}")
+        raise _descriptor_error(path, "cannot be loaded as a Python file")
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as error:
+        raise _descriptor_error(path, f"line {error.lineno}: syntax error ({error.msg})") from None
+    except Exception as error:  # noqa: BLE001 - whatever the user's file raises is named
+        raise _descriptor_error(
+            path, f"importing it raised {type(error).__name__}: {error}"
+        ) from None
     found = getattr(module, "BENCHMARK", None)
     if not isinstance(found, Benchmark):
-        raise TypeError(f"{path} defines no BENCHMARK = lm_eval_rul.catalogue.Benchmark(...)")
+        raise _descriptor_error(
+            path, "defines no BENCHMARK = lm_eval_rul.catalogue.Benchmark(...)"
+        )
+    _check_fields(found, path)
+    if found.folder != path.parent.name:
+        raise _descriptor_error(
+            path, f"folder={found.folder!r}, but the file is in the folder {path.parent.name!r}"
+        )
     return found
+
+
+def _descriptor_files(root: Path) -> list[Path]:
+    """The ``benchmark.py`` files of a folder of task folders (or of one task folder)."""
+    return sorted(
+        p for p in root.rglob(DESCRIPTOR_FILE)
+        if not any(part.startswith((".", "__")) for part in p.relative_to(root).parts[:-1])
+    )  # fmt: skip
 
 
 @functools.lru_cache(maxsize=8)
 def _scan(roots: tuple[str, ...]) -> tuple[Benchmark, ...]:
-    found = []
+    found: list[Benchmark] = []
+    where: dict[str, Path] = {}
     for root in roots:
-        for path in sorted(Path(root).glob(f"*/{DESCRIPTOR_FILE}")):
-            found.append(_load_descriptor(path))
+        for path in _descriptor_files(Path(root)):
+            benchmark = _load_descriptor(path)
+            if benchmark.folder in where:
+                raise _descriptor_error(
+                    path, f"folder={benchmark.folder!r} is the benchmark of "
+                    f"{where[benchmark.folder].parent}; name your folder otherwise"
+                )  # fmt: skip
+            where[benchmark.folder] = path
+            _PATHS[benchmark.folder] = path
+            found.append(benchmark)
     return tuple(found)
 
 
+#: Benchmark folder -> its ``benchmark.py`` (for messages).
+_PATHS: dict[str, Path] = {}
+#: ``--include_path`` folders whose descriptors :func:`benchmarks` adds (:func:`include_folders`).
+_INCLUDED: list[str] = []
+
+
+def include_folders(folders: Iterable[str | Path]) -> tuple[Benchmark, ...]:
+    """Read the descriptors of ``--include_path`` ``folders`` (each checked, see
+    :func:`_load_descriptor`) and add them to :func:`benchmarks` for this process: their
+    names, keys, checks, readers and fold votes count as the plugin's own.
+
+    Returns:
+        The benchmarks the folders declare.
+
+    Raises:
+        DescriptorError: one of their descriptors is broken or claims a taken folder.
+    """
+    roots = [str(Path(p).expanduser().resolve()) for p in folders]
+    ours = str(tasks_dir().resolve())
+    roots = [r for r in roots if r != ours and r not in _INCLUDED]
+    before = {b.folder for b in benchmarks()}
+    _scan((ours, *_INCLUDED, *roots))  # raises before anything is kept
+    _INCLUDED.extend(roots)
+    return tuple(b for b in benchmarks() if b.folder not in before)
+
+
+def descriptor_path(folder: str) -> Path | None:
+    """The ``benchmark.py`` that declared the benchmark of ``folder`` (None: unknown)."""
+    return _PATHS.get(folder)
+
+
 def benchmarks(extra_folders: Iterable[str | Path] = ()) -> tuple[Benchmark, ...]:
-    """Every benchmark of the plugin's task folders (and of ``extra_folders``: folders of
-    task folders, as ``--include_path`` gives them), in folder order."""
-    roots = (str(tasks_dir()), *(str(Path(p).expanduser().resolve()) for p in extra_folders))
+    """Every benchmark of the plugin's task folders, of the ``--include_path`` folders
+    given to :func:`include_folders`, and of ``extra_folders`` (folders of task folders,
+    as ``--include_path`` gives them), in folder order."""
+    ours = str(tasks_dir().resolve())
+    extra = (str(Path(p).expanduser().resolve()) for p in extra_folders)
+    roots = (ours, *_INCLUDED, *extra)
     return _scan(tuple(dict.fromkeys(roots)))
 
 

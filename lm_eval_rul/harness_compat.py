@@ -30,6 +30,7 @@ from typing import Any
 from .errors import UserInputError
 
 __all__ = [
+    "register_process_results_metrics",
     "GENERATION_METRICS",
     "HarnessAPIError",
     "harness_version",
@@ -127,6 +128,37 @@ def register_task_metric(
         metric=name, higher_is_better=higher_is_better, aggregation="mean", output_type=output_type
     )(fn)
     return True
+
+
+def register_process_results_metrics(metrics: Mapping[str, bool]) -> list[str]:
+    """Register each metric a task's ``process_results`` computes (name -> higher is
+    better) that lm-eval 0.5's registry lacks, so it logs no "Metric 'NAME' not found in
+    registry" per task. The registered function is never called (the values come from
+    ``process_results``; it raises if it is) and the aggregation is the mean the tasks
+    declare. Nothing to do on 0.4.13, which reads a task's own metrics without a lookup.
+
+    Returns:
+        The names registered by this call.
+    """
+    import lm_eval.api.metrics  # noqa: F401 - registers the harness's aggregations ("mean")
+    from lm_eval.api.registry import metric_registry, register_metric
+
+    if not isinstance(getattr(metric_registry.get("acc", None), "output_type", None), set):
+        return []  # 0.4.13: no Metric objects, no lookup of metric_list names
+    added = []
+    for name, higher in sorted(metrics.items()):
+        if name in metric_registry:
+            continue
+
+        def computed_by_process_results(*_: Any, _name: str = name, **__: Any) -> Any:
+            raise RuntimeError(f"metric {_name!r} is computed by the task's process_results")
+
+        register_metric(
+            metric=name, higher_is_better=higher, aggregation="mean",
+            output_type=["multiple_choice", "generate_until"],
+        )(computed_by_process_results)  # fmt: skip
+        added.append(name)
+    return added
 
 
 def task_logger_name() -> str:

@@ -78,13 +78,16 @@ def task_manager(
     from lm_eval.tasks import TaskManager
 
     from .data_keys import check_data_keys
+    from .included import included
     from .questions.metadata_naming import named_as_keywords
 
     extra = [include_path] if isinstance(include_path, str) else list(include_path or [])
-    if not extra:  # only the plugin's tasks: every key must be one they read
-        _check_task_metadata(metadata)
-    with named_as_keywords():  # a typo in a path stops here, not after the model loads
-        check_data_keys(metadata)  # every benchmark's checks and data keys (its descriptor's)
+    # a missing folder, a broken benchmark.py, a task named like a built-in: one line here
+    with included(extra, flag="lm_eval_rul.task_manager include_path"):
+        if not extra or _described(extra):  # every key must be one the tasks' benchmarks read
+            _check_task_metadata(metadata)
+        with named_as_keywords():  # a typo in a path stops here, not after the model loads
+            check_data_keys(metadata)  # every benchmark's checks and data keys (descriptors')
     return TaskManager(
         include_path=[str(tasks_dir()), *map(str, extra)],
         include_defaults=include_defaults,
@@ -182,6 +185,17 @@ def _refuse_audio_checkpoint(model: str, model_args: dict[str, Any], flag: str) 
 
 class UnknownTaskMetadataError(UserInputError, ValueError):
     """A :func:`task_manager` keyword that none of the plugin's tasks reads."""
+
+
+def _described(folders: list[str]) -> bool:
+    """Whether every task folder (a folder holding YAMLs) of ``folders`` has a descriptor,
+    so the keys its tasks read are known."""
+    from pathlib import Path
+
+    from .catalogue import DESCRIPTOR_FILE
+
+    task_folders = {p.parent for f in folders for p in Path(f).expanduser().rglob("*.yaml")}
+    return bool(task_folders) and all((d / DESCRIPTOR_FILE).is_file() for d in task_folders)
 
 
 def _check_task_metadata(metadata: dict[str, Any]) -> None:

@@ -99,9 +99,18 @@ class PluginCLI(HarnessCLI):
         return args
 
     def execute(self, args: argparse.Namespace) -> None:
+        from ..included import included
+
         command = getattr(args, "command", None)
-        if command in _TASK_COMMANDS:
+        if command not in _TASK_COMMANDS:
+            self._execute(args, command)
+            return
+        # the user's folders checked, their descriptors the catalogue's for the command
+        with included(getattr(args, "include_path", None)):
             args.include_path = _with_plugin_tasks(getattr(args, "include_path", None))
+            self._execute(args, command)
+
+    def _execute(self, args: argparse.Namespace, command: str | None) -> None:
         if command != "run":
             super().execute(args)
             return

@@ -43,6 +43,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--out", required=True, metavar="REPORT_DIR", help="folder to write")
     parser.add_argument(
+        "--include_path",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder of your own task folders (as given to run --include_path): their "
+        "benchmark.py descriptors name your benchmarks in the report; repeatable",
+    )
+    parser.add_argument(
         "--pi",
         action="append",
         default=[],
@@ -172,9 +180,12 @@ def _execute(args: argparse.Namespace) -> None:
         muchomusic_csv=args.muchomusic_csv,
         parsed_runs=_parsed_runs(args.parsed),
     )
-    runs = load_runs(args.run_dirs)
-    report = build_report(runs, settings)
-    paths = write_report(report, args.out)
+    from ..included import included
+
+    with included(args.include_path):  # the user's descriptors: names, keys, categories
+        runs = load_runs(args.run_dirs)
+        report = build_report(runs, settings)
+        paths = write_report(report, args.out)
     counts = (
         plural(len(runs), "run"),
         plural(len(report["benchmarks"]), "benchmark"),

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..files import OutputLock
 from ..questions import clean_pools, limited_sample, load_questions_without_distractors
-from ..questions.file_kinds import CSV, PI, POOLS, QUESTIONS, RESULTS, sniff_data_file
+from ..questions.file_kinds import CSV, PI, POOLS, QUESTIONS, RELEASE, RESULTS, sniff_data_file
 from ..registration import create_lm
 from .checkpoint import Checkpoint, file_digest, fingerprint_digest, write_json
 from .config import BuildConfig, BuildInputError
@@ -160,7 +160,7 @@ _FILE_FLAGS = {
     "pools": (
         "distractor pools to pick four from (more than 4 candidates per question, e.g. the "
         "released distractors.json, or a file written by --stage generate/clean)",
-        (QUESTIONS, CSV, PI, RESULTS),
+        (QUESTIONS, CSV, PI, RESULTS, RELEASE),
     ),
     "data": ("questions with captions to generate pools for", (POOLS, PI, RESULTS)),
     "reference": (
@@ -174,6 +174,8 @@ _INSTEAD = {
     ("pools", QUESTIONS): "for its PI run lm-eval-rul pi --data {path}; to rebuild its "
     "questions, give their pools",
     ("data", POOLS): "to pick four distractors from these pools, give the file as --pools",
+    ("pools", RELEASE): "to build a file with 4 distractors per question from its items, "
+    "give it as --data {path}",
     ("reference", POOLS): "give the question file the pools were made for",
 }
 

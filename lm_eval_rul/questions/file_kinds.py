@@ -3,9 +3,11 @@
 The project's commands read several JSON layouts that are easy to mix up: question files
 (RUL-MuChoMusic: exactly four distractors per question), distractor pools (the released
 ``distractors.json``: many candidates per question), ``lm-eval-rul pi`` output (one PI
-per question), MuChoMusic's CSV, and the harness's results. :func:`sniff_data_file` tells
-them apart from their rows alone (no validation), for error messages such as "--pools is
-a question file (4 distractors per question), but --pools expects distractor pools".
+per question), MuChoMusic's CSV, the harness's results, and each benchmark's own released
+layout (MMAU's, MMAR's: every catalogue descriptor's ``Reader.detect`` is asked,
+:mod:`.releases`). :func:`sniff_data_file` tells them apart from their rows alone (no
+validation), for error messages such as "--pools is a question file (4 distractors per
+question), but --pools expects distractor pools".
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .mmau import describe_mmau, looks_like_mmau
 from .reading import csv_table, json_value, jsonl_values, read_text, reads_once
+from .releases import released_benchmark
 from .schema import DataValidationError
 
 __all__ = [
@@ -31,6 +33,7 @@ __all__ = [
     "CSV",
     "PI",
     "RESULTS",
+    "RELEASE",
     "MMAU",
 ]
 
@@ -54,7 +57,9 @@ QUESTIONS = "questions"
 CSV = "csv"
 PI = "pi"
 RESULTS = "results"
-MMAU = "mmau"
+#: A benchmark's own released layout (a catalogue descriptor's reader detects it).
+RELEASE = "release"
+MMAU = RELEASE  # the kind's former name (MMAU's was the first such layout)
 UNKNOWN = "unknown"
 #: Distractors a question file has per question; a pool has more.
 QUESTION_DISTRACTORS = 4
@@ -66,7 +71,8 @@ class DataFileKind:
 
     Attributes:
         kind: :data:`POOLS`, :data:`QUESTIONS`, :data:`CSV`, :data:`PI`, :data:`RESULTS`,
-            :data:`MMAU`, or ``"unknown"`` (not readable, or none of these).
+            :data:`RELEASE` (a benchmark's own layout: MMAU's, MMAR's...), or
+            ``"unknown"`` (not readable, or none of these).
         description: The file in words, e.g. ``"a distractor pools file (8 questions,
             9-10 candidates each; the released distractors.json layout)"``.
     """
@@ -158,8 +164,8 @@ def sniff_data_file(path: str | os.PathLike[str]) -> DataFileKind:
         return DataFileKind(RESULTS, "an lm-eval results file (results_*.json)")
     if isinstance(raw, dict) and "n" in raw and "mean" in raw and "histogram" in raw:
         return DataFileKind(PI, "a PI summary written by lm-eval-rul pi (*.summary.json)")
-    if looks_like_mmau(raw):
-        return DataFileKind(MMAU, describe_mmau(raw))
+    if (release := released_benchmark(path)) is not None:  # each descriptor's Reader.detect
+        return DataFileKind(RELEASE, release.description)
     if isinstance(raw, dict):
         rows = [v for v in raw.values() if isinstance(v, dict)]
     elif isinstance(raw, list):

@@ -32,6 +32,7 @@ __all__ = [
     "Layout",
     "LayoutItem",
     "describe_layout",
+    "describe_layout_file",
     "looks_like",
     "file_rows",
     "is_layout_file",
@@ -171,6 +172,11 @@ def describe_layout(raw: list[Any], layout: Layout) -> str:
     )
 
 
+def describe_layout_file(path: str | os.PathLike[str], layout: Layout) -> str:
+    """:func:`describe_layout` of the file at ``path`` (a reader's ``describe``)."""
+    return describe_layout(file_rows(Path(path)), layout)
+
+
 def file_rows(path: Path) -> Any:
     """The parsed rows of a JSON list or a JSON-lines file (a line that is not JSON raises).
 
@@ -275,11 +281,19 @@ def read_layout(path: str | os.PathLike[str], layout: Layout) -> list[LayoutItem
     raw = file_rows(path)
     if not looks_like(raw, layout):
         shape = "a JSON object keyed by id" if isinstance(raw, dict) else f"{type(raw).__name__}"
+        from .releases import released_benchmark  # every descriptor's reader is asked
+
+        other = released_benchmark(path)
+        if other is not None and other.folder != layout.name:
+            shape = f"{other.description}: {other.name}'s question file"
+            hint = f"Give it as --metadata {other.key}=... instead." if other.key else ""
+        else:
+            hint = layout.hint
         raise DataValidationError(
             path,
             [f"not {layout.display}'s layout (a JSON list or JSON lines of items with "
              f"'question', 'choices', 'answer', '{layout.subset_field}'); found {shape}"],
-            hint=layout.hint,
+            hint=hint,
         )  # fmt: skip
     answered = any(isinstance(r, dict) and r.get("answer") not in (None, "") for r in raw)
     problems: list[str] = []

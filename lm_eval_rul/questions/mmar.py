@@ -15,12 +15,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .layout import Layout, is_layout_file, read_layout, select_subset
+from .layout import Layout, describe_layout_file, is_layout_file, read_layout, select_subset
 from .layout_questions import layout_questions
 from .reading import reads_once
 from .schema import Question
 
-__all__ = ["MMAR", "MMAR_SUBSETS", "is_mmar_file", "read_mmar_questions"]
+__all__ = ["MMAR", "describe_mmar_file", "MMAR_SUBSETS", "is_mmar_file", "read_mmar_questions"]
 
 #: ``--metadata mmar_subset`` values (and ``all``).
 MMAR_SUBSETS: tuple[str, ...] = ("music", "music_any", "sound", "sound_any", "speech",
@@ -43,6 +43,11 @@ MMAR = Layout(
     repository="ddlBoJack/MMAR",
     files=(("meta", "MMAR-meta.jsonl"),),
 )
+
+
+def describe_mmar_file(path: str | os.PathLike[str]) -> str:
+    """The file in words (the ``describe`` of MMAR's reader in the benchmark catalogue)."""
+    return describe_layout_file(path, MMAR)
 
 
 def is_mmar_file(path: str | os.PathLike[str]) -> bool:

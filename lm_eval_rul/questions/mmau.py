@@ -20,6 +20,7 @@ from .layout import (
     Layout,
     LayoutItem,
     describe_layout,
+    describe_layout_file,
     is_layout_file,
     looks_like,
     read_layout,
@@ -30,6 +31,7 @@ from .reading import reads_once
 from .schema import Question
 
 __all__ = [
+    "describe_mmau_file",
     "MMAU",
     "MMAU_SUBSETS",
     "MMAUItem",
@@ -66,6 +68,11 @@ MMAU = Layout(
 )
 #: One MMAU item (the layout's record).
 MMAUItem = LayoutItem
+
+
+def describe_mmau_file(path: str | os.PathLike[str]) -> str:
+    """The file in words (the ``describe`` of MMAU's reader in the benchmark catalogue)."""
+    return describe_layout_file(path, MMAU)
 
 
 def is_mmau_file(path: str | os.PathLike[str]) -> bool:

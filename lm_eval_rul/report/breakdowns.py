@@ -1,11 +1,13 @@
 """Accuracy by MuChoMusic's question categories, as the official evaluation reports it.
 
-For every benchmark whose question ids are MuChoMusic ids (``muchomusic*`` and
-``rul_muchomusic*`` tasks), each run's accuracy over its (question, fold) samples per
+For every benchmark whose descriptor declares ``category_keys``
+(:attr:`lm_eval_rul.catalogue.Benchmark.category_keys`: MuChoMusic's and
+RUL-MuChoMusic's), each run's accuracy over its (question, fold) samples per
 knowledge category, reasoning category (a question counts in each of its categories;
 ``any`` = every question with at least one, the official "overall"), genre and source
 dataset. The categories come from MuChoMusic's CSV: ``report --muchomusic-csv FILE``, or
-the CSV the runs were given (``--metadata muchomusic_csv`` / ``muchomusic_data_path``).
+the CSV the runs were given under one of those keys (``--metadata muchomusic_csv`` /
+``muchomusic_data_path``).
 """
 
 from __future__ import annotations
@@ -21,11 +23,25 @@ from ..questions import CATEGORY_DIMENSIONS, QuestionCategories, read_muchomusic
 from .runs import Run
 from .samples import RunReadError
 
-__all__ = ["ANY_CATEGORY", "categories_csv", "load_categories", "category_breakdowns"]
+__all__ = [
+    "ANY_CATEGORY",
+    "category_keys",
+    "categories_csv",
+    "load_categories",
+    "category_breakdowns",
+]
 
 #: The row of every question with at least one knowledge (reasoning) category.
 ANY_CATEGORY = "any"
-_CSV_KEYS = ("muchomusic_csv", "muchomusic_data_path", "data_path")
+
+
+def category_keys(question_set: str) -> tuple[str, ...]:
+    """The ``--metadata`` keys that may name ``question_set``'s category CSV, as its
+    benchmark's descriptor declares them (none: the benchmark has no categories)."""
+    from .run_keys import descriptor_of
+
+    descriptor = descriptor_of(question_set)
+    return descriptor.category_keys if descriptor is not None else ()
 
 
 def categories_csv(runs: Iterable[Run], explicit: str | Path | None) -> Path | None:
@@ -34,7 +50,7 @@ def categories_csv(runs: Iterable[Run], explicit: str | Path | None) -> Path | N
         return Path(explicit)
     for run in runs:
         for task in run.tasks.values():
-            for key in _CSV_KEYS:
+            for key in category_keys(task.question_set or task.benchmark):
                 value = task.metadata.get(key)
                 if isinstance(value, str) and value.lower().endswith(".csv"):
                     path = Path(value).expanduser()

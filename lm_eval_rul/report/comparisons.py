@@ -204,10 +204,23 @@ def _backbone_run(runs: Sequence[Run], backbone: Run | None, none: Run, benchmar
     return (same or candidates or [None])[0]
 
 
+def _pi_names(runs: Sequence[Run], benchmark: str) -> list[str]:
+    """The ``--pi NAME`` a benchmark's PI file may be given under: the benchmark, its
+    question set, and for a renamed ``music_mc`` benchmark the ``benchmark_name`` its
+    tasks ran with (``--pi Bench-A=...`` for ``Bench-A`` and ``Bench-A_gen``)."""
+    names = [benchmark, base_benchmark(benchmark)]
+    for run in runs:
+        for task in run.tasks_of(benchmark):
+            given = task.metadata.get("benchmark_name")
+            if task.benchmark != task.question_set and given not in (None, ""):
+                names.append(str(given))
+    return list(dict.fromkeys(names))
+
+
 def _pi_source(
     runs: Sequence[Run], benchmark: str, settings: ReportSettings
 ) -> tuple[str | None, dict[str, float]]:
-    for label in (benchmark, base_benchmark(benchmark)):
+    for label in _pi_names(runs, benchmark):
         if label in settings.pi_files:
             pi_file = settings.pi_files[label]
             return f"--pi {label}={pi_file.path}", pi_file.pi
@@ -228,7 +241,7 @@ def pi_correlations(
     if not pi:
         notes.append(
             f"{_name(benchmark)}: no PI-accuracy correlation, as no PI is known for its "
-            f"questions; pass --pi {base_benchmark(benchmark)}=PI.jsonl (written by "
+            f"questions; pass --pi {_pi_names(runs, benchmark)[-1]}=PI.jsonl (written by "
             "lm-eval-rul pi)."
         )
         return [], {}

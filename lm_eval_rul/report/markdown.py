@@ -3,12 +3,26 @@
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from .factual.markdown import render_factual
 from .settings import BENCHMARK_NAMES, covered_share
 
-__all__ = ["render_markdown", "plural"]
+__all__ = ["render_markdown", "plural", "md"]
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\|\[\]`*<>])")
+
+
+def md(text: object) -> str:
+    """``text`` as literal markdown (a benchmark or model name in a table cell, heading or
+    image caption): ``|``, ``[``, ``]`` and the other characters that would end a cell or
+    start a link, emphasis or tag are escaped; line breaks become spaces.
+
+    >>> print(md("A|B [v2]"))
+    A\\|B \\[v2\\]
+    """
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(str(text).splitlines()))
 
 
 def plural(count: int, noun: str) -> str:
@@ -62,7 +76,7 @@ def _always_letter_lines(baselines: dict[str, Any] | None) -> list[str]:
     ]
     for order, b in baselines.items():
         cells = [_pct(b["letters"].get(x)) for x in letters] + [_pct(b.get("chance"))]
-        lines.append(f"| {order} | " + " | ".join(cells) + f" | {b['n_samples']} |")
+        lines.append(f"| {md(order)} | " + " | ".join(cells) + f" | {b['n_samples']} |")
     return [*lines, ""]
 
 
@@ -86,7 +100,8 @@ def _breakdown_lines(breakdowns: dict[str, Any] | None, title: str = _MUCHOMUSIC
             continue
         runs = list(dict.fromkeys(run for per_run in rows.values() for run in per_run))
         lines += [
-            f"| {_DIMENSION_TITLES.get(dimension, dimension)} | " + " | ".join(runs) + " |",
+            f"| {md(_DIMENSION_TITLES.get(dimension, dimension))} | "
+            + " | ".join(md(r) for r in runs) + " |",
             "|---|" + "---|" * len(runs),
         ]
         for label, per_run in rows.items():
@@ -96,7 +111,7 @@ def _breakdown_lines(breakdowns: dict[str, Any] | None, title: str = _MUCHOMUSIC
                 else "–"
                 for run in runs
             ]
-            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+            lines.append(f"| {md(label)} | " + " | ".join(cells) + " |")
         lines.append("")
     return lines
 
@@ -117,13 +132,13 @@ def render_markdown(report: dict[str, Any]) -> str:
     for data in report["benchmarks"].values():
         folds = [f for f in data["folds"] if f != "-1"]
         fold_cols = [f"fold {f}" for f in folds]
-        lines += [f"## {data['name']}", "", f"Chance: {data['chance']:.3f}.", ""]
+        lines += [f"## {md(data['name'])}", "", f"Chance: {data['chance']:.3f}.", ""]
         header = ["model", "audio", *fold_cols, f"mean acc [{level} CI]", "n q"]
         header += ["majority (strict)", "plurality (release)"] if folds else []
         header += ["mean PI", "parse fail"]
         lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         for row in data["rows"]:
-            cells = [row["model"], row["setting"]]
+            cells = [md(row["model"]), md(row["setting"])]
             cells += [_pct(row["folds"].get(f, {}).get("acc")) for f in folds]
             cells += [_ci(row["accuracy"]), covered_share(row)]
             if folds:
@@ -141,7 +156,7 @@ def render_markdown(report: dict[str, Any]) -> str:
             ]
             for e in data["perception_gain"]:
                 lines.append(
-                    f"| {e['model']} | {e['setting_a']} − {e['setting_b']} | "
+                    f"| {md(e['model'])} | {md(e['setting_a'])} − {md(e['setting_b'])} | "
                     f"{e['acc_a']:.3f} | {e['acc_b']:.3f} | {_signed_ci(e['difference'])} | "
                     f"{_p(e['wilcoxon_p'])} | {e['n_questions']} | "
                     f"{'⚠ not distinguishable from 0' if e['flagged'] else ''} |"
@@ -157,7 +172,7 @@ def render_markdown(report: dict[str, Any]) -> str:
             ]
             for e in data["leakage"]:
                 lines.append(
-                    f"| {e['model']} | {e['b']} | {e['acc_a']:.3f} | {e['acc_b']:.3f} | "
+                    f"| {md(e['model'])} | {md(e['b'])} | {e['acc_a']:.3f} | {e['acc_b']:.3f} | "
                     f"{_ci(e['leakage'])} | {_signed_ci(e['difference'])} | "
                     f"{_p(e['wilcoxon_p'])} | {'⚠ interval contains 0' if e['flagged'] else ''} |"
                 )
@@ -174,7 +189,7 @@ def render_markdown(report: dict[str, Any]) -> str:
                     "–" if math.isnan(c["r"]) else f"{c['r']:.3f} [{c['low']:.3f}, {c['high']:.3f}]"
                 )
                 lines.append(
-                    f"| {c['group']} | {interval} | {_p(c['pvalue'])} | {c['n']} | "
+                    f"| {md(c['group'])} | {interval} | {_p(c['pvalue'])} | {c['n']} | "
                     f"{c['pi_source']} |"
                 )
             lines.append("")
@@ -187,7 +202,7 @@ def render_markdown(report: dict[str, Any]) -> str:
             ("pi_vs_accuracy", "PI vs accuracy"),
         ):
             if key in data.get("figures", {}):
-                lines.append(f"![{data['name']}: {caption}]({data['figures'][key]})")
+                lines.append(f"![{md(data['name'])}: {caption}]({data['figures'][key]})")
         lines.append("")
     if report.get("predictions_only"):
         lines += [
@@ -196,7 +211,7 @@ def render_markdown(report: dict[str, Any]) -> str:
             "| run | task | n items | predictions file (score it with the authors' scorer) |",
             "|---|---|---|---|",
         ]
-        lines += [f"| {p['run']} | {p['task']} | {p['n']} | `{p['predictions_file']}` |"
+        lines += [f"| {md(p['run'])} | {md(p['task'])} | {p['n']} | `{p['predictions_file']}` |"
                   for p in report["predictions_only"]]  # fmt: skip
         lines.append("")
     lines += render_factual(report.get("factual") or {}, settings["confidence_level"])
@@ -213,7 +228,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         ]
         for label, s in distributions["summary"].items():
             lines.append(
-                f"| {BENCHMARK_NAMES.get(label, label)} | {s['n']} | {s['mean']:.3f} | "
+                f"| {md(BENCHMARK_NAMES.get(label, label))} | {s['n']} | {s['mean']:.3f} | "
                 f"{s['median']:.3f} | {_pct(s['mean_chance'])} | "
                 f"{_pct(s['share_above_chance'])} |"
             )
@@ -225,5 +240,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     lines += ["## Runs", "", "| run | harness model | results files |", "|---|---|---|"]
     for run in report["runs"]:
         files = ", ".join(f"`{p}`" for p in run["results_files"])
-        lines.append(f"| {run['label']} | {run['model_type']} `{run['pretrained']}` | {files} |")
+        lines.append(
+            f"| {md(run['label'])} | {md(run['model_type'])} `{run['pretrained']}` | {files} |"
+        )
     return "\n".join(lines) + "\n"

@@ -1,10 +1,15 @@
-"""What tells runs of one model apart: audio settings and the question file.
+"""What tells runs of one model apart: every input that changes its numbers.
 
-Two harness results files of one model and audio condition are parts of one run only
-when they agree on
+Two harness results files of one model, dtype and audio condition are parts of one run
+only when they agree on
 
 * the audio settings ``lalm`` writes into the results' ``config``
-  (:data:`AUDIO_SETTINGS`), and
+  (:data:`AUDIO_SETTINGS`),
+* every ``--metadata`` key the task's benchmark declares (:func:`settings_of`: its
+  question file, subset, protocol, option seed, ``benchmark_name``...; every key for a task
+  of no catalogue benchmark), read from ``configs[task].metadata``,
+* for a task both hold, the content of its logged questions (:func:`content_digest`), so
+  one name on two files (or two subsets of one file) is never taken for a repeat, and
 * the question file of every benchmark both hold: the ``--metadata`` path the task
   read (``rul_data_path`` / ``muchomusic_data_path``, else ``data_path``; ``""`` for the
   public release), recorded by the harness in ``configs[task].metadata``, and the content
@@ -42,8 +47,15 @@ __all__ = [
     "question_set_mismatch",
     "name_variants",
     "same_questions",
+    "same_run",
     "question_files_note",
     "base_benchmark",
+    "settings_of",
+    "descriptor_of",
+    "content_digest",
+    "report_key",
+    "dtype_of",
+    "differing_settings",
 ]
 
 #: Audio settings that tell runs of one model and condition apart: the results ``config``
@@ -84,20 +96,107 @@ def audio_settings_of(
 
 
 def base_benchmark(benchmark: str) -> str:
-    """The question set a task's benchmark asks: one with its own question file in the
-    catalogue (``data_keys``: ``muchomusic``, ``rul_muchomusic``, ``mmau_music``...) for
-    every protocol of it (``_gen``, ``_textonly_gen``, ``_oneshot``, ``_official``).
+    """The question set a task asks: itself when a benchmark's descriptor gives it a
+    question file (``data_keys``), else what a descriptor's ``question_sets`` maps it to
+    (every protocol of one: ``_gen``, ``_textonly_gen``, ``_oneshot``, ``_official``), else
+    itself. No name is matched by its prefix.
 
     >>> base_benchmark("rul_muchomusic_oneshot_gen"), base_benchmark("muchomusic_official")
     ('rul_muchomusic', 'muchomusic')
     """
     from ..catalogue import benchmarks
 
-    sets = sorted((s for b in benchmarks() for s in b.data_keys), key=len, reverse=True)
-    for base in sets:  # the longest first: rul_muchomusic_gen is not muchomusic's
-        if benchmark == base or benchmark.startswith(base + "_"):
-            return base
-    return benchmark.removesuffix("_gen")
+    if any(benchmark in b.data_keys for b in benchmarks()):
+        return benchmark
+    for descriptor in benchmarks():
+        if benchmark in descriptor.question_sets:
+            return descriptor.question_sets[benchmark]
+    return benchmark
+
+
+def descriptor_of(question_set: str) -> Any:
+    """The benchmark of the folder whose YAMLs declare the task (or its fold group)."""
+    from ..catalogue import for_question_set
+    from ..included import for_task
+
+    return for_task(question_set) or for_question_set(base_benchmark(question_set))
+
+
+def settings_of(question_set: str, metadata: Mapping[str, Any]) -> tuple[str, tuple[Any, ...]]:
+    """``(folder, ((key, value), ...))``: the ``--metadata`` a task of ``question_set``
+    (its name without fold, before any ``benchmark_name``) ran with, restricted to the keys
+    its benchmark's descriptor declares (every key but ``version`` for a task of no
+    catalogue benchmark, folder ``""``); empty values left out."""
+    descriptor = descriptor_of(question_set)
+    keys = set(descriptor.keys()) if descriptor is not None else set(metadata) - {"version"}
+    given = tuple(
+        (key, json.dumps(metadata[key], sort_keys=True, default=str))
+        for key in sorted(keys)
+        if key in metadata and metadata[key] not in (None, "")
+    )
+    return (descriptor.folder if descriptor is not None else "", given)
+
+
+def content_digest(samples: Iterable[Sample]) -> str:
+    """A hash of the questions a task logged (each question's :func:`item_digest`, fold-
+    and order-independent): the question file's content as the task read it."""
+    digests = sorted({f"{s.id}:{s.digest}" for s in samples})
+    return hashlib.sha1("\n".join(digests).encode("utf-8")).hexdigest()[:12]
+
+
+def report_key(question_set: str, named: str) -> str:
+    """The report's key of a task's benchmark: ``named`` (its ``benchmark_name``), or
+    ``named (question_set)`` when a user's name is one of the catalogue's question sets
+    (``benchmark_name: mmau_music`` is never MMAU's table)."""
+    if named == question_set:
+        return named
+    from ..catalogue import benchmarks
+
+    taken = {s for b in benchmarks() for s in (*b.report_names, *b.data_keys)}
+    return f"{named} ({question_set})" if named in taken else named
+
+
+def dtype_of(results: Mapping[str, Any], args: Mapping[str, Any]) -> str | None:
+    """The dtype a run used: the model's own record (``model_dtype``, from
+    ``get_model_info``), else ``dtype=`` of ``model_args``; None when neither says."""
+    config = results.get("config") or {}
+    for value in (results.get("model_dtype"), config.get("model_dtype"), args.get("dtype")):
+        if value not in (None, "", "None"):
+            return str(value).removeprefix("torch.")
+    return None
+
+
+def _data_keys() -> set[str]:
+    from ..catalogue import benchmarks
+
+    return {"data_path", *(k for b in benchmarks() for k in b.data_keys.values())}
+
+
+def differing_settings(group: Sequence[Run]) -> list[str]:
+    """The declared ``--metadata`` keys (question files and protocols aside: they are named
+    ``questions=`` and ``protocol=``) whose values differ between runs of ``group`` on one
+    benchmark folder, sorted."""
+    from ..catalogue import benchmarks
+
+    named_elsewhere = _data_keys() | {"protocol"} | {
+        b.protocol_key for b in benchmarks() if b.protocol_key
+    }
+    found: set[str] = set()
+    folders = {f for run in group for f in run.settings}
+    for folder in folders:
+        values = [dict(run.settings[folder]) for run in group if folder in run.settings]
+        for key in {k for v in values for k in v} - named_elsewhere:
+            if len({v.get(key) for v in values}) > 1:
+                found.add(key)
+    return sorted(found)
+
+
+def _setting_value(run: Run, key: str) -> str:
+    for given in run.settings.values():
+        if key in dict(given):
+            value = json.loads(dict(given)[key])
+            return _setting_text(value)
+    return "none"
 
 
 def question_file_of(benchmark: str, metadata: Mapping[str, Any]) -> str:
@@ -171,6 +270,19 @@ def question_files_note(runs: Sequence[Run], benchmark: str, name: str) -> str |
     )
 
 
+def same_run(a: Run, b: Run) -> bool:
+    """Whether results files ``a`` and ``b`` are parts of one run: one model, dtype,
+    condition and audio settings, the same declared ``--metadata`` for every benchmark
+    folder both ran, the same questions for every task and benchmark both hold."""
+    if a.merge_key != b.merge_key:
+        return False
+    if any(a.settings[f] != b.settings[f] for f in a.settings.keys() & b.settings.keys()):
+        return False
+    if any(a.tasks[t].identity != b.tasks[t].identity for t in a.tasks.keys() & b.tasks.keys()):
+        return False
+    return same_questions(a, b) and (a.protocol == b.protocol or None in (a.protocol, b.protocol))
+
+
 def same_questions(a: Run, b: Run) -> bool:
     """Whether ``a`` and ``b`` agree on the question set of every benchmark both hold."""
     shared = set(a.benchmarks()) & set(b.benchmarks())
@@ -192,6 +304,8 @@ def name_variants(runs: Sequence[Run]) -> None:
             for name, _ in AUDIO_SETTINGS.values()
             if len({repr(run.audio_settings.get(name)) for run in group}) > 1
         ]
+        dtypes = len({run.dtype for run in group}) > 1
+        keys = differing_settings(group)
         benchmarks = sorted({b for run in group for b in run.benchmarks()})
         split = [  # benchmarks whose runs in the group read different question files
             b for b in benchmarks if len({r.question_file(b) for r in group if r.tasks_of(b)}) > 1
@@ -199,6 +313,8 @@ def name_variants(runs: Sequence[Run]) -> None:
         protocols = {run.protocol for run in group} - {None}
         for run in group:
             parts = [f"{name}={_setting_text(run.audio_settings.get(name))}" for name in differing]
+            parts += [f"dtype={run.dtype}"] if dtypes else []
+            parts += [f"{key}={_setting_value(run, key)}" for key in keys]
             if len(protocols) > 1 and run.protocol is not None:  # factual: rul vs paper
                 parts.append(f"protocol={run.protocol}")
             files = sorted(
@@ -222,6 +338,11 @@ def _tell_rebuilt_files_apart(group: Sequence[Run]) -> None:
         content = hashlib.sha1("".join(digests).encode("utf-8")).hexdigest()[:6]
         marker = f"questions={'+'.join(names)}#{content}"
         run.variant = f"{run.variant}, {marker}" if run.variant else marker
+    labels = [run.variant for run in group]
+    for number, run in enumerate(group, start=1):  # still alike: told apart by their files
+        if labels.count(run.variant) > 1:
+            marker = f"run {number} ({run.results_files[0].name})"
+            run.variant = f"{run.variant}, {marker}" if run.variant else marker
 
 
 def _setting_text(value: Any) -> str:

@@ -7,12 +7,12 @@ folders into :class:`Run` objects: which model, which audio condition
 ``lalm`` defaults to ``original``; text-only models are ``"text"``), and per task the
 harness's printed metrics plus per-question :class:`Sample` records keyed by (question id, fold).
 
-Several results files of the same model, condition, audio settings and question files
-(:mod:`.run_keys`), e.g. one run per benchmark, are merged into one :class:`Run`; when
-two of them hold the same task, the newest wins and the other is listed in
-:attr:`Run.notes`. Runs of one model and condition whose audio settings or question
-files differ stay apart, and their labels name what differs (``noise, seed=1``,
-``text, questions=rul_tiny.json``).
+Several results files of the same model, dtype, condition, audio settings, declared
+``--metadata`` and question files (:mod:`.run_keys`), e.g. one run per benchmark, are
+merged into one :class:`Run`; when two of them hold the same task on the same questions,
+the newest wins and the other is listed in :attr:`Run.notes`. Runs of one model and
+condition whose settings or question files differ stay apart, and their labels name what
+differs (``noise, seed=1``, ``text, questions=rul_tiny.json``, ``mmar_subset=music``).
 """
 
 from __future__ import annotations
@@ -43,9 +43,13 @@ from .predictions_only import named_benchmark, predictions_only_entry
 from .run_keys import (
     AUDIO_SETTINGS,
     audio_settings_of,
+    content_digest,
+    dtype_of,
     name_variants,
     question_file_of,
-    same_questions,
+    report_key,
+    same_run,
+    settings_of,
 )
 from .samples import RunReadError, Sample, read_rows, sample_from_row
 
@@ -94,6 +98,13 @@ class TaskResult:
     #: Documents in the task's whole benchmark (the harness's ``n-samples.original``; a
     #: ``--limit`` run evaluated ``n`` of them); None when the results file does not say.
     n_total: int | None = None
+    question_set: str = ""  # the task's name without fold, before any benchmark_name
+    content: str = ""  # :func:`~.run_keys.content_digest` of its logged questions
+
+    @property
+    def identity(self) -> tuple[str, str, str]:
+        """What one task's repeat must share: benchmark, question file, questions."""
+        return (self.benchmark, self.question_file, self.content)
 
     @property
     def is_generation(self) -> bool:
@@ -143,6 +154,9 @@ class Run:
     audio_settings: dict[str, Any] = field(default_factory=dict)
     variant: str = ""
     predictions_only: dict[str, dict[str, Any]] = field(default_factory=dict)  # no answers
+    #: Benchmark folder -> the declared --metadata its tasks ran with (:func:`settings_of`).
+    settings: dict[str, tuple[Any, ...]] = field(default_factory=dict)
+    dtype: str | None = None  # the dtype the model ran in (:func:`~.run_keys.dtype_of`)
 
     @property
     def setting(self) -> str:
@@ -157,7 +171,7 @@ class Run:
     def merge_key(self) -> tuple[Any, ...]:
         """Results files with equal keys are parts of one run (:func:`load_runs`)."""
         settings = tuple(sorted(self.audio_settings.items()))
-        return (self.pretrained, self.model_type, self.condition, settings)
+        return (self.pretrained, self.model_type, self.dtype, self.condition, settings)
 
     @property
     def protocol(self) -> str | None:
@@ -279,6 +293,7 @@ def read_results_file(path: str | Path) -> Run:
         model_args=args,
         results_files=[path],
         audio_settings=audio_settings_of(args, config, path, RunReadError),
+        dtype=dtype_of(results, args),
     )
     stamp = path.stem[len("results_") :] if path.stem.startswith("results_") else None
     groups = _group_names(results)
@@ -303,9 +318,12 @@ def read_results_file(path: str | Path) -> Run:
                 f"in {path.parent}): a results file of a run made without --log_samples; the "
                 "report needs per-question results: rerun with --log_samples"
             )
-        benchmark, fold = benchmark_of(task)
+        question_set, fold = benchmark_of(task)
         rows = read_rows(samples_file)
-        benchmark = named_benchmark(benchmark, rows)
+        benchmark = report_key(question_set, named_benchmark(question_set, rows))
+        task_metadata = dict(task_config.get("metadata") or {})
+        folder, given = settings_of(question_set, task_metadata)
+        run.settings.setdefault(folder, given)
         factual = bool(rows) and is_factual_row(rows[0][1])
         study = bool(rows) and is_study_row(rows[0][1])
         windows = [factual_window(row, where) for where, row in rows] if factual else []
@@ -324,10 +342,12 @@ def read_results_file(path: str | Path) -> Run:
             samples_file=samples_file,
             results_file=path,
             windows=windows,
-            metadata=dict(task_config.get("metadata") or {}),
+            metadata=task_metadata,
             study_windows=studies,
-            question_file=question_file_of(benchmark, task_config.get("metadata") or {}),
+            question_file=question_file_of(question_set, task_metadata),
             n_total=_original_count(results, task),
+            question_set=question_set,
+            content=content_digest(samples) if samples else "",
         )
     if not run.tasks and not run.predictions_only:
         raise RunReadError(f"{path}: the results file lists no task")
@@ -355,7 +375,8 @@ def load_runs(run_dirs: Iterable[str | Path]) -> list[Run]:
     Returns:
         Runs in order of first appearance. Files merge when model, condition, audio
         settings (:data:`AUDIO_SETTINGS`), the question file of every benchmark both
-        hold (:func:`~.run_keys.same_questions`) and the factual protocol (when both have
+        hold (:func:`~.run_keys.same_run`: also every declared ``--metadata`` key and the
+        questions of a task both hold) and the factual protocol (when both have
         factual tasks) agree. When two files give the same task for the
         same run, the newer file (by name, which holds the harness's timestamp) wins and the
         choice is recorded in the run's ``notes``. Runs of one model and condition with
@@ -365,16 +386,7 @@ def load_runs(run_dirs: Iterable[str | Path]) -> list[Run]:
     files = [f for d in run_dirs for f in find_results_files(d)]
     for file in sorted(dict.fromkeys(files), key=lambda p: p.name):
         run = read_results_file(file)
-        target = next(
-            (
-                r
-                for r in runs
-                if r.merge_key == run.merge_key
-                and same_questions(r, run)
-                and (r.protocol == run.protocol or None in (r.protocol, run.protocol))
-            ),
-            None,
-        )
+        target = next((r for r in runs if same_run(r, run)), None)
         if target is None:
             runs.append(run)
             continue

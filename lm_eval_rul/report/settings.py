@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,8 +42,24 @@ TEXT_COLOUR = "#4C72B0"
 #: Conditions in display order (text-only runs, then the audio conditions' ``report_order``);
 #: others (a condition this process has not registered) follow alphabetically.
 CONDITION_ORDER = (TEXT_CONDITION, *condition_names())
+
+
+class _BenchmarkNames(Mapping[str, str]):
+    """Question set -> display name, read from the catalogue at each look-up (so the
+    descriptors of ``--include_path`` folders count while a command includes them)."""
+
+    def __getitem__(self, key: str) -> str:
+        return report_names()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(report_names())
+
+    def __len__(self) -> int:
+        return len(report_names())
+
+
 #: Question set -> display name: each benchmark's ``report_names`` (:mod:`lm_eval_rul.catalogue`).
-BENCHMARK_NAMES = report_names()
+BENCHMARK_NAMES: Mapping[str, str] = _BenchmarkNames()
 
 
 class ReportSettingsError(UserInputError, ValueError):

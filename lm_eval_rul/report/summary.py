@@ -11,7 +11,7 @@ import numpy as np
 
 from ..mcqa.voting import majority_from_answers, plurality_from_answers
 from ..questions import derive_seed
-from .breakdowns import category_breakdowns, load_categories
+from .breakdowns import category_breakdowns, category_keys, load_categories
 from .comparisons import find_backbone, paired_comparisons, pi_correlations
 from .factual.sections import factual_report
 from .mmau import always_letter_baselines, label_breakdowns
@@ -160,7 +160,7 @@ def build_report(runs: Sequence[Run], settings: ReportSettings | None = None) ->
     )
     backbone = find_backbone(runs, settings.text_backbone, notes) if needs_backbone else None
     categories, categories_source = {}, None
-    if any("muchomusic" in b for r in runs for b in r.benchmarks()):  # MuChoMusic ids only
+    if any(category_keys(t.question_set or t.benchmark) for r in runs for t in r.tasks.values()):
         categories, categories_source = load_categories(runs, settings.muchomusic_csv, notes)
     benchmarks: dict[str, Any] = {}
     for benchmark in sorted({b for r in runs for b in r.benchmarks()}):

@@ -24,10 +24,52 @@ import shlex
 import sys
 from pathlib import Path
 
-__all__ = ["AUDIO_GAIN", "make_smoke_audio_lm", "write_smoke_models", "main"]
+from ..errors import UserInputError
+
+__all__ = [
+    "AUDIO_GAIN",
+    "SmokeDirectoryError",
+    "check_smoke_directory",
+    "make_smoke_audio_lm",
+    "write_smoke_models",
+    "main",
+]
 
 #: Factor on the language model's attention value and output projections.
 AUDIO_GAIN = 10.0
+#: The folders :func:`write_smoke_models` writes under DIR (``data/audio``: the clips).
+SMOKE_FOLDERS = ("text_model", "audio_model", "data", "data/audio")
+
+
+class SmokeDirectoryError(UserInputError):
+    """The smoke command's DIR (or a folder it writes there) is taken by a file."""
+
+
+def check_smoke_directory(directory: str | Path) -> Path:
+    """``directory`` resolved, after checking that it and every folder the smoke command
+    writes in it are folders or absent (none is a file, none lies below a file).
+
+    Raises:
+        SmokeDirectoryError: one of them is a file (or below one).
+    """
+    root = Path(directory).expanduser().resolve()
+    for parent in (root, *root.parents):
+        if parent.exists() and not parent.is_dir():
+            below = "" if parent == root else f" ({root} lies below it)"
+            raise SmokeDirectoryError(
+                f"python -m lm_eval_rul.testing.smoke {directory}: {parent} is a file, not a "
+                f"folder{below}; give a folder (new or existing) to write the smoke files in"
+            )
+        if parent.is_dir():
+            break
+    for name in SMOKE_FOLDERS:
+        folder = root / name
+        if folder.exists() and not folder.is_dir():
+            raise SmokeDirectoryError(
+                f"python -m lm_eval_rul.testing.smoke {directory}: {folder} is a file where the "
+                f"smoke command writes its {name}/ folder; move it away or give another DIR"
+            )
+    return root
 
 
 def make_smoke_audio_lm(directory: str | Path, *, gain: float = AUDIO_GAIN) -> Path:
@@ -60,7 +102,7 @@ def write_smoke_models(directory: str | Path) -> dict[str, Path]:
     from .audio import write_audio_benchmark
     from .text import make_tiny_causal_lm
 
-    root = Path(directory).resolve()
+    root = check_smoke_directory(directory)
     written = write_audio_benchmark(root / "data")
     metadata = {
         "data_path": written["rul_data_path"],
@@ -105,7 +147,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("directory", help="where to write text_model/, audio_model/, data/")
     args = parser.parse_args(argv)
-    written = write_smoke_models(args.directory)
+    try:
+        written = write_smoke_models(args.directory)
+    except SmokeDirectoryError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except (NotADirectoryError, FileExistsError) as error:  # a file made there meanwhile
+        print(f"error: python -m lm_eval_rul.testing.smoke {args.directory}: {error}; "
+              "give a folder without files in the way", file=sys.stderr)
+        return 2
     print(f"wrote {written['text_model']}, {written['audio_model']} and {written['metadata']}")
     print("offline smoke test (original and noise give different letters; report compares them):")
     for line in commands(written):

@@ -9,4 +9,9 @@ BENCHMARK = Benchmark(
     metadata_keys="lm_eval_rul.mcqa.tasks:METADATA_KEYS",
     checks=("lm_eval_rul.mcqa.tasks:check_task_metadata",),
     fold_groups=("rul_muchomusic_native_gen",),
+    category_keys=("muchomusic_csv", "muchomusic_data_path", "data_path"),
+    question_sets={
+        "muchomusic_native_gen": "muchomusic",
+        "rul_muchomusic_native_gen": "rul_muchomusic",
+    },
 )

@@ -13,6 +13,7 @@ BENCHMARK = Benchmark(
         Reader(
             detect="lm_eval_rul.questions.mmar:is_mmar_file",
             read="lm_eval_rul.questions.mmar:read_mmar_questions",
+            describe="lm_eval_rul.questions.mmar:describe_mmar_file",
         ),
     ),
     checks=("lm_eval_rul.tasks.mmar.utils:check_mmar_data",),
@@ -31,4 +32,5 @@ BENCHMARK = Benchmark(
         "mmar_music_gen": "MMAR-music (generation)",
         "rul_mmar_music": "RUL-MMAR-music",
     },
+    question_sets={"mmar_music_gen": "mmar_music"},
 )

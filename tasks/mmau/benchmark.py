@@ -12,6 +12,7 @@ BENCHMARK = Benchmark(
         Reader(
             detect="lm_eval_rul.questions.mmau:is_mmau_file",
             read="lm_eval_rul.questions.mmau:read_mmau_questions",
+            describe="lm_eval_rul.questions.mmau:describe_mmau_file",
         ),
     ),
     checks=("lm_eval_rul.mcqa.mmau.tasks:check_mmau_data",),
@@ -30,4 +31,5 @@ BENCHMARK = Benchmark(
         "mmau_music_gen": "MMAU-music (generation)",
         "rul_mmau_music": "RUL-MMAU-music",
     },
+    question_sets={"mmau_music_gen": "mmau_music"},
 )

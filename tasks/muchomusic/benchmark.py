@@ -8,10 +8,16 @@ BENCHMARK = Benchmark(
     metadata_keys="lm_eval_rul.mcqa.tasks:METADATA_KEYS",
     data_keys={"muchomusic": "muchomusic_data_path"},
     checks=("lm_eval_rul.mcqa.tasks:check_task_metadata",),
+    category_keys=("muchomusic_csv", "muchomusic_data_path", "data_path"),
     report_names={
         "muchomusic": "MuChoMusic",
         "muchomusic_gen": "MuChoMusic (generation)",
         "muchomusic_textonly_gen": "MuChoMusic (text-only generation prompt)",
         "muchomusic_official": "MuChoMusic (official protocol)",
+    },
+    question_sets={
+        "muchomusic_gen": "muchomusic",
+        "muchomusic_textonly_gen": "muchomusic",
+        "muchomusic_official": "muchomusic",
     },
 )

@@ -14,4 +14,5 @@ BENCHMARK = Benchmark(
         "music_mc_gen": "music_mc (generation)",
         "rul_music_mc": "RUL-music_mc",
     },
+    question_sets={"music_mc_gen": "music_mc"},
 )

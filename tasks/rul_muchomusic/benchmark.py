@@ -8,6 +8,7 @@ BENCHMARK = Benchmark(
     metadata_keys="lm_eval_rul.mcqa.tasks:METADATA_KEYS",
     data_keys={"rul_muchomusic": "rul_data_path"},
     checks=("lm_eval_rul.mcqa.tasks:check_task_metadata",),
+    category_keys=("muchomusic_csv", "muchomusic_data_path", "data_path"),
     fold_groups=("rul_muchomusic", "rul_muchomusic_gen", "rul_muchomusic_textonly_gen"),
     report_names={
         "rul_muchomusic": "RUL-MuChoMusic",
@@ -15,5 +16,11 @@ BENCHMARK = Benchmark(
         "rul_muchomusic_textonly_gen": "RUL-MuChoMusic (text-only generation prompt)",
         "rul_muchomusic_oneshot": "RUL-MuChoMusic, one-shot (5 options)",
         "rul_muchomusic_oneshot_gen": "RUL-MuChoMusic, one-shot generation (5 options)",
+    },
+    question_sets={
+        "rul_muchomusic_gen": "rul_muchomusic",
+        "rul_muchomusic_textonly_gen": "rul_muchomusic",
+        "rul_muchomusic_oneshot": "rul_muchomusic",
+        "rul_muchomusic_oneshot_gen": "rul_muchomusic",
     },
 )
