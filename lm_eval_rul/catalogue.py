@@ -51,6 +51,7 @@ __all__ = [
     "own_data_key",
     "fold_groups",
     "report_names",
+    "downloads",
     "protocol_keys",
     "load_function",
     "unknown_keys_text",
@@ -120,6 +121,9 @@ class Benchmark:
         report_names: Question set -> display name in ``report``.
         report_section: The report section its runs appear in (``"multiple_choice"``,
             ``"factual"``).
+        downloads: The ``--metadata`` keys of question files that have a public copy,
+            downloaded when the key is left out (a mistyped path then advises leaving it
+            out; a key not listed, e.g. ``mc_data_path``, has no public copy).
     """
 
     folder: str
@@ -135,6 +139,7 @@ class Benchmark:
     protocols: tuple[str, ...] = ()
     report_names: Mapping[str, str] = field(default_factory=dict)
     report_section: str = "multiple_choice"
+    downloads: tuple[str, ...] = ()
 
     def keys(self) -> tuple[str, ...]:
         """Its ``--metadata`` keys (:attr:`metadata_keys`, resolved)."""
@@ -228,6 +233,12 @@ def own_data_key(question_set: str) -> str | None:
 def fold_groups() -> dict[str, tuple[str, ...]]:
     """Fold group -> the votes its folds get, over every benchmark."""
     return {g: b.votes for b in benchmarks() for g in b.fold_groups}
+
+
+def downloads(key: str) -> bool:
+    """Whether a question file named by ``--metadata key`` has a public copy (some
+    benchmark's descriptor lists it in :attr:`Benchmark.downloads`)."""
+    return any(key in b.downloads for b in benchmarks())
 
 
 def report_names() -> dict[str, str]:

@@ -20,6 +20,7 @@ names the file, the ids and the fix.
 from __future__ import annotations
 
 import ast
+import inspect
 import json
 import logging
 import os
@@ -260,31 +261,65 @@ def read_questions_table(
                 for k in row
                 if (m := re.fullmatch(r"distractor_?(\d+)(?:_answer)?", k))
             }
-            if numbered:
-                row["distractors"] = [row[numbered[i]] or "" for i in sorted(numbered)]
+            if numbered:  # empty cells: items with fewer options (44.13)
+                cells = [row[numbered[i]] for i in sorted(numbered)]
+                row["distractors"] = [c for c in cells if c is not None and str(c).strip()]
     return rows_to_questions(path, rows, n_distractors=n_distractors)
+
+
+def _ours(rows: Sequence[Any]) -> bool:
+    """Whether rows are in our own schema (``correct_answer`` / ``distractors``), read by
+    the readers above; other rows are a published layout (:mod:`.published`)."""
+    return any(
+        isinstance(r, dict) and ("correct_answer" in r or "distractors" in r
+                                 or any(re.fullmatch(r"distractor_?\d+(?:_answer)?", k) for k in r))
+        for r in rows[:200]
+    )  # fmt: skip
 
 
 @reads_once
 def load_questions(
-    path: str | os.PathLike[str], *, n_distractors: int | None = None
+    path: str | os.PathLike[str],
+    *,
+    n_distractors: int | None = None,
+    columns: Any = None,
+    split: str | None = None,
+    subset: str | None = None,
+    subset_key: str | None = None,
 ) -> list[Question]:
     """Read any supported question file, choosing the reader from its content
     (:func:`~lm_eval_rul.questions.file_kinds.question_format`), not its name.
 
     One JSON value: the released RUL / pools layout; a CSV with MuChoMusic's columns:
-    :func:`read_muchomusic_csv`; any other CSV, JSON lines, parquet:
-    :func:`read_questions_table`.
+    :func:`read_muchomusic_csv`; any other table of our schema: :func:`read_questions_table`;
+    a benchmark's own layout (MMAU, MMAR: ``subset`` filters it, default its own); a
+    published table (CSV/TSV with choice columns, a parquet file or folder, a
+    ``save_to_disk`` folder, a cached hub name): :func:`~.published.read_published`
+    (``columns``: ``--metadata mc_columns``; ``split``: the dataset's split).
     """
-    path = Path(path)
-    if not path.is_file():
+    from .published import is_dataset_source, is_tsv, read_published, read_table
+
+    def published() -> list[Question]:
+        return read_published(path, columns=columns, split=split, n_distractors=n_distractors,
+                              json_rows=_read_rows)  # fmt: skip
+
+    local = Path(os.path.expanduser(str(path)))
+    if not local.is_file():
+        if is_dataset_source(path):
+            return published()
         raise FileNotFoundError(f"question file not found: {path}")
+    if columns or local.suffix.lower() == ".parquet" or is_tsv(local):
+        if not columns and _ours(read_table(local).rows):
+            return read_questions_table(local, n_distractors=n_distractors)
+        return published()
+    path = local
     own = own_layout_reader(path)
     if own is not None:
-        return own(path, n_distractors=n_distractors)
+        extra = {} if subset is None else {"subset": subset, "subset_key": subset_key}
+        accepted = inspect.signature(own).parameters  # a descriptor's reader may take neither
+        extra = {k: v for k, v in extra.items() if k in accepted}
+        return own(path, n_distractors=n_distractors, **extra)
     fmt = question_format(path)
-    if fmt == "json":
-        return read_rul_json(path, n_distractors=n_distractors)
     if fmt == "muchomusic_csv":
         questions = read_muchomusic_csv(path)
         if n_distractors not in (None, 3):
@@ -292,6 +327,13 @@ def load_questions(
                 path, [_as_row(q) for q in questions], n_distractors=n_distractors
             )
         return questions
+    rows = _read_rows(path) if fmt in ("json", "jsonl") else csv_table(path)[1]
+    if fmt == "json" and not isinstance(json_value(path), list):
+        return read_rul_json(path, n_distractors=n_distractors)
+    if not _ours(rows):
+        return published()
+    if fmt == "json":
+        return read_rul_json(path, n_distractors=n_distractors)
     return read_questions_table(path, n_distractors=n_distractors)
 
 

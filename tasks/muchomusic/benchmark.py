@@ -8,6 +8,7 @@ BENCHMARK = Benchmark(
     metadata_keys="lm_eval_rul.mcqa.tasks:METADATA_KEYS",
     data_keys={"muchomusic": "muchomusic_data_path"},
     checks=("lm_eval_rul.mcqa.tasks:check_task_metadata",),
+    downloads=("muchomusic_data_path", "data_path"),  # left out: the public copy is downloaded
     report_names={
         "muchomusic": "MuChoMusic",
         "muchomusic_gen": "MuChoMusic (generation)",
