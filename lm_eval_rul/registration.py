@@ -82,6 +82,7 @@ def task_manager(
     from .cli.data_keys import check_data_keys
     from .questions.metadata_naming import named_as_keywords
 
+    _quiet_git()
     extra = [include_path] if isinstance(include_path, str) else list(include_path or [])
     if not extra:  # only the plugin's tasks: every key must be one they read
         _check_task_metadata(metadata)
@@ -92,6 +93,17 @@ def task_manager(
         include_defaults=include_defaults,
         metadata=dict(metadata),
     )
+
+
+def _quiet_git() -> None:
+    """The harness's ``simple_evaluate`` records the working folder's git commit; outside a
+    clone git prints ``fatal: not a git repository`` on the terminal. The Python API path
+    (this ``task_manager``) records it without that line, as ``lm-eval-rul run`` does."""
+    import lm_eval.evaluator as evaluator
+
+    from .harness_compat import quiet_git_hash
+
+    evaluator.get_git_commit_hash = quiet_git_hash
 
 
 def create_lm(

@@ -68,7 +68,7 @@ def existing_file(path: str | os.PathLike[str], key: str, *, public: bool | None
             fix = (f"Give the path of a local copy, or leave {key} out to download the public "
                    "dataset.")
         else:
-            fix = "Give the path of your file (it has no public copy to download)."
+            fix = "Give the path of your file (it has no public copy)."
         raise FileNotFoundError(f"{metadata_key(key)}={str(path)!r}: no such file. {fix}")
     return resolved
 

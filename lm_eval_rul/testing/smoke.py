@@ -106,7 +106,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("directory", help="where to write text_model/, audio_model/, data/")
     args = parser.parse_args(argv)
     written = write_smoke_models(args.directory)
-    print(f"wrote {written['text_model']}, {written['audio_model']} and {written['metadata']}")
+    data = written["metadata"].parent  # the commands below carry its --metadata inline
+    print(f"wrote {written['text_model']}, {written['audio_model']} and 8 questions with "
+          f"their clips in {data}")
     print("offline smoke test (original and noise give different letters; report compares them):")
     for line in commands(written):
         print(f"  {line}")
