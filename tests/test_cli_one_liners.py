@@ -29,7 +29,7 @@ def test_a_csv_with_an_unmapped_answer_column_is_one_line(tiny_lm, tmp_path, cap
     line = cli_error_line(["run", "--model", "hf", "--model_args", f"pretrained={tiny_lm}",
                            "--tasks", "music_mc", "--metadata",
                            json.dumps({"mc_data_path": str(path)})], capsys)  # fmt: skip
-    assert "the roles answer have no column" in line
+    assert "the role answer has no column" in line
     assert "'id', 'question', 'choice_a', 'choice_b', 'reply'" in line
     assert '''mc_columns='{"answer": "<column>"}\'''' in line
     assert constructions == []

@@ -224,15 +224,19 @@ def unplaced(
         for role, value in found.items()
     )
     example = {r: "<column>" for r in missing}
+    roles = f"the role {missing[0]} has" if len(missing) == 1 else (
+        f"the roles {', '.join(missing)} have")
+    schemas = "" if "choices" in found else (
+        "Question files are " + "; ".join(ACCEPTED_SCHEMAS) + ". Rename the columns, or ")
     raise DataValidationError(
         where,
         [f"no row has the field(s) {', '.join(map(repr, ours))} (its {n_rows} row(s) hold "
-         f"{', '.join(map(repr, columns)) or 'no fields'}), and the roles "
-         f"{', '.join(missing)} have no column ({'placed: ' + placed if placed else 'none placed'}"
-         "): the file is not in a question schema this tool reads"],
-        hint="Question files are " + "; ".join(ACCEPTED_SCHEMAS) + ". Rename the columns, or "
-        f"map them: --metadata mc_columns='{json.dumps(example)}' (roles: "
-        f"{', '.join(ROLES)}).",
+         f"{', '.join(map(repr, columns)) or 'no fields'}), and {roles} no column "
+         f"({'placed: ' + placed if placed else 'none placed'}): the file is not in a question "
+         "schema this tool reads"],
+        hint=f"{schemas}{'map' if schemas else 'Map'} the columns: --metadata "
+        f"mc_columns='{json.dumps(example)}' (roles: {', '.join(ROLES)}; "
+        "docs/your_own_benchmark.md).",
     )  # fmt: skip
 
 

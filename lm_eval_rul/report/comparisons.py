@@ -210,7 +210,8 @@ def _pi_source(
     for label in (benchmark, base_benchmark(benchmark)):
         if label in settings.pi_files:
             pi_file = settings.pi_files[label]
-            return f"--pi {label}={pi_file.path}", pi_file.pi
+            return (f"--pi {label}={pi_file.path} (lm-eval-rul pi: 16 shuffled prompts per "
+                    "question)", pi_file.pi)  # fmt: skip
     stored: dict[str, float] = {}
     for run in runs:
         for sample in run.samples_of(benchmark):
@@ -218,6 +219,14 @@ def _pi_source(
                 stored.setdefault(sample.id, sample.source_pi)
     if stored:
         return "the PI stored in the dataset", stored
+    for run in (r for r in runs if r.is_text):  # the PI the text-only run logged
+        logged: dict[str, list[float]] = defaultdict(list)
+        for sample in run.samples_of(benchmark):
+            if sample.pi is not None:
+                logged[sample.id].append(sample.pi)
+        if logged:
+            return (f"the text-only run of {run.model} (its own prompt and option order)",
+                    {q: float(np.mean(v)) for q, v in logged.items()})  # fmt: skip
     return None, {}
 
 
@@ -228,8 +237,8 @@ def pi_correlations(
     if not pi:
         notes.append(
             f"{_name(benchmark)}: no PI-accuracy correlation, as no PI is known for its "
-            f"questions; pass --pi {base_benchmark(benchmark)}=PI.jsonl (written by "
-            "lm-eval-rul pi)."
+            "questions (no text-only run logged one); pass --pi "
+            f"{base_benchmark(benchmark)}=PI.jsonl (written by lm-eval-rul pi)."
         )
         return [], {}
     groups: dict[str, list[Run]] = defaultdict(list)

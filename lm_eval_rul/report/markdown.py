@@ -120,7 +120,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         lines += [f"## {data['name']}", "", f"Chance: {data['chance']:.3f}.", ""]
         header = ["model", "audio", *fold_cols, f"mean acc [{level} CI]", "n q"]
         header += ["majority (strict)", "plurality (release)"] if folds else []
-        header += ["mean PI", "parse fail"]
+        header += ["mean PI (run's prompt)", "parse fail"]
         lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         for row in data["rows"]:
             cells = [row["model"], row["setting"]]
@@ -147,6 +147,9 @@ def render_markdown(report: dict[str, Any]) -> str:
                     f"{'⚠ not distinguishable from 0' if e['flagged'] else ''} |"
                 )
             lines.append("")
+            if "perception_gain" in data.get("figures", {}):
+                figure = data["figures"]["perception_gain"]
+                lines += [f"![{data['name']}: perception gain]({figure})", ""]
         if data["leakage"]:
             lines += [
                 "Text leakage `max(0, no-audio − text backbone)`:",

@@ -248,8 +248,8 @@ def pi_distributions(
     source = None
     title = "Perceptual Index"
     if settings.pi_files:
-        source = "from the --pi files"
-        title = "Perceptual Index (the --pi files)"
+        source = "from the --pi files (lm-eval-rul pi: 16 shuffled prompts per question)"
+        title = "Perceptual Index (--pi files: lm-eval-rul pi, 16 shuffled prompts per question)"
         for label, pi_file in settings.pi_files.items():
             values[label] = dict(pi_file.pi)
             from_docs = _sample_chance(runs, [label, f"{label}_gen"])
@@ -269,10 +269,11 @@ def pi_distributions(
                 if per_question and label not in values:
                     values[label] = {q: float(np.mean(v)) for q, v in per_question.items()}
                     chances[label] = {q: float(np.mean(v)) for q, v in chance.items()}
-                    source = f"logged by the text-only run of {run.model}"
+                    source = (f"logged by the text-only run of {run.model} (its own prompt and "
+                              "option order, one per question and fold)")  # fmt: skip
                     title = (
                         "Perceptual Index per question, as the text-only model "
-                        f"{run.model} scored it"
+                        f"{run.model} scored it (the run's prompt)"
                     )
     summary = {}
     for label, pi in values.items():
