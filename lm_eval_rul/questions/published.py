@@ -37,6 +37,7 @@ __all__ = ["Table", "read_table", "read_published", "is_dataset_source", "HUB_NA
 
 #: A hub dataset name (``owner/name``), read from the ``datasets`` cache when not a path.
 HUB_NAME = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+_FILE_SUFFIXES = (".json", ".jsonl", ".csv", ".tsv", ".txt", ".parquet", ".arrow")
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,9 @@ def is_dataset_source(source: str | os.PathLike[str]) -> bool:
     path = Path(os.path.expanduser(str(source)))
     if path.exists():
         return is_local_dataset(path)
-    return bool(HUB_NAME.match(str(source)))
+    # a mistyped local path (``data/bench.csv``, ``clips/x``) is not a hub name
+    local = path.suffix.lower() in _FILE_SUFFIXES or Path(path.parts[0]).is_dir()
+    return bool(HUB_NAME.match(str(source))) and not local
 
 
 def tsv_table(path: Path) -> tuple[list[str], list[dict[str, Any]]]:

@@ -210,8 +210,7 @@ def _pi_source(
     for label in (benchmark, base_benchmark(benchmark)):
         if label in settings.pi_files:
             pi_file = settings.pi_files[label]
-            return (f"--pi {label}={pi_file.path} (lm-eval-rul pi: 16 shuffled prompts per "
-                    "question)", pi_file.pi)  # fmt: skip
+            return f"--pi {label}={pi_file.path}", pi_file.pi
     stored: dict[str, float] = {}
     for run in runs:
         for sample in run.samples_of(benchmark):
@@ -225,9 +224,18 @@ def _pi_source(
             if sample.pi is not None:
                 logged[sample.id].append(sample.pi)
         if logged:
-            return (f"the text-only run of {run.model} (its own prompt and option order)",
+            return (f"the text-only run of {run.model}",
                     {q: float(np.mean(v)) for q, v in logged.items()})  # fmt: skip
     return None, {}
+
+
+def _pi_kind(source: str | None) -> str:
+    """Which PI ``source`` is, in words: ``pi``'s 16 shuffled prompts, or one run's prompt."""
+    if source and source.startswith("--pi"):
+        return "lm-eval-rul pi: 16 shuffled prompts per question"
+    if source and source.startswith("the text-only run"):
+        return "the run's own prompt, one option order per question and fold"
+    return "as the question file stores it"
 
 
 def pi_correlations(
@@ -280,6 +288,7 @@ def pi_correlations(
                 "group": name,
                 "runs": [r.label for r in members],
                 "pi_source": source,
+                "pi_kind": _pi_kind(source),
                 "n_dropped": dropped,
                 **correlation.to_dict(),
             }

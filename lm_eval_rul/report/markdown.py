@@ -178,7 +178,7 @@ def render_markdown(report: dict[str, Any]) -> str:
                 )
                 lines.append(
                     f"| {c['group']} | {interval} | {_p(c['pvalue'])} | {c['n']} | "
-                    f"{c['pi_source']} |"
+                    f"{c['pi_source']} ({c.get('pi_kind', '')}) |"
                 )
             lines.append("")
         lines += _breakdown_lines(data.get("breakdowns"))
