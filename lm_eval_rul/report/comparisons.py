@@ -235,7 +235,7 @@ def _pi_kind(source: str | None) -> str:
         return "lm-eval-rul pi: 16 shuffled prompts per question"
     if source and source.startswith("the text-only run"):
         return "the run's own prompt, one option order per question and fold"
-    return "as the question file stores it"
+    return ""
 
 
 def pi_correlations(

@@ -53,8 +53,8 @@ def perception_gain_forest(
     spread = [v for _, _, e, lo, hi in rows for v in (e, lo, hi) if np.isfinite(v)]
     reach = max([abs(v) for v in spread] + [0.05]) * 1.35
     ax.set_xlim(-reach, reach)
-    ax.set_xlabel(f"accuracy gain from the audio ({confidence_level:.0%} paired bootstrap "
-                  "interval)")
-    ax.set_title(title if len(models) > 1 else f"{title} ({next(iter(models))})", fontsize=10)
+    ax.set_xlabel(f"accuracy under original − under each condition\n({confidence_level:.0%} "
+                  "paired bootstrap interval; > 0: the audio helps)")
+    ax.set_title(title if len(models) > 1 else f"{title} of {next(iter(models))}", fontsize=10)
     ax.grid(axis="x", alpha=0.3)
     return save_figure(fig, path)

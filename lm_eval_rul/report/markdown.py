@@ -178,7 +178,7 @@ def render_markdown(report: dict[str, Any]) -> str:
                 )
                 lines.append(
                     f"| {c['group']} | {interval} | {_p(c['pvalue'])} | {c['n']} | "
-                    f"{c['pi_source']} ({c.get('pi_kind', '')}) |"
+                    f"{c['pi_source']}{f' ({kind})' if (kind := c.get('pi_kind')) else ''} |"
                 )
             lines.append("")
         lines += _breakdown_lines(data.get("breakdowns"))
@@ -208,7 +208,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         lines += [
             "## Perceptual Index distributions",
             "",
-            f"PI values {distributions['source']}.",
+            f"PI values {distributions['source']}. {distributions.get('kind', '')}".rstrip(),
             "",
             "| benchmark | n q | mean PI | median | chance PI (1 − 1/n options) | "
             "share above chance |",

@@ -48,7 +48,7 @@ def draw_figures(report: dict[str, Any], out: Path) -> None:
             path = perception_gain_forest(
                 figures_dir / f"perception_gain_{safe_name(benchmark)}.png",
                 gains,
-                title=f"{data['name']}: perception gain (original − each condition)",
+                title=f"{data['name']}: perception gain",
                 confidence_level=level,
             )
             figures["perception_gain"] = str(path.relative_to(out))
