@@ -34,7 +34,7 @@ def perception_gain_forest(
     if not rows:
         raise ValueError("perception_gain_forest needs at least one comparison")
     plt = pyplot()
-    fig, ax = plt.subplots(figsize=(6.2, 1.2 + 0.42 * len(rows)))
+    fig, ax = plt.subplots(figsize=(6.2, 1.7 + 0.42 * len(rows)))
     y = np.arange(len(rows))[::-1]
     for position, (_, condition, estimate, low, high) in zip(y, rows, strict=True):
         colour = condition_colour(condition.split(",")[0].strip())
