@@ -58,6 +58,7 @@ __all__ = [
     "own_data_key",
     "fold_groups",
     "report_names",
+    "downloads",
     "protocol_keys",
     "load_function",
     "unknown_keys_text",
@@ -137,6 +138,9 @@ class Benchmark:
         category_keys: The ``--metadata`` keys that may name the CSV of its question
             categories (MuChoMusic's: ``muchomusic_csv``...): ``report`` reads categories
             (and offers their breakdowns) only for benchmarks that declare some.
+        downloads: The ``--metadata`` keys of question files that have a public copy,
+            downloaded when the key is left out (a mistyped path then advises leaving it
+            out; a key not listed, e.g. ``mc_data_path``, has no public copy).
     """
 
     folder: str
@@ -154,6 +158,7 @@ class Benchmark:
     report_section: str = "multiple_choice"
     category_keys: tuple[str, ...] = ()
     question_sets: Mapping[str, str] = field(default_factory=dict)
+    downloads: tuple[str, ...] = ()
 
     def keys(self) -> tuple[str, ...]:
         """Its ``--metadata`` keys (:attr:`metadata_keys`, resolved)."""
@@ -378,6 +383,12 @@ def own_data_key(question_set: str) -> str | None:
 def fold_groups() -> dict[str, tuple[str, ...]]:
     """Fold group -> the votes its folds get, over every benchmark."""
     return {g: b.votes for b in benchmarks() for g in b.fold_groups}
+
+
+def downloads(key: str) -> bool:
+    """Whether a question file named by ``--metadata key`` has a public copy (some
+    benchmark's descriptor lists it in :attr:`Benchmark.downloads`)."""
+    return any(key in b.downloads for b in benchmarks())
 
 
 def report_names() -> dict[str, str]:

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .catalogue import benchmarks, load_function
+from .catalogue import benchmarks, downloads, load_function
 from .questions.metadata_naming import metadata_key
 
 __all__ = [
@@ -69,9 +69,10 @@ def check_exists(metadata: Mapping[str, Any], keys: tuple[str, ...]) -> None:
         if path.is_dir() if folder else path.is_file():
             continue
         what = "directory" if folder else "file"
+        leave = f", or leave {key} out" if downloads(key) else ""  # only with a public copy
         raise FileNotFoundError(
             f"{metadata_key(key)}={str(value)!r}: no such {what}. Give the path of a local "
-            f"{'folder' if folder else 'copy'}, or leave {key} out."
+            f"{'folder' if folder else 'copy'}{leave}."
         )
 
 

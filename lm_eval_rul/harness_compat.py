@@ -31,6 +31,7 @@ from .errors import UserInputError
 
 __all__ = [
     "register_process_results_metrics",
+    "quiet_git_hash",
     "GENERATION_METRICS",
     "HarnessAPIError",
     "harness_version",
@@ -291,3 +292,23 @@ def refuse_doc_to_audio_tasks(names: list[str]) -> None:
         "lm-eval 0.4.13 (pip install 'lm-eval[hf,api]==0.4.13'), or run this plugin's "
         "tasks without _native in their name (docs/harness_audio.md)."
     )
+
+
+def quiet_git_hash() -> str | None:
+    """lm-eval's ``get_git_commit_hash`` (the working directory's commit), without git's
+    error output on the terminal."""
+    import os
+    import subprocess
+
+    from lm_eval.loggers.utils import get_commit_from_path
+
+    try:
+        done = subprocess.run(
+            ["git", "describe", "--always"],  # noqa: S607 - what the harness runs
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return done.stdout.strip() or None
+    except (subprocess.CalledProcessError, FileNotFoundError, OSError):
+        return get_commit_from_path(os.getcwd())

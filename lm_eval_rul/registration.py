@@ -81,6 +81,7 @@ def task_manager(
     from .included import included
     from .questions.metadata_naming import named_as_keywords
 
+    _quiet_git()
     extra = [include_path] if isinstance(include_path, str) else list(include_path or [])
     # a missing folder, a broken benchmark.py, a task named like a built-in: one line here
     with included(extra, flag="lm_eval_rul.task_manager include_path"):
@@ -93,6 +94,17 @@ def task_manager(
         include_defaults=include_defaults,
         metadata=dict(metadata),
     )
+
+
+def _quiet_git() -> None:
+    """The harness's ``simple_evaluate`` records the working folder's git commit; outside a
+    clone git prints ``fatal: not a git repository`` on the terminal. The Python API path
+    (this ``task_manager``) records it without that line, as ``lm-eval-rul run`` does."""
+    import lm_eval.evaluator as evaluator
+
+    from .harness_compat import quiet_git_hash
+
+    evaluator.get_git_commit_hash = quiet_git_hash
 
 
 def create_lm(

@@ -193,13 +193,15 @@ def test_figures_exist_and_open_as_png(runs):
     paths.append(report["pi_distributions"]["figure"])
     expected = {
         "figures/accuracy_rul_muchomusic.png",
-        "figures/conditions_rul_muchomusic.png",
+        "figures/perception_gain_rul_muchomusic.png",  # original − noise, with its interval
         "figures/pi_vs_accuracy_rul_muchomusic.png",
         "figures/accuracy_muchomusic.png",
-        "figures/conditions_muchomusic.png",
+        "figures/perception_gain_muchomusic.png",
         "figures/pi_histogram.png",
     }
     assert expected <= set(paths)
+    # one audio model: its conditions are the accuracy figure's bars, not a second figure
+    assert not any(p.startswith("figures/conditions_") for p in paths)
     for relative in paths:
         image = imread(runs["report"] / relative)
         assert image.ndim == 3 and image.shape[0] > 200 and image.shape[1] > 300

@@ -54,3 +54,30 @@ def test_figures_are_written(tmp_path):
         assert imread(path).shape[0] > 100
     with pytest.raises(ValueError, match="one group per label"):
         plots.accuracy_bars(tmp_path / "x.png", ["a"], [0.1], [0.0], [0.2], groups=["m", "n"])
+
+
+def test_the_perception_gain_forest_has_one_row_per_comparison_and_a_zero_line(
+    tmp_path, monkeypatch
+):
+    from lm_eval_rul.report import forest
+
+    seen: dict = {}
+    real = forest.save_figure
+
+    def keep(fig, path):
+        ax = fig.axes[0]
+        seen["labels"] = sorted(t.get_text() for t in ax.get_yticklabels())
+        seen["zero"] = [list(line.get_xdata()) for line in ax.get_lines()
+                        if list(line.get_xdata()) == [0.0, 0.0]]  # fmt: skip
+        return real(fig, path)
+
+    monkeypatch.setattr(forest, "save_figure", keep)
+    rows = [("m", "noise", 0.2, 0.1, 0.3), ("m", "silence", 0.1, -0.05, 0.25),
+            ("m", "reversed", 0.0, -0.1, 0.1), ("m", "none", 0.3, 0.2, 0.4)]  # fmt: skip
+    path = forest.perception_gain_forest(tmp_path / "gain.png", rows, title="Bench")
+    assert seen["labels"] == sorted(f"original − {c}" for _, c, *_ in rows)
+    assert len(seen["zero"]) == 1
+    image = imread(path)
+    assert image.shape[0] > 200 and image.std() > 0.01
+    with pytest.raises(ValueError):
+        forest.perception_gain_forest(tmp_path / "none.png", [])

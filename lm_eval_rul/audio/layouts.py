@@ -4,6 +4,8 @@
   RUListening release convention);
 * ``audio_dir`` with one file per track, ``{audio_dir}/{track}.{ext}``, track = the
   MuChoMusic ``dataset_identifier`` stem (RUL rows need ``muchomusic_csv`` to know it);
+* the question file's own audio column (:mod:`.located`: a path, read inside
+  ``audio_dir`` or else the file's folder; or a dataset's ``Audio`` cell);
 * ``audio_hf_dataset``: a Hugging Face dataset with an audio column (a
   ``save_to_disk`` folder, parquet file(s) or a hub name; ``audio_column`` default
   ``context``, ``audio_split`` default ``test``), joined on the normalised question
@@ -37,6 +39,7 @@ from ..questions.metadata_naming import metadata_key
 from .conditions import CLIP_IDENTITY, register_clip_pool
 from .errors import AMBIGUOUS, AudioError
 from .hf_rows import match_hf_rows, resolve_hf_rows
+from .located import carries_audio, resolve_locations
 from .sources import file_ref
 
 __all__ = [
@@ -168,6 +171,8 @@ def attach_audio(
     skip_ambiguous = _flag(metadata, "audio_skip_ambiguous")
     if metadata.get("audio_hf_dataset"):
         resolved = resolve_hf_rows(questions, metadata, known_options or {})
+    elif carries_audio(questions):  # the question file's own audio column
+        resolved = resolve_locations(questions, metadata)
     elif metadata.get("audio_dir"):
         audio_dir = Path(os.path.expanduser(str(metadata["audio_dir"])))
         resolved = _resolve_files(questions, audio_dir, str(metadata.get("audio_layout", "auto")))

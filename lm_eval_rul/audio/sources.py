@@ -120,8 +120,9 @@ def clip_identity(ref: str) -> dict[str, Any]:
     A file: the SHA-256 of its bytes (:func:`file_content_digest`, read once per file and
     state), so an edited file is a new clip and two files exchanged by name (``mv``,
     ``cp -p`` and ``tar`` keep sizes and modification times) are each still themselves.
-    A row of a Hugging Face dataset: the row and the dataset's fingerprint (which changes
-    with its files). Used to key stored results (:mod:`lm_eval_rul.cache`), so a changed
+    A row of a Hugging Face dataset: the SHA-256 of its cell's bytes (or of the file its
+    path names), whatever the dataset's shape (a parquet file, a ``save_to_disk`` folder)
+    or the row's place in it. Used to key stored results (:mod:`lm_eval_rul.cache`), so a changed
     clip never reads a stale entry.
     """
     spec = json.loads(ref)
@@ -133,7 +134,23 @@ def clip_identity(ref: str) -> dict[str, Any]:
         except OSError:
             return {"path": spec["path"], "missing": True}
     dataset = hf_audio_dataset(spec["source"], spec["split"], spec["column"])
-    return {**spec, "fingerprint": getattr(dataset, "_fingerprint", None)}
+    return _cell_identity(ref, getattr(dataset, "_fingerprint", None))
+
+
+@functools.lru_cache(maxsize=65536)
+def _cell_identity(ref: str, fingerprint: str | None) -> dict[str, Any]:
+    """A dataset cell's content: the SHA-256 of its bytes, or of the file its path names
+    (the same clip as a file, a parquet cell or a ``save_to_disk`` cell is one clip)."""
+    try:
+        source, name = clip_source(ref)
+    except AudioDecodeError:
+        return {**json.loads(ref), "missing": True}
+    if isinstance(source, bytes):
+        return {"sha256": hashlib.sha256(source).hexdigest()}
+    try:
+        return {"sha256": file_content_digest(source)}
+    except OSError:
+        return {"path": name, "missing": True}
 
 
 #: Content digests by file state: (path, device, inode, size, mtime, ctime) in ns.
@@ -173,33 +190,15 @@ def file_content_digest(path: str | os.PathLike[str]) -> str:
 
 
 def load_any_dataset(source: str, split: str) -> Any:
-    import datasets
+    """The ``split`` of the dataset ``audio_hf_dataset`` names (the question readers' one
+    opener, :func:`lm_eval_rul.questions.datasets_io.open_dataset`)."""
+    from ..questions.datasets_io import open_dataset
+    from ..questions.schema import DataSourceError
 
-    path = Path(os.path.expanduser(source))
-    if path.is_dir() and (
-        (path / "dataset_info.json").is_file() or (path / "dataset_dict.json").is_file()
-    ):
-        loaded = datasets.load_from_disk(str(path))
-    elif path.is_file() or (path.is_dir() and any(path.rglob("*.parquet"))):
-        files = [str(path)] if path.is_file() else sorted(str(p) for p in path.rglob("*.parquet"))
-        loaded = datasets.load_dataset("parquet", data_files={split: files})
-    else:
-        try:
-            loaded = datasets.load_dataset(source)
-        except Exception as error:  # offline, no such dataset, no access, ...
-            raise AudioError(
-                f"--metadata audio_hf_dataset={source!r}: not a save_to_disk folder, a parquet "
-                f"file or folder, nor a dataset that loads from the hub ({type(error).__name__}: "
-                f"{error}). Give a local path, or check the name and your network / HF_TOKEN."
-            ) from error
-    if isinstance(loaded, datasets.DatasetDict):
-        if split not in loaded:
-            raise AudioError(
-                f"--metadata audio_hf_dataset={source!r} has splits {list(loaded)}, not "
-                f"{split!r}; set audio_split"
-            )
-        loaded = loaded[split]
-    return loaded
+    try:
+        return open_dataset(source, split, key="audio_hf_dataset", split_key="audio_split")
+    except DataSourceError as error:
+        raise AudioError(str(error)) from error.__cause__
 
 
 @functools.lru_cache(maxsize=4)

@@ -7,6 +7,7 @@ and ``run`` gains ``--audio_check``.
 from __future__ import annotations
 
 import argparse
+import re
 import textwrap
 
 from .limits import RUN_LIMIT_HELP
@@ -72,15 +73,47 @@ RUN_EPILOG = textwrap.dedent(
 
     Before any model loads, the run checks the model_args, that the model can be loaded
     (local folder, cache, or one request to the hub), the question files and --metadata,
-    and for --model lalm every clip (--audio_check). Tasks: muchomusic, muchomusic_gen,
-    rul_muchomusic, rul_muchomusic_gen (groups of _fold0.._fold3); factual
-    comprehension: factual (every factual task), factual_instrument, factual_composer,
-    factual_genre, factual_regional, factual_mood, factual_timesig, factual_binary,
-    factual_truefalse (docs/factual.md). `lm-eval-rul ls tasks` lists every task. lalm
-    keeps its results in a resumable cache (model_args results_cache=PATH|none). See the
-    README and docs/.
+    and for --model lalm every clip (--audio_check). `lm-eval-rul ls tasks` lists every
+    task. lalm keeps its results in a resumable cache (model_args results_cache=PATH|none).
+    See the README and docs/ (your own benchmark: docs/your_own_benchmark.md).
     """
 )
+#: A task or group a YAML declares at its top level, and the members a group lists.
+_TASK = re.compile(r"^task:\s*([A-Za-z0-9_.-]+)\s*$", re.MULTILINE)
+_GROUP = re.compile(r"^group:\s*([A-Za-z0-9_.-]+)\s*$", re.MULTILINE)
+_MEMBER = re.compile(r"^\s+-\s+([A-Za-z0-9_.-]+)\s*$", re.MULTILINE)
+
+
+def catalogue_tasks() -> list[tuple[str, list[str]]]:
+    """(benchmark name, its groups, the tasks no group holds and those its descriptor's
+    ``report_names`` name) for every benchmark of the catalogue, read from its folder's
+    YAMLs, so a new task folder is listed without touching this module."""
+    from ..catalogue import benchmarks, tasks_dir
+
+    root = tasks_dir()
+    listed = []
+    for benchmark in benchmarks():
+        yamls = sorted((root / benchmark.folder).glob("*.yaml"))
+        texts = [path.read_text(encoding="utf-8") for path in yamls]
+        groups = {m.group(1) for text in texts for m in _GROUP.finditer(text)}
+        members = {m.group(1) for text in texts if _GROUP.search(text)
+                   for m in _MEMBER.finditer(text)}  # fmt: skip
+        tasks = {m.group(1) for text in texts for m in _TASK.finditer(text)}
+        named = set(benchmark.report_names) & tasks  # the question sets report names
+        shown = sorted(groups | (tasks - members) | named)
+        if shown:
+            listed.append((benchmark.name, shown))
+    return listed
+
+
+def run_epilog() -> str:
+    """``run --help``'s epilog: the examples, then the plugin's tasks by benchmark."""
+    lines = ["tasks of this plugin, by benchmark (rul_* groups run the four folds):"]
+    for name, tasks in catalogue_tasks():
+        lines.append(textwrap.fill(", ".join(tasks), width=88, initial_indent=f"  {name}: ",
+                                   subsequent_indent="      "))  # fmt: skip
+    return RUN_EPILOG + "\n" + "\n".join(lines) + "\n"
+
 
 
 def add_run_help(parser: argparse.ArgumentParser) -> None:
@@ -91,7 +124,7 @@ def add_run_help(parser: argparse.ArgumentParser) -> None:
         "harness's run, with checks before the model loads).",
         width=88,
     )
-    parser.epilog = RUN_EPILOG
+    parser.epilog = run_epilog()
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     for action in parser._actions:  # the harness's --limit: its 1.0 is one document
         if action.dest == "limit":

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
-import subprocess
 from collections.abc import Iterator
 
-from ..harness_compat import task_logger_name
+from ..harness_compat import (
+    quiet_git_hash,  # noqa: F401  (re-exported)
+    task_logger_name,
+)
 from ..logs import PluginTaskWarningFilter
 
 __all__ = [
@@ -88,22 +89,6 @@ class HeldLogs:
 #: The held logs of one ``lm-eval-rul`` command (:func:`lm_eval_rul.cli.main`).
 HELD_LOGS = HeldLogs()
 
-
-def quiet_git_hash() -> str | None:
-    """lm-eval's ``get_git_commit_hash`` (the working directory's commit), without git's
-    error output on the terminal."""
-    from lm_eval.loggers.utils import get_commit_from_path
-
-    try:
-        done = subprocess.run(
-            ["git", "describe", "--always"],  # noqa: S607 - what the harness runs
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        return done.stdout.strip() or None
-    except (subprocess.CalledProcessError, FileNotFoundError, OSError):
-        return get_commit_from_path(os.getcwd())
 
 
 @contextlib.contextmanager

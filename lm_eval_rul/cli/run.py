@@ -84,17 +84,23 @@ def check_command_line(args: argparse.Namespace) -> None:
     """
     from .limits import check_run_limit
     from .processes import check_processes
-    from .run_inputs import check_device, check_metadata_keys, check_model_name
+    from .run_flags import check_model_key, check_tasks_given, warn_unlogged
+    from .run_inputs import check_device, check_metadata_keys, check_model_name, task_folders
 
+    check_tasks_given(getattr(args, "tasks", None))
     check_run_limit(getattr(args, "limit", None))
     check_processes(_model_args_of(args))
     model = getattr(args, "model", None)
     check_model_name(model)
-    if not _is_api_model(model):
+    served = _is_api_model(model)
+    check_model_key(model, _model_args_of(args), served)
+    if not served:
         check_device(getattr(args, "device", None))
     check_metadata_keys(getattr(args, "metadata", None), getattr(args, "tasks", None))
     _check_output_path(getattr(args, "output_path", None))
     check_output_places(getattr(args, "output_path", None), getattr(args, "model_args", None))
+    warn_unlogged(getattr(args, "tasks", None), bool(getattr(args, "log_samples", False)),
+                  task_folders)  # fmt: skip
 
 
 def _check_output_path(output_path: str | None) -> None:

@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..questions import DEFAULT_SEED, Question, item_rng, sample_order
+from ..questions import DEFAULT_SEED, Question, item_rng, normalize_answer, sample_order
 from .prompts import letters_for
 
-__all__ = ["N_FOLDS", "shuffled_options", "make_doc", "make_docs"]
+__all__ = ["N_FOLDS", "shuffled_options", "content_shuffled", "make_doc", "make_docs"]
 
 N_FOLDS = 4
 
@@ -31,9 +31,30 @@ def shuffled_options(
     return shuffled, int(list(order).index(0))
 
 
+def content_shuffled(
+    question: str, correct: str, distractors: Sequence[str], *, seed: int
+) -> tuple[list[str], int]:
+    """The options in an order seeded by ``seed``, the question's text and the SET of its
+    options alone (``music_mc``): the same whatever the order the file lists them in, the
+    file's shape, its ids or the benchmark's name. Returns (options, gold index).
+
+    >>> a = content_shuffled("Which?", "x", ["y", "z"], seed=1)
+    >>> b = content_shuffled("Which?", "x", ["z", "y"], seed=1)
+    >>> a == b and a[0][a[1]] == "x"
+    True
+    """
+    options = sorted([correct, *distractors])
+    order = item_rng("content-options", seed, normalize_answer(question), *options).permutation(
+        len(options)
+    )
+    shuffled = [options[i] for i in order]
+    return shuffled, shuffled.index(correct)
+
+
 def make_doc(
-    question: Question, *, benchmark: str, fold: int | None, seed: int = DEFAULT_SEED
-) -> dict[str, Any]:
+    question: Question, *, benchmark: str, fold: int | None, seed: int = DEFAULT_SEED,
+    by_content: bool = False,
+) -> dict[str, Any]:  # fmt: skip
     """One harness document.
 
     Args:
@@ -41,6 +62,8 @@ def make_doc(
         benchmark: Name used in the seed and logged with the doc (``muchomusic`` ...).
         fold: Index of the distractor to leave out, or ``None`` to show all of them.
         seed: Base seed of the option order.
+        by_content: Seed the order from the question's text and its set of options only
+            (:func:`content_shuffled`: ``music_mc``), not from (benchmark, id, fold).
     """
     distractors = list(question.distractors)
     dropped = None
@@ -51,12 +74,17 @@ def make_doc(
                 f"has {len(distractors)}"
             )
         dropped = distractors.pop(fold)
-    options, gold = shuffled_options(
-        question.correct_answer,
-        distractors,
-        seed=seed,
-        key=(benchmark, question.id, -1 if fold is None else fold),
-    )
+    if by_content:
+        options, gold = content_shuffled(
+            question.question, question.correct_answer, distractors, seed=seed
+        )
+    else:
+        options, gold = shuffled_options(
+            question.correct_answer,
+            distractors,
+            seed=seed,
+            key=(benchmark, question.id, -1 if fold is None else fold),
+        )
     letters = list(letters_for(len(options)))
     return {
         "id": question.id,
@@ -82,9 +110,11 @@ def make_docs(
     benchmark: str,
     fold: int | None,
     seed: int = DEFAULT_SEED,
+    by_content: bool = False,
 ) -> list[dict[str, Any]]:
     """:func:`make_doc` for every question, in the seeded sample order of (``seed``, id)
     (:func:`~lm_eval_rul.questions.sample_order`): every task loader builds its documents
     here, so ``--limit N`` is the same seeded sample of N questions in all of them."""
     ordered = sample_order(questions, seed=seed, item_id=lambda q: q.id)
-    return [make_doc(q, benchmark=benchmark, fold=fold, seed=seed) for q in ordered]
+    return [make_doc(q, benchmark=benchmark, fold=fold, seed=seed, by_content=by_content)
+            for q in ordered]  # fmt: skip

@@ -49,18 +49,27 @@ def file_stamp(path: Path) -> tuple[str, float, int]:
     return str(path.resolve()), stat.st_mtime, stat.st_size
 
 
-def existing_file(path: str | os.PathLike[str], key: str) -> Path:
+def existing_file(path: str | os.PathLike[str], key: str, *, public: bool | None = None
+                  ) -> Path:  # fmt: skip
     """``path`` (from ``--metadata key``) as an existing file, or one line naming the key.
+
+    The advice to leave the key out (and download the public dataset) is given only for
+    a key whose benchmark has a public copy (``public``; None: the benchmark descriptors'
+    :attr:`~lm_eval_rul.catalogue.Benchmark.downloads` say).
 
     Raises:
         FileNotFoundError: No such file.
     """
+    from ..catalogue import downloads
+
     resolved = Path(os.path.expanduser(str(path)))
     if not resolved.is_file():
-        raise FileNotFoundError(
-            f"{metadata_key(key)}={str(path)!r}: no such file. Give the path of a local copy, "
-            f"or leave {key} out to download the public dataset."
-        )
+        if downloads(key) if public is None else public:
+            fix = (f"Give the path of a local copy, or leave {key} out to download the public "
+                   "dataset.")
+        else:
+            fix = "Give the path of your file (it has no public copy)."
+        raise FileNotFoundError(f"{metadata_key(key)}={str(path)!r}: no such file. {fix}")
     return resolved
 
 

@@ -26,12 +26,11 @@ Public names:
 """
 
 from .categories import CATEGORY_DIMENSIONS, QuestionCategories, read_muchomusic_categories
+from .loading import load_questions, load_questions_without_distractors
 from .pools import CleanedPool, clean_candidate, clean_pool, clean_pools
 from .readers import (
     MUCHOMUSIC_COLUMNS,
     attach_tracks,
-    load_questions,
-    load_questions_without_distractors,
     read_as_released,
     read_muchomusic_csv,
     read_pools,

@@ -324,9 +324,11 @@ def read_layout(path: str | os.PathLike[str], layout: Layout) -> list[LayoutItem
 
 
 def select_subset(
-    items: Sequence[LayoutItem], subset: str, path: str | Path, layout: Layout
-) -> list[LayoutItem]:
-    """The items of ``subset`` (:meth:`Layout.selects`), in the file's order.
+    items: Sequence[LayoutItem], subset: str, path: str | Path, layout: Layout,
+    key: str | None = None,
+) -> list[LayoutItem]:  # fmt: skip
+    """The items of ``subset`` (:meth:`Layout.selects`), in the file's order (``key``: the
+    ``--metadata`` key that chose it, default ``{name}_subset``).
 
     Raises:
         DataValidationError: the file has no item of that subset.
@@ -347,7 +349,7 @@ def select_subset(
         raise DataValidationError(
             path,
             [f"no item with {layout.subset_field} {subset!r} (the file has {', '.join(found)})"],
-            hint=f"Pick another --metadata {layout.name}_subset.",
+            hint=f"Pick another --metadata {key or layout.name + '_subset'}.",
         )
     return chosen
 

@@ -58,7 +58,8 @@ def is_mmar_file(path: str | os.PathLike[str]) -> bool:
 
 @reads_once
 def read_mmar_questions(
-    path: str | os.PathLike[str], *, subset: str = "music", n_distractors: int | None = None
+    path: str | os.PathLike[str], *, subset: str = "music", n_distractors: int | None = None,
+    subset_key: str | None = None,
 ) -> list[Question]:
     """The answered items of one MMAR ``subset`` as questions for ``pi`` and ``build``.
 
@@ -67,5 +68,5 @@ def read_mmar_questions(
             of ``subset``.
     """
     path = Path(path)
-    items = select_subset(read_layout(path, MMAR), subset, path, MMAR)
+    items = select_subset(read_layout(path, MMAR), subset, path, MMAR, subset_key)
     return layout_questions(path, items, MMAR, subset, n_distractors)

@@ -109,6 +109,7 @@ def read_mmau_questions(
     *,
     subset: str = DEFAULT_QUESTION_SUBSET,
     n_distractors: int | None = None,
+    subset_key: str | None = None,
 ) -> list[Question]:
     """The answered items of one MMAU ``subset`` as questions for ``pi`` and ``build``.
 
@@ -117,5 +118,5 @@ def read_mmau_questions(
             split, or no item of ``subset``.
     """
     path = Path(path)
-    items = select_subset(read_mmau_json(path), subset, path)
+    items = select_layout_subset(read_mmau_json(path), subset, path, MMAU, subset_key)
     return layout_questions(path, items, MMAU, subset, n_distractors)

@@ -47,10 +47,8 @@ __all__ = [
     "read_pools",
     "read_muchomusic_csv",
     "read_questions_table",
-    "load_questions",
     "own_layout_reader",
     "attach_tracks",
-    "load_questions_without_distractors",
     "read_as_released",
 ]
 
@@ -260,39 +258,10 @@ def read_questions_table(
                 for k in row
                 if (m := re.fullmatch(r"distractor_?(\d+)(?:_answer)?", k))
             }
-            if numbered:
-                row["distractors"] = [row[numbered[i]] or "" for i in sorted(numbered)]
+            if numbered:  # empty cells: items with fewer options (44.13)
+                cells = [row[numbered[i]] for i in sorted(numbered)]
+                row["distractors"] = [c for c in cells if c is not None and str(c).strip()]
     return rows_to_questions(path, rows, n_distractors=n_distractors)
-
-
-@reads_once
-def load_questions(
-    path: str | os.PathLike[str], *, n_distractors: int | None = None
-) -> list[Question]:
-    """Read any supported question file, choosing the reader from its content
-    (:func:`~lm_eval_rul.questions.file_kinds.question_format`), not its name.
-
-    One JSON value: the released RUL / pools layout; a CSV with MuChoMusic's columns:
-    :func:`read_muchomusic_csv`; any other CSV, JSON lines, parquet:
-    :func:`read_questions_table`.
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"question file not found: {path}")
-    own = own_layout_reader(path)
-    if own is not None:
-        return own(path, n_distractors=n_distractors)
-    fmt = question_format(path)
-    if fmt == "json":
-        return read_rul_json(path, n_distractors=n_distractors)
-    if fmt == "muchomusic_csv":
-        questions = read_muchomusic_csv(path)
-        if n_distractors not in (None, 3):
-            rows_to_questions(  # the usual "expected N distractors" for each question
-                path, [_as_row(q) for q in questions], n_distractors=n_distractors
-            )
-        return questions
-    return read_questions_table(path, n_distractors=n_distractors)
 
 
 def own_layout_reader(path: Path) -> Callable[..., list[Question]] | None:
@@ -328,36 +297,6 @@ def attach_tracks(questions: Sequence[Question], reference: Sequence[Question]) 
         replace(q, track=by_id[q.id].track, source=by_id[q.id].source) if q.id in by_id else q
         for q in questions
     ]
-
-
-
-@reads_once
-def load_questions_without_distractors(path: str | os.PathLike[str]) -> list[Question]:
-    """Questions to generate distractors for: like :func:`load_questions`, but in JSON and
-    JSONL files ``distractors`` may be absent (or empty) on any row.
-
-    Rows that do carry distractors get the usual option checks; ids, fields and
-    duplicates are validated by the same rules as every other reader. CSV and parquet
-    files go through :func:`load_questions` unchanged.
-
-    Raises:
-        DataValidationError: listing every malformed row.
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"question file not found: {path}")
-    if question_format(path) not in ("json", "jsonl") or own_layout_reader(path) is not None:
-        return load_questions(path)
-    rows = _read_rows(path)
-    prepared = []
-    for row in rows:
-        if not isinstance(row, dict):
-            prepared.append({"_bad": row})
-        elif row.get("distractors") is None:
-            prepared.append({**row, "distractors": []})
-        else:
-            prepared.append(row)
-    return rows_to_questions(path, prepared, n_distractors=None, min_distractors=0)
 
 
 @reads_once

@@ -12,6 +12,7 @@ from ..errors import UserInputError
 
 __all__ = [
     "Question",
+    "AudioLocation",
     "PoolCleaningReport",
     "DataValidationError",
     "DataSourceError",
@@ -57,6 +58,28 @@ def natural_id_key(item_id: str) -> tuple:
 
 
 @dataclass(frozen=True)
+class AudioLocation:
+    """Where a question file itself says an item's clip is (an audio path column, or a
+    cell of a Hugging Face dataset's ``Audio`` column); the audio layer turns it into a
+    clip reference (:func:`lm_eval_rul.audio.attach_audio`).
+
+    Attributes:
+        path: A path as the file writes it (relative paths are read inside ``audio_dir``
+            when given, else inside ``base``).
+        base: The folder of the question file (or of the dataset).
+        dataset: The dataset holding the clip in a cell (a folder, a parquet file or
+            folder, a hub name), with its ``split``, ``column`` and ``row``.
+    """
+
+    path: str | None = None
+    base: str | None = None
+    dataset: str | None = None
+    split: str | None = None
+    column: str | None = None
+    row: int | None = None
+
+
+@dataclass(frozen=True)
 class Question:
     """One multiple-choice music question.
 
@@ -69,6 +92,8 @@ class Question:
         pi: The Perceptual Index stored with the row (``PI`` in the released JSON).
         track: Audio clip key: the MuChoMusic ``dataset_identifier`` stem, when known.
         source: Audio source dataset (``sdd`` or ``musiccaps``), when known.
+        audio: Where the question file says its clip is (:class:`AudioLocation`), when it
+            says (an audio column); None: the clip is found by ``--metadata``.
     """
 
     id: str
@@ -79,6 +104,7 @@ class Question:
     pi: float | None = None
     track: str | None = None
     source: str | None = None
+    audio: AudioLocation | None = None
 
 
 @dataclass

@@ -33,6 +33,9 @@ ACCEPTED_SCHEMAS = (
     "distractor_1_answer .. distractor_3_answer, dataset, dataset_identifier)",
     "generic CSV, JSON lines or parquet (id, question, correct_answer, distractors as a "
     "JSON list or a|b|c, or columns distractor_1, distractor_2, ...)",
+    "a published table (CSV/TSV, JSON lines, parquet, a save_to_disk folder: question or "
+    "instruction, choices or columns choice_a.. / option_1.., answer as text, letter or "
+    "index, an optional id and audio column; docs/your_own_benchmark.md)",
 )
 _REQUIRED = ("id", "question", "correct_answer", "distractors")
 
@@ -176,6 +179,7 @@ def rows_to_questions(
                 pi=pi,
                 track=str(row["track"]) if row.get("track") else None,
                 source=str(row["source"]) if row.get("source") else None,
+                audio=row.get("_audio"),  # where the file itself says the clip is
             )
         )
     if problems:

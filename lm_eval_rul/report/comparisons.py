@@ -231,7 +231,24 @@ def _pi_source(
                 stored.setdefault(sample.id, sample.source_pi)
     if stored:
         return "the PI stored in the dataset", stored
+    for run in (r for r in runs if r.is_text):  # the PI the text-only run logged
+        logged: dict[str, list[float]] = defaultdict(list)
+        for sample in run.samples_of(benchmark):
+            if sample.pi is not None:
+                logged[sample.id].append(sample.pi)
+        if logged:
+            return (f"the text-only run of {run.model}",
+                    {q: float(np.mean(v)) for q, v in logged.items()})  # fmt: skip
     return None, {}
+
+
+def _pi_kind(source: str | None) -> str:
+    """Which PI ``source`` is, in words: ``pi``'s 16 shuffled prompts, or one run's prompt."""
+    if source and source.startswith("--pi"):
+        return "lm-eval-rul pi: 16 shuffled prompts per question"
+    if source and source.startswith("the text-only run"):
+        return "the run's own prompt, one option order per question and fold"
+    return ""
 
 
 def pi_correlations(
@@ -241,8 +258,8 @@ def pi_correlations(
     if not pi:
         notes.append(
             f"{_name(benchmark)}: no PI-accuracy correlation, as no PI is known for its "
-            f"questions; pass --pi {_pi_names(runs, benchmark)[-1]}=PI.jsonl (written by "
-            "lm-eval-rul pi)."
+            "questions (no text-only run logged one); pass --pi "
+            f"{_pi_names(runs, benchmark)[-1]}=PI.jsonl (written by lm-eval-rul pi)."
         )
         return [], {}
     groups: dict[str, list[Run]] = defaultdict(list)
@@ -284,6 +301,7 @@ def pi_correlations(
                 "group": name,
                 "runs": [r.label for r in members],
                 "pi_source": source,
+                "pi_kind": _pi_kind(source),
                 "n_dropped": dropped,
                 **correlation.to_dict(),
             }

@@ -135,7 +135,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         lines += [f"## {md(data['name'])}", "", f"Chance: {data['chance']:.3f}.", ""]
         header = ["model", "audio", *fold_cols, f"mean acc [{level} CI]", "n q"]
         header += ["majority (strict)", "plurality (release)"] if folds else []
-        header += ["mean PI", "parse fail"]
+        header += ["mean PI (run's prompt)", "parse fail"]
         lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         for row in data["rows"]:
             cells = [md(row["model"]), md(row["setting"])]
@@ -162,6 +162,9 @@ def render_markdown(report: dict[str, Any]) -> str:
                     f"{'⚠ not distinguishable from 0' if e['flagged'] else ''} |"
                 )
             lines.append("")
+            if "perception_gain" in data.get("figures", {}):
+                figure = data["figures"]["perception_gain"]
+                lines += [f"![{data['name']}: perception gain]({figure})", ""]
         if data["leakage"]:
             lines += [
                 "Text leakage `max(0, no-audio − text backbone)`:",
@@ -190,7 +193,7 @@ def render_markdown(report: dict[str, Any]) -> str:
                 )
                 lines.append(
                     f"| {md(c['group'])} | {interval} | {_p(c['pvalue'])} | {c['n']} | "
-                    f"{c['pi_source']} |"
+                    f"{c['pi_source']}{f' ({kind})' if (kind := c.get('pi_kind')) else ''} |"
                 )
             lines.append("")
         lines += _breakdown_lines(data.get("breakdowns"))
@@ -220,7 +223,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         lines += [
             "## Perceptual Index distributions",
             "",
-            f"PI values {distributions['source']}.",
+            f"PI values {distributions['source']}. {distributions.get('kind', '')}".rstrip(),
             "",
             "| benchmark | n q | mean PI | median | chance PI (1 − 1/n options) | "
             "share above chance |",

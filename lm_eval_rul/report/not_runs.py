@@ -15,15 +15,21 @@ __all__ = ["find_results_files", "not_a_run"]
 #: Files ``build`` keeps beside its output (checkpoints, stage metadata, its report).
 _BOOKKEEPING = re.compile(r"\.(ckpt|meta|report)\.jsonl?$")
 _RUN_HINT = "lm-eval-rul run ... --output_path DIR --log_samples, then report on DIR"
+#: The run of a question file of any layout (music_mc reads every one the readers accept:
+#: 2 to 26 options per item, where rul_muchomusic wants exactly 4 distractors).
+_QUESTION_RUN = (
+    "a question file is evaluated first: lm-eval-rul run --model hf --model_args "
+    "pretrained=MODEL --tasks music_mc --metadata '{\"mc_data_path\": \"FILE\"}' "
+    "--output_path DIR --log_samples, then report on DIR"
+)
 #: What to do with each kind of data file instead of passing it as RUN_DIR.
 _INSTEAD = {
     PI: "PI files go to the report as --pi NAME=FILE (NAME: its benchmark, e.g. rul_muchomusic)",
-    QUESTIONS: "a question file is evaluated first: "
-    + _RUN_HINT.replace("...", '... --metadata \'{"data_path": "FILE"}\''),
+    QUESTIONS: _QUESTION_RUN,
     POOLS: "pools are the input of lm-eval-rul build --pools; evaluate what it writes with "
-    + _RUN_HINT,
-    CSV: "a question file is evaluated first: "
-    + _RUN_HINT.replace("...", '... --metadata \'{"data_path": "FILE"}\''),
+    + _QUESTION_RUN.removeprefix("a question file is evaluated first: ").replace(
+        "music_mc", "rul_music_mc"),
+    CSV: _QUESTION_RUN,
 }
 
 

@@ -281,6 +281,8 @@ def pi_histograms(
         bins=edges,
         weights=[np.full(d.size, 1.0 / d.size) for d in data],
         color=[_OTHER_COLOURS[i % len(_OTHER_COLOURS)] for i in range(len(data))],
+        edgecolor="black",  # adjacent bars of one height read as bars, not as one block
+        linewidth=0.6,
         label=[
             f"{k} (n={d.size}, mean {d.mean():.3f})"
             for k, d in zip(distributions, data, strict=True)
@@ -373,12 +375,6 @@ def pi_accuracy_scatter(
     ax.set_xlabel("Perceptual Index")
     ax.set_ylabel("accuracy (mean over runs and folds)")
     ax.set_ylim(-0.05, 1.05)
-    title = (
-        title
-        if len(series) < 2
-        else f"{title}\n(overlapping series shifted sideways by {step:.2g} PI each so all "
-        "stay visible; the fits use the true PI)"
-    )
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), frameon=False)
     return save_figure(fig, path)

@@ -246,10 +246,12 @@ def pi_distributions(
     values: dict[str, dict[str, float]] = {}
     chances: dict[str, dict[str, float]] = {}
     source = None
+    kind = ""
     title = "Perceptual Index"
     if settings.pi_files:
         source = "from the --pi files"
-        title = "Perceptual Index (the --pi files)"
+        kind = "They are lm-eval-rul pi's: 16 shuffled prompts per question."
+        title = "Perceptual Index (--pi files: lm-eval-rul pi, 16 shuffled prompts per question)"
         for label, pi_file in settings.pi_files.items():
             values[label] = dict(pi_file.pi)
             from_docs = _sample_chance(runs, [label, f"{label}_gen"])
@@ -270,6 +272,9 @@ def pi_distributions(
                     values[label] = {q: float(np.mean(v)) for q, v in per_question.items()}
                     chances[label] = {q: float(np.mean(v)) for q, v in chance.items()}
                     source = f"logged by the text-only run of {run.model}"
+                    kind = ("Each is 1 − p(correct) under the run's own prompt and option "
+                            "order (not lm-eval-rul pi's 16 shuffled prompts), averaged over "
+                            "folds.")  # fmt: skip
                     title = (
                         "Perceptual Index per question, as the text-only model "
                         f"{run.model} scored it"
@@ -297,6 +302,7 @@ def pi_distributions(
         }
     return {
         "source": source,
+        "kind": kind,
         "figure_title": title,
         "values": {label: list(pi.values()) for label, pi in values.items()},
         "summary": summary,

@@ -14,6 +14,7 @@ from ..paths import safe_name
 from . import plots
 from .factual.plots import factual_f1_bars
 from .factual.studies_plots import draw_study_figures
+from .forest import perception_gain_forest
 from .markdown import render_markdown
 from .runs import TEXT_CONDITION
 from .settings import BENCHMARK_NAMES, condition_rank, covered_share
@@ -40,9 +41,20 @@ def draw_figures(report: dict[str, Any], out: Path) -> None:
             counts=[covered_share(r) for r in rows],
         )
         figures["accuracy"] = str(path.relative_to(out))
+        if data.get("perception_gain"):
+            gains = [(e["model"], e["setting_b"], e["difference"]["estimate"],
+                      e["difference"]["low"], e["difference"]["high"])
+                     for e in data["perception_gain"]]  # fmt: skip
+            path = perception_gain_forest(
+                figures_dir / f"perception_gain_{safe_name(benchmark)}.png",
+                gains,
+                title=f"{data['name']}: perception gain",
+                confidence_level=level,
+            )
+            figures["perception_gain"] = str(path.relative_to(out))
         audio_rows = [r for r in rows if r["condition"] != TEXT_CONDITION]
-        if audio_rows:
-            models = list(dict.fromkeys(r["model"] for r in audio_rows))
+        models = list(dict.fromkeys(r["model"] for r in audio_rows))
+        if len(models) > 1:  # one audio model: the accuracy figure already shows it all
             ranks = {
                 r["setting"]: (condition_rank(r["condition"]), r["setting"]) for r in audio_rows
             }

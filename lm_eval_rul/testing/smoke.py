@@ -156,7 +156,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: python -m lm_eval_rul.testing.smoke {args.directory}: {error}; "
               "give a folder without files in the way", file=sys.stderr)
         return 2
-    print(f"wrote {written['text_model']}, {written['audio_model']} and {written['metadata']}")
+    data = written["metadata"].parent  # the commands below carry its --metadata inline
+    print(f"wrote {written['text_model']}, {written['audio_model']} and 8 questions with "
+          f"their clips in {data}")
     print("offline smoke test (original and noise give different letters; report compares them):")
     for line in commands(written):
         print(f"  {line}")

@@ -27,6 +27,7 @@ BENCHMARK = Benchmark(
     ),
     protocol_key="mmar_protocol",
     protocols=("rul", "official", "lmms"),
+    downloads=("mmar_data_path",),  # left out: the public copy is downloaded
     report_names={
         "mmar_music": "MMAR-music",
         "mmar_music_gen": "MMAR-music (generation)",

@@ -26,6 +26,7 @@ BENCHMARK = Benchmark(
     ),
     protocol_key="mmau_protocol",
     protocols=("rul", "official", "lmms"),
+    downloads=("mmau_data_path",),  # left out: the public copy is downloaded
     report_names={
         "mmau_music": "MMAU-music",
         "mmau_music_gen": "MMAU-music (generation)",

@@ -9,6 +9,7 @@ BENCHMARK = Benchmark(
     data_keys={"muchomusic": "muchomusic_data_path"},
     checks=("lm_eval_rul.mcqa.tasks:check_task_metadata",),
     category_keys=("muchomusic_csv", "muchomusic_data_path", "data_path"),
+    downloads=("muchomusic_data_path", "data_path"),  # left out: the public copy is downloaded
     report_names={
         "muchomusic": "MuChoMusic",
         "muchomusic_gen": "MuChoMusic (generation)",

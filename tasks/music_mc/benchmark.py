@@ -8,6 +8,7 @@ BENCHMARK = Benchmark(
     name="Your multiple-choice benchmark",
     metadata_keys="lm_eval_rul.mcqa.music_mc:MUSIC_MC_METADATA_KEYS",
     data_keys={"music_mc": "mc_data_path", "rul_music_mc": "mc_data_path"},
+    checks=("lm_eval_rul.mcqa.music_mc:check_music_mc_data",),
     fold_groups=("rul_music_mc",),
     report_names={
         "music_mc": "music_mc",

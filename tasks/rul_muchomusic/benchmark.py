@@ -10,6 +10,7 @@ BENCHMARK = Benchmark(
     checks=("lm_eval_rul.mcqa.tasks:check_task_metadata",),
     category_keys=("muchomusic_csv", "muchomusic_data_path", "data_path"),
     fold_groups=("rul_muchomusic", "rul_muchomusic_gen", "rul_muchomusic_textonly_gen"),
+    downloads=("rul_data_path", "data_path"),  # left out: the public copy is downloaded
     report_names={
         "rul_muchomusic": "RUL-MuChoMusic",
         "rul_muchomusic_gen": "RUL-MuChoMusic (generation)",

@@ -247,7 +247,8 @@ def _rul_questions(layout: Layout, metadata: dict[str, Any]) -> list[Question]:
             f"(it has no public copy): give --metadata data_path=/path/to/rul_{layout.name}.json "
             f"(and {layout.name}_data_path={file} for its labels and clip paths)"
         )
-    return load_questions(kit.existing_file(metadata[key], key), n_distractors=4)
+    path = kit.existing_file(metadata[key], key, public=False)  # a build output: no copy
+    return load_questions(path, n_distractors=4)
 
 
 def load_rul_layout(layout: Layout, fold: int, **metadata: Any) -> dict[str, Any]:

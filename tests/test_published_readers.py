@@ -1,0 +1,128 @@
+"""Each published shape ``music_mc`` reads (CSV/TSV with choice columns, one ``choices``
+column, numbered options, JSON lines, ``mc_columns``), the one-line errors of a table the
+readers cannot place, and what changes the option order (only the data)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from lm_eval_rul.audio import attach_audio
+from lm_eval_rul.mcqa.music_mc import load_music_mc
+from lm_eval_rul.questions import DataValidationError, load_questions
+from lm_eval_rul.testing.audio import synth_clip, write_clip
+from lm_eval_rul.testing.mmau import mmau_rows, write_mmau_json
+
+
+def _docs(**metadata) -> list[dict]:
+    return list(load_music_mc(**metadata)["test"])
+
+
+def test_a_csv_with_lettered_choices_a_letter_answer_and_audio_paths(tmp_path):
+    write_clip(tmp_path / "clips" / "a.wav", synth_clip("tone", seconds=0.5))
+    path = tmp_path / "bench.csv"
+    path.write_text("id,question,choice_a,choice_b,choice_c,choice_d,answer,audio_path\n"
+                    "1,Which?,x,y,z,,B,clips/a.wav\n2,What?,p,q,r,s,(D),clips/missing.wav\n")
+    first, second = load_questions(path)
+    assert (first.correct_answer, first.distractors) == ("y", ("x", "z"))  # empty cell left out
+    assert (second.correct_answer, second.distractors) == ("s", ("p", "q", "r"))
+    docs = attach_audio([{"id": "1"}, {"id": "2"}], [first, second], {})
+    assert json.loads(docs[0]["audio_ref"])["path"] == str((tmp_path / "clips/a.wav").resolve())
+    assert docs[1]["audio_ref"] is None
+    assert docs[1]["audio_tried"] == [str(tmp_path / "clips" / "missing.wav")]
+    # with audio_dir the path column is read inside it first
+    write_clip(tmp_path / "elsewhere" / "clips" / "missing.wav", synth_clip("tone", seconds=0.5))
+    docs = attach_audio([{"id": "2"}], [second], {"audio_dir": str(tmp_path / "elsewhere")})
+    assert json.loads(docs[0]["audio_ref"])["path"].endswith("elsewhere/clips/missing.wav")
+
+
+def test_numbered_options_count_from_their_first_number_and_text_answers(tmp_path):
+    path = tmp_path / "bench.tsv"
+    path.write_text("qid\tprompt\toption_1\toption_2\toption_3\tlabel\n"
+                    "a\tQ1?\tx\ty\tz\t1\nb\tQ2?\tu\tv\tw\t3\n")
+    questions = load_questions(path)
+    assert [q.correct_answer for q in questions] == ["x", "w"]
+    listed = tmp_path / "listed.csv"
+    listed.write_text('id,question,choices,answer\n1,Q?,"Jazz|Rock|Pop",rock\n'
+                      '2,Q2?,"[""a"", ""b""]",0\n')
+    assert [q.correct_answer for q in load_questions(listed)] == ["Rock", "a"]
+
+
+def test_mc_columns_maps_any_names_and_names_its_mistakes(tmp_path):
+    path = tmp_path / "mine.jsonl"
+    path.write_text(json.dumps({"key": "k1", "ask": "Which?", "opts": ["a", "b", "c"],
+                                "reply": "c", "clip": "k1.wav"}) + "\n")
+    with pytest.raises(DataValidationError) as unplaced:
+        load_questions(path)
+    message = str(unplaced.value)
+    assert "\n" not in message
+    assert "'key', 'ask', 'opts', 'reply', 'clip'" in message  # the columns found
+    assert "the roles question, choices, answer have no column" in message
+    assert '--metadata mc_columns=\'{"question": "<column>", "choices": "<column>", ' in message
+    columns = {"id": "key", "question": "ask", "choices": "opts", "answer": "reply"}
+    (question,) = load_questions(path, columns=columns)
+    assert (question.id, question.correct_answer, question.audio.path) == ("k1", "c", "k1.wav")
+    with pytest.raises(DataValidationError, match="unknown role\\(s\\) 'prompt'"):
+        load_questions(path, columns={"prompt": "ask"})
+    with pytest.raises(DataValidationError, match="answer = 'gold'\\); its columns are"):
+        load_questions(path, columns={**columns, "answer": "gold"})
+
+
+def test_an_answer_that_names_no_option_is_named_by_row(tmp_path):
+    path = tmp_path / "bench.csv"
+    path.write_text("id,question,choice_a,choice_b,answer\n1,Q?,x,y,E\n2,Q2?,x,y,x\n")
+    with pytest.raises(DataValidationError, match="id '1': answer 'E' \\('answer'\\) is not one"):
+        load_questions(path)
+
+
+def test_distractor_columns_with_empty_trailing_cells_give_3_and_4_options(tmp_path):
+    path = tmp_path / "bench.csv"  # 44.13
+    path.write_text("id,question,correct_answer,distractor_1,distractor_2,distractor_3\n"
+                    "n1,Q?,a,b,c,d\nn2,Q2?,a,b,,\n")
+    assert [len(q.distractors) for q in load_questions(path)] == [3, 1]
+    assert [len(d["options"]) for d in _docs(mc_data_path=str(path))] in ([4, 2], [2, 4])
+
+
+def test_a_file_in_mmau_layout_is_read_whole_by_music_mc(tmp_path):
+    path = write_mmau_json(tmp_path / "mmau.json")  # 44.7: sound, speech and music items
+    docs = _docs(mc_data_path=str(path))
+    assert len(docs) == len([r for r in mmau_rows()])
+    sound = _docs(mc_data_path=str(path), mc_subset="sound")
+    assert 0 < len(sound) < len(docs)
+    with pytest.raises(DataValidationError, match="Pick another --metadata mc_subset"):
+        _docs(mc_data_path=str(path), mc_subset="nothing")
+
+
+def test_a_mistyped_path_without_a_public_copy_never_advises_leaving_it_out(
+    tiny_lm, tmp_path, capsys
+):
+    from lm_eval_rul.testing.harness import cli_error_line
+
+    model = ["--model", "hf", "--model_args", f"pretrained={tiny_lm}", "--device", "cpu"]
+    for task, key in (("music_mc", "mc_data_path"), ("rul_mmar_music", "rul_mmar_data_path")):
+        line = cli_error_line(["run", *model, "--tasks", task, "--metadata",
+                               json.dumps({key: str(tmp_path / "typo.json")})], capsys)
+        assert "no such file" in line and "download" not in line and "leave" not in line
+    line = cli_error_line(["run", *model, "--tasks", "mmau_music", "--metadata",
+                           json.dumps({"mmau_data_path": str(tmp_path / "typo.json")})], capsys)
+    assert "leave mmau_data_path out" in line  # MMAU has a public copy
+
+
+def test_only_the_data_changes_the_option_order(tmp_path):
+    rows = [{"id": str(i), "question": f"Q{i}?", "choices": ["a", "b", "c", "d"], "answer": "b"}
+            for i in range(12)]
+    first = tmp_path / "first.jsonl"
+    first.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    listed = tmp_path / "listed.jsonl"  # the options in another order, the ids renamed
+    renamed = [{**r, "id": f"x{r['id']}", "choices": ["d", "c", "b", "a"]} for r in rows]
+    listed.write_text("".join(json.dumps(r) + "\n" for r in renamed))
+
+    def shown(**metadata):
+        return {d["question"]: (d["options"], d["gold_letter"]) for d in _docs(**metadata)}
+
+    reference = shown(mc_data_path=str(first), benchmark_name="Tones-12")
+    assert shown(mc_data_path=str(first), benchmark_name="Tones-A") == reference
+    assert shown(mc_data_path=str(listed)) == reference
+    assert shown(mc_data_path=str(first), shuffle_seed=7) != reference
+    assert len({tuple(options) for options, _ in reference.values()}) > 1  # shuffled per item
