@@ -66,6 +66,7 @@ def make_documents(task: str, form: str, metadata: Mapping[str, Any]) -> list[di
             "audio_tried": list(tried) or [f"--metadata {audio_key}/{clip.path}"],
             "audio_pool": pool,
             "audio_window": clip_window(clip, window),
+            "audio_window_key": "tagging_seconds",
             "tagging_offset": window.offset,
         }
         if form == "letters":

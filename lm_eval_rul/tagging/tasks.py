@@ -126,6 +126,7 @@ def _per_tag(task: Any, original: Any) -> Any:
                 one = copy.copy(instance)
                 one.arguments = (context.replace(TAG_SLOT, text), *rest)
                 one.idx = 2 * t + j
+                one.resps, one.filtered_resps = [], {}  # its own, not the copied instance's
                 out.append(one)
         return out
 
