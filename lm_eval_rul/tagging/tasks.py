@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import copy
+import math
 import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -168,6 +169,11 @@ class TagAggregation:
         self.__name__ = f"tagging_{form}_{name}"
 
     def __call__(self, records: Sequence[Mapping[str, Any]]) -> float:
+        if self.form == "likelihood" and len({r["id"] for r in records}) < len(records):
+            # a resample of the harness's bootstrap (lm-eval 0.5 bootstraps every
+            # aggregation): the ranking figures' intervals over clips are the report's,
+            # so a resample is not scored (NaN) rather than costing a ranking per draw
+            return math.nan
         figures = likelihood_figures(records) if self.form == "likelihood" else gen_figures(records)
         return float(figures[self.name])
 
