@@ -9,8 +9,6 @@ BENCHMARK = Benchmark(
     name="GTZAN",
     metadata_keys="lm_eval_rul.tagging.data:TAGGING_METADATA_KEYS",
     checks=("lm_eval_rul.tagging.data:check_tagging_data",),
-    protocol_key="tagging_protocol",
-    protocols=("ours", "cmi"),
     report_names={
         "gtzan": "GTZAN",
         "gtzan_gen": "GTZAN (generation)",

@@ -8,8 +8,6 @@ BENCHMARK = Benchmark(
     name="MagnaTagATune",
     metadata_keys="lm_eval_rul.tagging.data:TAGGING_METADATA_KEYS",
     checks=("lm_eval_rul.tagging.data:check_tagging_data",),
-    protocol_key="tagging_protocol",
-    protocols=("ours", "cmi"),
     report_names={
         "magnatagatune": "MagnaTagATune",
         "magnatagatune_gen": "MagnaTagATune (generation)",

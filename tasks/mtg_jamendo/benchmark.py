@@ -8,8 +8,6 @@ BENCHMARK = Benchmark(
     name="MTG-Jamendo",
     metadata_keys="lm_eval_rul.tagging.data:TAGGING_METADATA_KEYS",
     checks=("lm_eval_rul.tagging.data:check_tagging_data",),
-    protocol_key="tagging_protocol",
-    protocols=("ours", "cmi"),
     report_names={
         "mtg_genre": "MTG-Jamendo genre",
         "mtg_genre_gen": "MTG-Jamendo genre (generation)",
