@@ -89,6 +89,24 @@ def test_lalm_hears_each_clip_once_per_tag_set_and_conditions_differ(
         assert ("14/214.mp3 [0-1.5 s]" in heard) == (condition == "original")
         scores[condition] = [s for r in rows for s in _scores(r)]
     assert not np.allclose(scores["original"], scores["noise"])
+    report_dir = tmp_path / "report"
+    run_cli(["report", str(tmp_path / "original"), str(tmp_path / "noise"), "--out",
+             str(report_dir), "--n-resamples", "99"])  # fmt: skip
+    tagging = json.loads((report_dir / "report.json").read_text())["tagging"]
+    section = tagging["tasks"]["mtg_top50"]
+    assert [r["condition"] for r in section["rows"]] == ["original", "noise"]
+    assert section["rows"][0]["n"] == 3 and section["baseline"]["micro_f1"] > 0
+    (gain,) = section["gains"]
+    assert gain["versus"] == "noise" and gain["metric"] == "roc_auc" and gain["n"] == 3
+    assert gain["low"] <= gain["high"]
+    assert gain["estimate"] == pytest.approx(
+        section["rows"][0]["roc_auc"] - section["rows"][1]["roc_auc"]
+    )
+    assert len(section["per_tag"]["original"]) == len(section["per_tag"]["tags"]) > 0
+    assert (report_dir / tagging["figures"]["mtg_top50"]).is_file()
+    text = (report_dir / "report.md").read_text()
+    assert "## Music tagging" in text and "Popularity baseline" in text
+    assert "![per-tag ROC-AUC, original vs noise](figures/tagging_per_tag_auc_mtg_top50_" in text
 
 
 #: Scripted replies and what each names, written out by hand (the independent reading).
