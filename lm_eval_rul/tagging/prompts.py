@@ -108,4 +108,4 @@ def gen_prompt(task: str, tags: Sequence[str], protocol: str) -> str:
 def tag_question(task: str) -> str:
     """The per-tag question of a likelihood task, with :data:`TAG_SLOT` for the tag; the
     model's next word is read as " yes" or " no"."""
-    return f'Is "{TAG_SLOT}" one of the {KINDS[task]} tags of this music? Answer yes or no.'
+    return f'Is "{TAG_SLOT}" a {KINDS[task]} tag of this music? Answer yes or no.'
