@@ -15,8 +15,8 @@
 from __future__ import annotations
 
 import copy
-import math
 import logging
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
