@@ -23,12 +23,13 @@ ALLOWED: dict[str, set[str]] = {
     "factual": {"questions", "audio"},
     "diagnose": {"questions", "report"},
     "distractors": {"questions", "mcqa"},
-    "report": {"questions", "audio", "mcqa", "factual"},
+    "tagging": {"questions", "audio", "mcqa", "factual"},
+    "report": {"questions", "audio", "mcqa", "factual", "tagging"},
     "cli": {
         "questions", "audio", "mcqa", "models", "bridge", "distractors", "report", "factual",
         "diagnose",
     },
-    "testing": {"questions", "audio", "mcqa", "models", "factual", "cli"},
+    "testing": {"questions", "audio", "mcqa", "models", "factual", "tagging", "cli"},
 }
 TOP_LEVEL = {
     "errors", "registration", "cache", "progress", "hub", "retries", "paths", "masking", "files",

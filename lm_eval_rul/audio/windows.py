@@ -25,10 +25,13 @@ import numpy as np
 
 from .errors import AudioError
 
-__all__ = ["WINDOW_FIELD", "doc_window", "check_window_fits", "cut_window"]
+__all__ = ["WINDOW_FIELD", "WINDOW_KEY_FIELD", "doc_window", "check_window_fits", "cut_window"]
 
 #: The document field holding ``[start_s, end_s]``.
 WINDOW_FIELD = "audio_window"
+#: The document field naming the ``--metadata`` key that sets its window's length (default
+#: ``chunk_seconds``), for the message of a window longer than the model hears.
+WINDOW_KEY_FIELD = "audio_window_key"
 _TOLERANCE = 1e-6
 
 
@@ -64,11 +67,16 @@ def check_window_fits(
     """
     length = window[1] - window[0]
     if max_seconds is not None and length > max_seconds + _TOLERANCE:
+        key = str(doc.get(WINDOW_KEY_FIELD) or "chunk_seconds")
+        after = (
+            " (lm-eval-rul run does this itself when chunk_seconds is not given)"
+            if key == "chunk_seconds"
+            else ""
+        )
         raise AudioError(
             f"item {doc.get('id')!r}: its audio window {window[0]:.1f}-{window[1]:.1f} s is "
             f"{length:.1f} s long, but the model hears at most {max_seconds:g} s, so the rest "
-            f"would be cut off unheard. Set --metadata chunk_seconds to at most "
-            f"{max_seconds:g} (lm-eval-rul run does this itself when chunk_seconds is not given)."
+            f"would be cut off unheard. Set --metadata {key} to at most {max_seconds:g}{after}."
         )
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from .factual.markdown import render_factual
 from .settings import BENCHMARK_NAMES, covered_share
+from .tagging.markdown import render_tagging
 
 __all__ = ["render_markdown", "plural", "md"]
 
@@ -218,6 +219,7 @@ def render_markdown(report: dict[str, Any]) -> str:
                   for p in report["predictions_only"]]  # fmt: skip
         lines.append("")
     lines += render_factual(report.get("factual") or {}, settings["confidence_level"])
+    lines += render_tagging(report.get("tagging") or {}, settings["confidence_level"])
     distributions = report["pi_distributions"]
     if distributions["summary"]:
         lines += [

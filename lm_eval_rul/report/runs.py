@@ -52,6 +52,7 @@ from .run_keys import (
     settings_of,
 )
 from .samples import RunReadError, Sample, read_rows, sample_from_row
+from .tagging.runs import is_tagging_row, tagging_clip
 
 __all__ = [
     "TaskResult",
@@ -105,6 +106,8 @@ class TaskResult:
     def identity(self) -> tuple[str, str, str]:
         """What one task's repeat must share: benchmark, question file, questions."""
         return (self.benchmark, self.question_file, self.content)
+    #: A tagging task's clip records (:mod:`.tagging.runs`); empty for other tasks.
+    tagging_clips: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def is_generation(self) -> bool:
@@ -197,6 +200,7 @@ class Run:
         """The multiple-choice benchmarks of the run (factual tasks: :meth:`factual_tasks`)."""
         return sorted(
             {t.benchmark for t in self.tasks.values() if not (t.is_factual or t.is_study)}
+            - {t.benchmark for t in self.tasks.values() if t.tagging_clips}
         )
 
     def factual_tasks(self) -> list[TaskResult]:
@@ -328,16 +332,16 @@ def read_results_file(path: str | Path) -> Run:
         study = bool(rows) and is_study_row(rows[0][1])
         windows = [factual_window(row, where) for where, row in rows] if factual else []
         studies = [study_window(row, where) for where, row in rows] if study else []
-        samples = (
-            [] if factual or study else [sample_from_row(row, where) for where, row in rows]
-        )
+        tagging = bool(rows) and is_tagging_row(rows[0][1])
+        clips = [tagging_clip(row, where) for where, row in rows] if tagging else []
+        samples = [] if factual or study or clips else [sample_from_row(r, w) for w, r in rows]
         run.tasks[task] = TaskResult(
             task=task,
             benchmark=benchmark,
             fold=fold,
             output_type=output_type,
             metrics=metrics,
-            n=len(windows or studies or samples),
+            n=len(windows or studies or samples or clips),
             samples=samples,
             samples_file=samples_file,
             results_file=path,
@@ -348,6 +352,7 @@ def read_results_file(path: str | Path) -> Run:
             n_total=_original_count(results, task),
             question_set=question_set,
             content=content_digest(samples) if samples else "",
+            tagging_clips=clips,
         )
     if not run.tasks and not run.predictions_only:
         raise RunReadError(f"{path}: the results file lists no task")

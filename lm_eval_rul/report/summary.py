@@ -27,6 +27,7 @@ from .settings import (
     sort_runs,
 )
 from .stats import accuracy_ci
+from .tagging.sections import tagging_report
 
 __all__ = ["build_report"]
 
@@ -219,6 +220,7 @@ def build_report(runs: Sequence[Run], settings: ReportSettings | None = None) ->
             for task, entry in sorted(r.predictions_only.items())
         ],
         "factual": factual_report(runs, settings, notes),
+        "tagging": tagging_report(runs, settings, notes),
         "pi_distributions": pi_distributions(runs, settings, notes),
         "notes": notes,
     }

@@ -18,6 +18,7 @@ from .forest import perception_gain_forest
 from .markdown import render_markdown
 from .runs import TEXT_CONDITION
 from .settings import BENCHMARK_NAMES, condition_rank, covered_share
+from .tagging.plots import draw_tagging_figures
 
 __all__ = ["write_report"]
 
@@ -91,6 +92,8 @@ def draw_figures(report: dict[str, Any], out: Path) -> None:
     draw_factual_figures(report.get("factual") or {}, out, level)
     if (report.get("factual") or {}).get("studies"):
         draw_study_figures(report["factual"]["studies"], out, level)
+    if (report.get("tagging") or {}).get("tasks"):
+        draw_tagging_figures(report["tagging"], out)
     distributions = report["pi_distributions"]
     if distributions["values"]:
         path = plots.pi_histograms(

@@ -1,0 +1,121 @@
+"""Tag scoring: one audio prefix per clip against the naive loop (the audio per tag).
+
+Builds a tiny random-weight Qwen2-Audio with Whisper's own 30 s front end (a real-class
+model whose 30 s clip is the 750 audio tokens of the released checkpoint) and the
+MagnaTagATune fixture (its 50 tags, clips of ``--seconds``), then runs ``magnatagatune``
+through the harness twice:
+
+* ``lalm`` as shipped: the system + audio prefix of each clip is encoded once, and each
+  tag's question (two single-token answers, " yes" and " no", read from one row) runs
+  against a copy of that cache;
+* the naive reference, ``prefix_cache=false``: one full forward, audio encoded, per
+  request (two per tag); the naive *per-tag* loop (one forward with the audio per tag,
+  both answers read from it) is half of it, and is what the ratio is taken against.
+
+Decoder tokens are counted with a forward hook on the language model (batch × sequence of
+every call, padding included); audio encodings with one on the audio tower. Prints both,
+the wall times and whether the tag scores agree.
+
+Usage:
+    python benchmarks/bench_tagging.py
+    python benchmarks/bench_tagging.py --clips 6 --seconds 10 --batch-size 25
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from pathlib import Path
+
+
+class _TokenCounter:
+    def __init__(self, module) -> None:
+        self.tokens = 0
+        self.calls = 0
+        self._handle = module.register_forward_hook(self._hit, with_kwargs=True)
+
+    def _hit(self, _module, args, kwargs, _output) -> None:
+        tensor = kwargs.get("inputs_embeds")
+        if tensor is None:
+            tensor = kwargs.get("input_ids", args[0] if args else None)
+        self.calls += 1
+        self.tokens += int(tensor.shape[0] * tensor.shape[1])
+
+    def close(self) -> None:
+        self._handle.remove()
+
+
+def run(model_dir: Path, metadata: dict, *, prefix_cache: bool, batch_size: int, clips: int):
+    from lm_eval import simple_evaluate
+    from lm_eval.tasks import TaskManager
+
+    from lm_eval_rul.models.lalm import LALM
+    from lm_eval_rul.registration import tasks_dir
+    from lm_eval_rul.testing.counters import ForwardCounter
+
+    lm = LALM(pretrained=str(model_dir), dtype="float32", device="cpu", batch_size=batch_size,
+              prefix_cache=prefix_cache, results_cache="none")  # fmt: skip
+    manager = TaskManager(include_path=str(tasks_dir()), metadata=metadata)
+    modules = dict(lm.model.named_modules())
+    language = next(m for n, m in modules.items() if n.split(".")[-1] == "language_model")
+    tokens = _TokenCounter(language)
+    try:
+        with ForwardCounter(lm.model) as counts:
+            start = time.perf_counter()
+            out = simple_evaluate(model=lm, tasks=["magnatagatune"], task_manager=manager,
+                                  log_samples=True, bootstrap_iters=0, limit=clips)  # fmt: skip
+            wall = time.perf_counter() - start
+    finally:
+        tokens.close()
+    rows = out["samples"]["magnatagatune"]
+    scores = [s for r in rows for s in r["roc_auc"]["scores"]]
+    return {"tokens": tokens.tokens, "lm_calls": tokens.calls, "audio": counts.audio_rows,
+            "clips": len(rows), "tags": len(rows[0]["doc"]["tags"]), "wall": wall,
+            "scores": scores}  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=30.0, help="clip length (default 30)")
+    parser.add_argument("--batch-size", type=int, default=50, help="tag questions per forward")
+    parser.add_argument("--clips", type=int, default=1, help="clips scored (default 1: the "
+                        "naive loop costs a 30 s forward per request)")  # fmt: skip
+    args = parser.parse_args()
+    from lm_eval_rul.testing.audio import make_tiny_audio_lm
+    from lm_eval_rul.testing.tagging import write_mtt
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        model = make_tiny_audio_lm(root / "model", "qwen2_audio", whisper_front_end=True)
+        mtt = write_mtt(root / "mtt", seconds=args.seconds)
+        metadata = {
+            "mtt_annotations": str(mtt["annotations"]),
+            "mtt_split_file": str(mtt["split"]),
+            "mtt_audio_dir": str(mtt["audio"]),
+            "tagging_seconds": args.seconds,
+        }
+        ours = run(model, metadata, prefix_cache=True, batch_size=args.batch_size, clips=args.clips)
+        naive = run(model, metadata, prefix_cache=False, batch_size=1, clips=args.clips)
+    per_tag_tokens = naive["tokens"] / 2  # one forward per tag reads both answers
+    clips, tags = ours["clips"], ours["tags"]
+    diff = max(abs(a - b) for a, b in zip(ours["scores"], naive["scores"], strict=True))
+    print(json.dumps({
+        "clips": clips, "tags": tags, "seconds": args.seconds,
+        "prefix": {"decoder_tokens": ours["tokens"], "lm_forwards": ours["lm_calls"],
+                   "audio_encodings_per_clip": ours["audio"] / clips,
+                   "wall_s": round(ours["wall"], 2)},
+        "naive_per_request": {"decoder_tokens": naive["tokens"], "lm_forwards": naive["lm_calls"],
+                              "audio_encodings_per_clip": naive["audio"] / clips,
+                              "wall_s": round(naive["wall"], 2)},
+        "naive_per_tag_decoder_tokens": per_tag_tokens,
+        "decoder_token_ratio_vs_per_tag_loop": round(per_tag_tokens / ours["tokens"], 2),
+        "decoder_token_ratio_vs_per_request": round(naive["tokens"] / ours["tokens"], 2),
+        "wall_ratio": round(naive["wall"] / ours["wall"], 2),
+        "max_abs_score_difference": diff,
+    }, indent=2))  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,249 @@
+"""A tagging task's clips, vocabulary, audio files and windows, from ``--metadata``.
+
+:func:`task_clips` reads (once per process and options) what a task evaluates:
+
+==================  ======================================  ==========================
+task                labels                                  audio (``--metadata``)
+==================  ======================================  ==========================
+``gtzan``           ``gtzan_split_file`` (default: public)  ``gtzan_audio_dir``
+``mtg_<task>``      ``mtg_data_dir`` (default: public)      ``mtg_audio_dir``
+``magnatagatune``   ``mtt_annotations`` + ``mtt_split_file`` ``mtt_audio_dir``
+==================  ======================================  ==========================
+
+Each clip's file is ``<audio dir>/<path as the metadata writes it>``; GTZAN's ``.au``
+copies and MTG-Jamendo's ``.low.mp3`` copies are accepted beside the listed name. The
+model hears ``tagging_seconds`` (default 30) from ``tagging_offset`` (``start``, as
+CMI-Bench, or ``middle``), written into each document as ``audio_window`` (logged).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..audio.sources import file_ref
+from .readers import Clip, TaggingDataError, read_gtzan_split, read_mtg_tsv, read_mtt, vocabulary_of
+from .sources import gtzan_split_path, mtg_tsv_path, mtt_split_path
+from .vocab import GTZAN_GENRES, MTT_TOP50
+
+__all__ = [
+    "TAGGING_METADATA_KEYS",
+    "TASK_SOURCES",
+    "OFFSETS",
+    "TaskData",
+    "Window",
+    "task_clips",
+    "window_of",
+    "audio_file",
+    "check_tagging_data",
+]
+
+#: Task -> (its dataset family, the ``--metadata`` key of its audio folder).
+TASK_SOURCES: dict[str, tuple[str, str]] = {
+    "gtzan": ("gtzan", "gtzan_audio_dir"),
+    "mtg_genre": ("genre", "mtg_audio_dir"),
+    "mtg_moodtheme": ("moodtheme", "mtg_audio_dir"),
+    "mtg_instrument": ("instrument", "mtg_audio_dir"),
+    "mtg_top50": ("top50tags", "mtg_audio_dir"),
+    "magnatagatune": ("mtt", "mtt_audio_dir"),
+}
+OFFSETS: tuple[str, ...] = ("start", "middle")
+#: Every ``--metadata`` key the tagging tasks read.
+TAGGING_METADATA_KEYS: tuple[str, ...] = (
+    "gtzan_audio_dir",
+    "gtzan_split_file",
+    "mtg_data_dir",
+    "mtg_audio_dir",
+    "mtt_annotations",
+    "mtt_split_file",
+    "mtt_audio_dir",
+    "tagging_seconds",
+    "tagging_offset",
+    "tagging_protocol",
+)
+_LABEL_KEYS = ("gtzan_split_file", "mtg_data_dir", "mtt_annotations", "mtt_split_file")
+
+
+@dataclass(frozen=True)
+class TaskData:
+    """What one task evaluates: its clips (file order), vocabulary, and each clip's file
+    (``None`` when no audio folder was given or the file is missing) and the paths tried."""
+
+    task: str
+    clips: tuple[Clip, ...]
+    tags: tuple[str, ...]
+    files: tuple[Path | None, ...]
+    tried: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True)
+class Window:
+    """The stretch of every clip the model hears."""
+
+    seconds: float
+    offset: str
+
+
+def window_of(metadata: Mapping[str, Any]) -> Window:
+    """``tagging_seconds`` and ``tagging_offset``, checked.
+
+    Raises:
+        TaggingDataError: Not a positive number of seconds, or not ``start``/``middle``.
+    """
+    raw = metadata.get("tagging_seconds", 30)
+    try:
+        seconds = float(30 if raw in (None, "") else raw)
+    except (TypeError, ValueError):
+        seconds = math.nan
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise TaggingDataError(
+            f"--metadata tagging_seconds={raw!r}: give a positive number of seconds (default 30)."
+        )
+    offset = str(metadata.get("tagging_offset") or "start")
+    if offset not in OFFSETS:
+        raise TaggingDataError(
+            f"--metadata tagging_offset={offset!r}: use start (CMI-Bench's choice) or middle."
+        )
+    return Window(seconds, offset)
+
+
+def clip_window(clip: Clip, window: Window) -> list[float]:
+    """``[start_s, end_s]`` of ``clip`` the model hears (the clip's end when shorter)."""
+    duration = clip.duration
+    start = 0.0
+    if window.offset == "middle" and duration is not None and duration > window.seconds:
+        start = round((duration - window.seconds) / 2, 3)
+    end = start + window.seconds
+    if duration is not None and duration > start:
+        end = min(end, duration)
+    return [start, round(end, 3)]
+
+
+def _alternates(relative: str, family: str) -> list[str]:
+    if family == "gtzan":
+        stem = relative.rsplit(".", 1)[0]
+        return [relative, *(f"{stem}.{ext}" for ext in ("wav", "au") if not relative.endswith(ext))]
+    if family != "mtt" and relative.endswith(".mp3") and not relative.endswith(".low.mp3"):
+        return [relative, relative[: -len(".mp3")] + ".low.mp3"]
+    return [relative]
+
+
+def audio_file(folder: Path, clip: Clip, family: str) -> tuple[Path | None, tuple[str, ...]]:
+    """The clip's file in ``folder`` (or None) and the paths tried."""
+    tried = []
+    for relative in _alternates(clip.path, family):
+        path = folder / relative
+        if not path.resolve().is_relative_to(folder.resolve()):
+            raise TaggingDataError(
+                f"clip {clip.id}: its path {clip.path!r} leads out of the audio folder {folder}. "
+                "Correct the metadata file."
+            )
+        if path.is_file():
+            return path, tuple(tried)
+        tried.append(str(path))
+    return None, tuple(tried)
+
+
+def _labels(task: str, metadata: Mapping[str, Any]) -> tuple[list[Clip], tuple[str, ...]]:
+    family = TASK_SOURCES[task][0]
+    if family == "gtzan":
+        clips = read_gtzan_split(gtzan_split_path(metadata))
+        return clips, GTZAN_GENRES
+    if family == "mtt":
+        annotations = metadata.get("mtt_annotations")
+        if not annotations:
+            raise TaggingDataError(
+                "magnatagatune needs --metadata mtt_annotations: MagnaTagATune's "
+                "annotations_final.csv (from its release; it is not downloaded for you)."
+            )
+        clips = read_mtt(Path(os.path.expanduser(str(annotations))), mtt_split_path(metadata))
+        return clips, MTT_TOP50
+    clips = read_mtg_tsv(mtg_tsv_path(metadata, family), family)
+    return clips, vocabulary_of(clips)
+
+
+@functools.lru_cache(maxsize=16)
+def _cached(task: str, relevant: str) -> TaskData:
+    metadata = json.loads(relevant)
+    clips, tags = _labels(task, metadata)
+    family, audio_key = TASK_SOURCES[task]
+    files: list[Path | None] = []
+    tried: list[tuple[str, ...]] = []
+    folder_value = metadata.get(audio_key)
+    folder = Path(os.path.expanduser(str(folder_value))) if folder_value else None
+    if folder is not None and not folder.is_dir():
+        raise TaggingDataError(
+            f"--metadata {audio_key}={str(folder_value)!r}: no such directory. Give the folder "
+            "holding the release's audio as its metadata names the files."
+        )
+    for clip in clips:
+        found, paths = audio_file(folder, clip, family) if folder else (None, ())
+        files.append(found)
+        tried.append(paths)
+    return TaskData(task, tuple(clips), tuple(tags), tuple(files), tuple(tried))
+
+
+def task_clips(task: str, metadata: Mapping[str, Any]) -> TaskData:
+    """The clips, vocabulary and audio files of ``task`` (read once per process and keys).
+
+    Raises:
+        TaggingDataError: A metadata file that cannot be read, or an audio folder that is
+            not one.
+    """
+    keys = (*_LABEL_KEYS, TASK_SOURCES[task][1])
+    relevant = {k: str(metadata[k]) for k in keys if metadata.get(k) not in (None, "")}
+    return _cached(task, json.dumps(relevant, sort_keys=True))
+
+
+def audio_refs(data: TaskData) -> list[str | None]:
+    """Each clip's reference (:func:`~lm_eval_rul.audio.sources.file_ref`), None when missing."""
+    return [file_ref(p) if p is not None else None for p in data.files]
+
+
+def check_tagging_data(metadata: dict[str, Any]) -> None:
+    """The tagging tasks' descriptor check: every metadata file given is read now, and
+    every audio folder given holds every clip, before any model loads.
+
+    Raises:
+        TaggingDataError: The first problem, naming the file, the row and the fix; for
+            missing audio, the first missing clip and how many are missing.
+    """
+    window_of(metadata)
+    from .prompts import protocol_of
+
+    protocol_of(metadata)
+    wanted = []
+    if metadata.get("gtzan_split_file") or metadata.get("gtzan_audio_dir"):
+        wanted.append("gtzan")
+    if metadata.get("mtg_data_dir"):
+        wanted += ["mtg_genre", "mtg_moodtheme", "mtg_instrument", "mtg_top50"]
+    if metadata.get("mtt_annotations"):
+        wanted.append("magnatagatune")
+    for task in wanted:
+        family = TASK_SOURCES[task][0]
+        if family not in ("gtzan", "mtt") and not _has_tsv(metadata, family):
+            continue  # a folder with only some of the four files: the others are not run
+        data = task_clips(task, metadata)
+        audio_key = TASK_SOURCES[task][1]
+        if not metadata.get(audio_key):
+            continue
+        missing = [i for i, f in enumerate(data.files) if f is None]
+        if missing:
+            first = missing[0]
+            raise TaggingDataError(
+                f"{task}: {len(missing)} of {len(data.clips)} clips have no audio file in "
+                f"--metadata {audio_key}; first: clip {data.clips[first].id}, tried "
+                f"{', '.join(data.tried[first])}. Point {audio_key} at the folder holding the "
+                "release's files as its metadata names them."
+            )
+
+
+def _has_tsv(metadata: Mapping[str, Any], family: str) -> bool:
+    folder = Path(os.path.expanduser(str(metadata["mtg_data_dir"])))
+    return (folder / f"autotagging_{family}-test.tsv").is_file()
