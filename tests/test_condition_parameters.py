@@ -86,9 +86,10 @@ def test_the_parameter_is_a_checked_model_argument_of_every_audio_model(tone):
 
 
 def test_a_new_condition_runs_on_lalm_and_lalm_api(tone, tiny_audio_lm, audio_data, tmp_path):
+    from doubles.openai_server import OpenAIAudioServer
+
     from lm_eval_rul.models.api import LALMAPI
     from lm_eval_rul.models.lalm import LALM
-    from doubles.openai_server import OpenAIAudioServer
 
     requests = _requests(audio_data)
     cache = tmp_path / "lalm.sqlite"

@@ -11,8 +11,8 @@ import threading
 
 import numpy as np
 import pytest
+from doubles.chat import ChatServer
 
-from lm_eval_rul.testing.chat import ChatServer
 from lm_eval_rul.testing.harness import read_output, run_cli
 from lm_eval_rul.testing.tagging import write_gtzan, write_mtg, write_mtt
 
