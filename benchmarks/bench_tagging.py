@@ -16,6 +16,15 @@ Decoder tokens are counted with a forward hook on the language model (batch × s
 every call, padding included); audio encodings with one on the audio tower. Prints both,
 the wall times and whether the tag scores agree.
 
+Measured (2 shared CPU cores, 1 clip of 30 s, the 50 tags): prefix 6,739 decoder tokens in
+2 language-model forwards, 1 audio encoding per clip, 12.3 s; naive 77,602 tokens in 100
+forwards, 100 audio encodings, 323.6 s: 11.5x fewer decoder tokens than the naive path per
+request, 5.8x fewer than a per-tag loop, 26x less wall time, scores equal to 2e-6. The tiny
+tokenizer spells " yes" and " no" in 3 tokens each (one row per answer instead of one per
+tag) and the question in ~30 tokens; with a released tokenizer (one token per answer, ~16
+for the question and template tail, 750 audio tokens) the per-tag ratio is
+50 * (770 + 16) / (770 + 50 * 16) = 25x.
+
 Usage:
     python benchmarks/bench_tagging.py
     python benchmarks/bench_tagging.py --clips 6 --seconds 10 --batch-size 25
