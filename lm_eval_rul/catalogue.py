@@ -37,11 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import UserInputError
-
 __all__ = [
     "Benchmark",
-    "DescriptorError",
     "include_folders",
     "descriptor_path",
     "Reader",
@@ -210,102 +207,17 @@ def plugin_task_names() -> list[str]:
     return sorted(folder_task_names((str(tasks_dir()),)))
 
 
-class DescriptorError(UserInputError, TypeError):
-    """A ``benchmark.py`` that cannot be read: the file, the problem, the fix."""
-
-
-def _descriptor_error(path: Path, problem: str) -> DescriptorError:
-    return DescriptorError(
-        f"{path}: {problem}; fix this benchmark descriptor (docs/add_a_benchmark.md) or move "
-        "it out of the --include_path folder"
-    )
-
-
-#: Benchmark field -> (the types it takes, in words).
-_FIELD_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
-    "folder": ((str,), "a folder name"), "name": ((str,), "a string"),
-    "metadata_keys": ((tuple, str), "a tuple of keys or a 'module:NAME' string"),
-    "data_keys": ((Mapping,), "a dict"), "checks": ((tuple,), "a tuple of 'module:function'"),
-    "readers": ((tuple,), "a tuple of Reader(...)"), "fold_groups": ((tuple,), "a tuple"),
-    "votes": ((tuple,), "a tuple"), "post_run_files": ((tuple,), "a tuple of PostRunFile(...)"),
-    "protocol_key": ((str, type(None)), "a key or None"), "protocols": ((tuple,), "a tuple"),
-    "report_names": ((Mapping,), "a dict"), "report_section": ((str,), "a string"),
-    "category_keys": ((tuple,), "a tuple of keys"),
-    "question_sets": ((Mapping,), "a dict"),
-}  # fmt: skip
-
-
-def _check_fields(found: Benchmark, path: Path) -> None:
-    """Every field of a descriptor has its type (strings where strings are meant)."""
-    for name, (types, words) in _FIELD_TYPES.items():
-        value = getattr(found, name)
-        if not isinstance(value, types):
-            raise _descriptor_error(path, f"{name}={value!r} must be {words}")
-        items = list(value.items()) if isinstance(value, Mapping) else value
-        if isinstance(value, tuple | Mapping) and name not in ("readers", "post_run_files"):
-            flat = [x for item in items for x in (item if isinstance(item, tuple) else (item,))]
-            if not all(isinstance(x, str) for x in flat):
-                raise _descriptor_error(path, f"{name}={value!r} must hold strings only")
-    for name, kind in (("readers", Reader), ("post_run_files", PostRunFile)):
-        if not all(isinstance(x, kind) for x in getattr(found, name)):
-            raise _descriptor_error(path, f"{name} must hold {kind.__name__}(...) entries")
-    if unknown := sorted(set(found.votes) - set(VOTE_METRICS)):
-        raise _descriptor_error(path, f"votes {unknown} are none of {list(VOTE_METRICS)}")
-    if found.report_section not in ("multiple_choice", "factual"):
-        raise _descriptor_error(path, f"report_section={found.report_section!r} is not "
-                                "'multiple_choice' or 'factual'")  # fmt: skip
-
-
-def _load_descriptor(path: Path) -> Benchmark:
-    """``BENCHMARK`` of one ``benchmark.py`` (loaded by path, as the harness loads utils.py).
-
-    Raises:
-        DescriptorError: a syntax error, an import that raises, no ``BENCHMARK``, a field
-            of the wrong type, or a ``folder`` that is not the folder the file is in.
-    """
-    name = f"lm_eval_rul_benchmark_{abs(hash(str(path)))}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise _descriptor_error(path, "cannot be loaded as a Python file")
-    module = importlib.util.module_from_spec(spec)
-    try:
-        spec.loader.exec_module(module)
-    except SyntaxError as error:
-        raise _descriptor_error(path, f"line {error.lineno}: syntax error ({error.msg})") from None
-    except Exception as error:  # noqa: BLE001 - whatever the user's file raises is named
-        raise _descriptor_error(
-            path, f"importing it raised {type(error).__name__}: {error}"
-        ) from None
-    found = getattr(module, "BENCHMARK", None)
-    if not isinstance(found, Benchmark):
-        raise _descriptor_error(
-            path, "defines no BENCHMARK = lm_eval_rul.catalogue.Benchmark(...)"
-        )
-    _check_fields(found, path)
-    if found.folder != path.parent.name:
-        raise _descriptor_error(
-            path, f"folder={found.folder!r}, but the file is in the folder {path.parent.name!r}"
-        )
-    return found
-
-
-def _descriptor_files(root: Path) -> list[Path]:
-    """The ``benchmark.py`` files of a folder of task folders (or of one task folder)."""
-    return sorted(
-        p for p in root.rglob(DESCRIPTOR_FILE)
-        if not any(part.startswith((".", "__")) for part in p.relative_to(root).parts[:-1])
-    )  # fmt: skip
-
-
 @functools.lru_cache(maxsize=8)
 def _scan(roots: tuple[str, ...]) -> tuple[Benchmark, ...]:
+    from .descriptors import descriptor_error, descriptor_files, load_descriptor
+
     found: list[Benchmark] = []
     where: dict[str, Path] = {}
     for root in roots:
-        for path in _descriptor_files(Path(root)):
-            benchmark = _load_descriptor(path)
+        for path in descriptor_files(Path(root)):
+            benchmark = load_descriptor(path)
             if benchmark.folder in where:
-                raise _descriptor_error(
+                raise descriptor_error(
                     path, f"folder={benchmark.folder!r} is the benchmark of "
                     f"{where[benchmark.folder].parent}; name your folder otherwise"
                 )  # fmt: skip
@@ -322,15 +234,16 @@ _INCLUDED: list[str] = []
 
 
 def include_folders(folders: Iterable[str | Path]) -> tuple[Benchmark, ...]:
-    """Read the descriptors of ``--include_path`` ``folders`` (each checked, see
-    :func:`_load_descriptor`) and add them to :func:`benchmarks` for this process: their
-    names, keys, checks, readers and fold votes count as the plugin's own.
+    """Read the descriptors of ``--include_path`` ``folders`` (each checked:
+    :func:`lm_eval_rul.descriptors.load_descriptor`) and add them to :func:`benchmarks` for
+    this process: their names, keys, checks, readers and fold votes count as the plugin's own.
 
     Returns:
         The benchmarks the folders declare.
 
     Raises:
-        DescriptorError: one of their descriptors is broken or claims a taken folder.
+        lm_eval_rul.descriptors.DescriptorError: one of their descriptors is broken or
+            claims a taken folder.
     """
     roots = [str(Path(p).expanduser().resolve()) for p in folders]
     ours = str(tasks_dir().resolve())

@@ -28,6 +28,7 @@ from typing import Any
 
 from . import catalogue
 from .catalogue import Benchmark, load_function, tasks_dir
+from .descriptors import descriptor_error
 from .errors import UserInputError
 
 __all__ = [
@@ -83,13 +84,13 @@ def _resolve(benchmark: Benchmark) -> None:
     path = catalogue.descriptor_path(benchmark.folder) or Path(benchmark.folder)
     for field, target in _functions(benchmark):
         if not isinstance(target, str) or ":" not in target:
-            raise catalogue._descriptor_error(
+            raise descriptor_error(
                 path, f"{field} {target!r} is not a 'module:function' string"
             )
         try:
             load_function(target)
         except (ImportError, AttributeError, ValueError) as error:
-            raise catalogue._descriptor_error(
+            raise descriptor_error(
                 path, f"{field} {target!r} names nothing importable ({type(error).__name__}: "
                 f"{error})"
             ) from None

@@ -34,6 +34,7 @@ ALLOWED: dict[str, set[str]] = {
 TOP_LEVEL = {
     "errors", "registration", "cache", "progress", "hub", "retries", "paths", "masking", "files",
     "harness_compat", "catalogue", "adapters", "data_keys", "model_flags", "logs", "included",
+    "descriptors",
 }
 MAX_LINES = 400
 # The bridge server is one file by contract: `lm-eval-rul bridge --write` copies it alone into

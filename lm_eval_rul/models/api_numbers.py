@@ -23,7 +23,8 @@ __all__ = [
 ]
 
 #: How far above 0 a log-probability may come from rounding (a server's float32 softmax)
-#: before it is a probability above 1; the bridge (``lm_eval_rul/bridge/server.py``) allows the same.
+#: before it is a probability above 1; the bridge (``lm_eval_rul/bridge/server.py``) allows
+#: the same.
 LOGPROB_SLACK = 1e-6
 
 
