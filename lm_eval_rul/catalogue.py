@@ -45,6 +45,7 @@ __all__ = [
     "PostRunFile",
     "DESCRIPTOR_FILE",
     "VOTE_METRICS",
+    "REPORT_SECTIONS",
     "tasks_dir",
     "folder_task_names",
     "plugin_task_names",
@@ -65,6 +66,8 @@ __all__ = [
 DESCRIPTOR_FILE = "benchmark.py"
 #: The votes over leave-one-out folds (:func:`lm_eval_rul.report.majority_from_samples`).
 VOTE_METRICS: tuple[str, ...] = ("majority_acc", "plurality_acc_release")
+#: The sections of ``report`` a benchmark's runs can appear in.
+REPORT_SECTIONS: tuple[str, ...] = ("multiple_choice", "factual", "tagging")
 
 
 @dataclass(frozen=True)
@@ -130,8 +133,8 @@ class Benchmark:
             for tasks not named as their question set (``mmau_music_gen`` ->
             ``mmau_music``): ``report`` reads their question file and PI by it.
         report_names: Question set -> display name in ``report``.
-        report_section: The report section its runs appear in (``"multiple_choice"``,
-            ``"factual"``).
+        report_section: The report section its runs appear in (one of
+            :data:`REPORT_SECTIONS`).
         category_keys: The ``--metadata`` keys that may name the CSV of its question
             categories (MuChoMusic's: ``muchomusic_csv``...): ``report`` reads categories
             (and offers their breakdowns) only for benchmarks that declare some.

@@ -11,7 +11,14 @@ import importlib.util
 from collections.abc import Mapping
 from pathlib import Path
 
-from .catalogue import DESCRIPTOR_FILE, VOTE_METRICS, Benchmark, PostRunFile, Reader
+from .catalogue import (
+    DESCRIPTOR_FILE,
+    REPORT_SECTIONS,
+    VOTE_METRICS,
+    Benchmark,
+    PostRunFile,
+    Reader,
+)
 from .errors import UserInputError
 
 __all__ = [
@@ -60,9 +67,9 @@ def check_fields(found: Benchmark, path: Path) -> None:
             raise descriptor_error(path, f"{name} must hold {kind.__name__}(...) entries")
     if unknown := sorted(set(found.votes) - set(VOTE_METRICS)):
         raise descriptor_error(path, f"votes {unknown} are none of {list(VOTE_METRICS)}")
-    if found.report_section not in ("multiple_choice", "factual"):
-        raise descriptor_error(path, f"report_section={found.report_section!r} is not "
-                                "'multiple_choice' or 'factual'")  # fmt: skip
+    if found.report_section not in REPORT_SECTIONS:
+        raise descriptor_error(path, f"report_section={found.report_section!r} is none of "
+                                f"{list(REPORT_SECTIONS)}")  # fmt: skip
 
 
 def load_descriptor(path: Path) -> Benchmark:

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from doubles.chat import ChatServer
 
+from lm_eval_rul.harness_compat import sample_responses
 from lm_eval_rul.testing.harness import read_output, run_cli
 from lm_eval_rul.testing.tagging import write_gtzan, write_mtg, write_mtt
 
@@ -32,7 +33,7 @@ def tagging_data(tmp_path_factory) -> dict[str, str]:
 
 def _scores(row: dict) -> list[float]:
     """yes − no per tag, from the logged responses (the harness's own numbers)."""
-    lls = [float(r[0]) for r in row["filtered_resps"]]
+    lls = [float(r[0]) for r in sample_responses(row)]
     return [lls[i] - lls[i + 1] for i in range(0, len(lls), 2)]
 
 
@@ -46,7 +47,7 @@ def test_text_only_model_ranks_tags_at_chance(tiny_lm, tagging_data, tmp_path):
     figures = results["results"]["mtg_top50"]
     rows = samples["mtg_top50"]
     tags = rows[0]["doc"]["tags"]
-    assert len(rows) == 8 and len(rows[0]["filtered_resps"]) == 2 * len(tags) == 2 * 18
+    assert len(rows) == 8 and len(sample_responses(rows[0])) == 2 * len(tags) == 2 * 18
     contexts = [a["arg_0"] for a in rows[0]["arguments"].values()]
     assert [c for c in contexts[::2]] == contexts[1::2]  # yes and no share a context
     texts = rows[0]["doc"]["tag_texts"]
@@ -67,7 +68,7 @@ def test_text_only_model_ranks_tags_at_chance(tiny_lm, tagging_data, tmp_path):
     assert results["results"]["gtzan"]["acc,none"] == pytest.approx(
         np.mean([r["acc"] for r in samples["gtzan"]])
     )
-    assert len(samples["gtzan"][0]["filtered_resps"]) == 10  # letters A-J, one forward
+    assert len(sample_responses(samples["gtzan"][0])) == 10  # letters A-J, one forward
 
 
 def test_lalm_hears_each_clip_once_per_tag_set_and_conditions_differ(
