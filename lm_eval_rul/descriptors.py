@@ -1,29 +1,149 @@
-"""Reading one ``benchmark.py``: loaded by path and checked field by field.
+"""What a benchmark descriptor is (:class:`Benchmark`, :class:`Reader`,
+:class:`PostRunFile`) and reading one ``benchmark.py``: loaded by path, checked field by field.
 
-The catalogue (:mod:`lm_eval_rul.catalogue`) scans task folders for these files; a broken
-one, in the plugin's folders or a user's ``--include_path`` folder, is one
+The catalogue (:mod:`lm_eval_rul.catalogue`, which re-exports these classes: a task folder
+writes ``from lm_eval_rul.catalogue import Benchmark``) scans task folders for these files;
+a broken one, in the plugin's folders or a user's ``--include_path`` folder, is one
 :class:`DescriptorError` naming the file, the problem and the fix.
 """
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from .catalogue import (
-    DESCRIPTOR_FILE,
-    REPORT_SECTIONS,
-    VOTE_METRICS,
-    Benchmark,
-    PostRunFile,
-    Reader,
-)
 from .errors import UserInputError
 
 __all__ = [
-    "DescriptorError", "descriptor_error", "check_fields", "load_descriptor", "descriptor_files",
+    "Benchmark", "Reader", "PostRunFile", "DESCRIPTOR_FILE", "VOTE_METRICS", "REPORT_SECTIONS",
+    "DescriptorError", "load_function", "descriptor_error", "check_fields", "load_descriptor",
+    "descriptor_files",
 ]  # fmt: skip
+
+def load_function(target: str) -> Any:
+    """The function (or constant) a ``"module:name"`` string names."""
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+#: The file of a task folder that declares its benchmark (a module-level ``BENCHMARK``).
+DESCRIPTOR_FILE = "benchmark.py"
+#: The votes over leave-one-out folds (:func:`lm_eval_rul.report.majority_from_samples`).
+VOTE_METRICS: tuple[str, ...] = ("majority_acc", "plurality_acc_release")
+#: The sections of ``report`` a benchmark's runs can appear in.
+REPORT_SECTIONS: tuple[str, ...] = ("multiple_choice", "factual", "tagging")
+
+
+@dataclass(frozen=True)
+class Reader:
+    """How ``pi``, ``build`` and every question-file reader recognise and read a file layout
+    of the benchmark's own (a released file that is not a generic question table).
+
+    Attributes:
+        detect: ``"module:function"`` ``(path: Path) -> bool``: the file is in this layout
+            (decided from its content, never its name).
+        read: ``"module:function"`` ``(path: Path, *, n_distractors: int | None) ->
+            list[Question]``.
+        describe: ``"module:function"`` ``(path: Path) -> str``: the file in words, for
+            messages naming a file given to the wrong key (``"MMAU's released layout
+            (...)"``); empty: the benchmark's name is used.
+    """
+
+    detect: str
+    read: str
+    describe: str = ""
+
+
+@dataclass(frozen=True)
+class PostRunFile:
+    """A file ``lm-eval-rul run`` writes after the harness has saved its own results.
+
+    Attributes:
+        tasks: The task names whose logged samples the file is made from (whole names).
+        write: ``"module:function"`` ``(samples: dict[str, list], folder: Path, stamp: str)
+            -> list[Path]``: ``samples`` holds only ``tasks``' samples; ``folder`` is where
+            the harness wrote this model's results; ``stamp`` the harness's date id of
+            them (``results_{stamp}.json``), so each run's file is its own.
+        what: What the file is, for messages (``"MMAU predictions file"``).
+    """
+
+    tasks: tuple[str, ...]
+    write: str
+    what: str
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """One benchmark (one task folder) and what the package needs to know about it.
+
+    Attributes:
+        folder: Its task folder's name (``tasks/<folder>``).
+        name: Display name (``"MMAU-music"``).
+        metadata_keys: Every ``--metadata`` key its tasks read (others are refused): the
+            keys, or ``"module:NAME"`` naming the tuple where its task code keeps them.
+        data_keys: Question set (a task name without fold, as ``report`` names it) ->
+            the ``--metadata`` key of its own question file (else ``data_path``).
+        checks: ``"module:function"`` ``(metadata: dict) -> None``, each raising a
+            :class:`~lm_eval_rul.errors.UserInputError` (or ``FileNotFoundError``) for
+            a value its tasks cannot use, before any model loads.
+        readers: File layouts of its own that every question reader accepts.
+        fold_groups: Groups whose subtasks are leave-one-out folds of one question set.
+        votes: The fold votes added to those groups (:data:`VOTE_METRICS`).
+        post_run_files: Files ``run`` writes after the harness's results.
+        protocol_key: Its ``--metadata`` protocol key (``mmau_protocol``); the bare
+            ``protocol`` is read when it is the only family in the run.
+        protocols: The protocol names the key accepts (the first is the default).
+        question_sets: Task (without fold) -> the question set of ``data_keys`` it asks,
+            for tasks not named as their question set (``mmau_music_gen`` ->
+            ``mmau_music``): ``report`` reads their question file and PI by it.
+        report_names: Question set -> display name in ``report``.
+        report_section: The report section its runs appear in (one of
+            :data:`REPORT_SECTIONS`).
+        category_keys: The ``--metadata`` keys that may name the CSV of its question
+            categories (MuChoMusic's: ``muchomusic_csv``...): ``report`` reads categories
+            (and offers their breakdowns) only for benchmarks that declare some.
+        downloads: The ``--metadata`` keys of question files that have a public copy,
+            downloaded when the key is left out (a mistyped path then advises leaving it
+            out; a key not listed, e.g. ``mc_data_path``, has no public copy).
+    """
+
+    folder: str
+    name: str
+    metadata_keys: tuple[str, ...] | str
+    data_keys: Mapping[str, str] = field(default_factory=dict)
+    checks: tuple[str, ...] = ()
+    readers: tuple[Reader, ...] = ()
+    fold_groups: tuple[str, ...] = ()
+    votes: tuple[str, ...] = VOTE_METRICS
+    post_run_files: tuple[PostRunFile, ...] = ()
+    protocol_key: str | None = None
+    protocols: tuple[str, ...] = ()
+    report_names: Mapping[str, str] = field(default_factory=dict)
+    report_section: str = "multiple_choice"
+    category_keys: tuple[str, ...] = ()
+    question_sets: Mapping[str, str] = field(default_factory=dict)
+    downloads: tuple[str, ...] = ()
+
+    def keys(self) -> tuple[str, ...]:
+        """Its ``--metadata`` keys (:attr:`metadata_keys`, resolved)."""
+        if isinstance(self.metadata_keys, str):
+            return tuple(load_function(self.metadata_keys))
+        return tuple(self.metadata_keys)
+
+    def protocol_source(self, metadata: Mapping[str, Any]) -> str:
+        """The key its protocol is read from: its own (:attr:`protocol_key`) when given,
+        else the bare ``protocol`` (accepted when one family runs, and in old results)."""
+        if self.protocol_key and metadata.get(self.protocol_key) not in (None, ""):
+            return self.protocol_key
+        return "protocol"
+
+    def protocol(self, metadata: Mapping[str, Any]) -> Any:
+        """The protocol ``metadata`` asks of this benchmark (None: not given)."""
+        return metadata.get(self.protocol_source(metadata))
 
 
 class DescriptorError(UserInputError, TypeError):

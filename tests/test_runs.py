@@ -250,7 +250,9 @@ def test_runs_with_other_seed_or_noise_stay_apart_and_are_labelled(outputs, tmp_
     paths = write_report(report, tmp_path / "report")
     markdown = paths["markdown"].read_text()
     assert "| noise, seed=1, noise_std=1, max_audio_seconds=None |" in markdown
-    assert (tmp_path / "report" / "figures" / "conditions_muchomusic.png").is_file()
+    # one audio model: its settings are the accuracy figure's bars, no conditions figure
+    assert (tmp_path / "report" / "figures" / "accuracy_muchomusic.png").is_file()
+    assert not (tmp_path / "report" / "figures" / "conditions_muchomusic.png").exists()
 
 
 def test_audio_settings_fall_back_to_model_args_and_alone_keep_the_plain_label(outputs, tmp_path):

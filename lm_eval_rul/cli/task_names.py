@@ -82,7 +82,9 @@ def close_task_names(name: str, known: Iterable[str], n: int = 4) -> list[str]:
 
 @functools.lru_cache(maxsize=1)
 def plugin_entry_names() -> tuple[str, ...]:
-    """The plugin's groups and tasks that no group of it contains (what a user starts from)."""
+    """The plugin's groups, and its tasks that no group of it contains (what a user starts
+    from); a group stays an entry when a larger group holds it (``rul_muchomusic`` in
+    ``music_understanding``)."""
     from lm_eval.tasks import TaskManager
 
     from ..harness_compat import task_index
@@ -95,7 +97,10 @@ def plugin_entry_names() -> tuple[str, ...]:
         if "GROUP" in str(entry.kind)
         for member in (entry.cfg or {}).get("task", [])
     }
-    return tuple(sorted(name for name in index if name not in inside))
+    return tuple(sorted(
+        name for name, entry in index.items()
+        if name not in inside or "GROUP" in str(entry.kind)
+    ))  # fmt: skip
 
 
 def _requested(tasks: Any) -> list[str]:

@@ -258,9 +258,11 @@ def read_questions_table(
                 for k in row
                 if (m := re.fullmatch(r"distractor_?(\d+)(?:_answer)?", k))
             }
-            if numbered:  # empty cells: items with fewer options (44.13)
-                cells = [row[numbered[i]] for i in sorted(numbered)]
-                row["distractors"] = [c for c in cells if c is not None and str(c).strip()]
+            if numbered:  # empty trailing cells: items with fewer options (44.13)
+                cells = [row[numbered[i]] or "" for i in sorted(numbered)]
+                while cells and not str(cells[-1]).strip():
+                    cells.pop()
+                row["distractors"] = cells  # a gap before a filled cell stays, and is named
     return rows_to_questions(path, rows, n_distractors=n_distractors)
 
 

@@ -40,6 +40,7 @@ from .factual.runs import (
 from .model_names import model_args_of, name_models, short_name
 from .not_runs import find_results_files, not_a_run
 from .predictions_only import named_benchmark, predictions_only_entry
+from .results_json import group_names, metrics_of, original_count
 from .run_keys import (
     AUDIO_SETTINGS,
     audio_settings_of,
@@ -245,26 +246,6 @@ def _condition(model_type: str, args: dict[str, Any], config: dict[str, Any]) ->
     return REFERENCE_CONDITION if model_type in AUDIO_MODEL_TYPES else TEXT_CONDITION
 
 
-def _group_names(results: dict[str, Any]) -> set[str]:
-    groups = {name for name, subtasks in (results.get("group_subtasks") or {}).items() if subtasks}
-    return groups | set(results.get("groups") or {})
-
-
-def _metrics(row: dict[str, Any]) -> dict[str, float]:
-    """``{"acc": 0.5, ...}`` from a results row (``"acc,none"`` keys; stderrs left out)."""
-    return {
-        key.split(",")[0]: float(value)
-        for key, value in row.items()
-        if "," in key and "_stderr" not in key and isinstance(value, int | float)
-    }
-
-
-def _original_count(results: dict[str, Any], task: str) -> int | None:
-    """The task's documents before ``--limit`` (``n-samples``/``original`` of the results)."""
-    count = ((results.get("n-samples") or {}).get(task) or {}).get("original")
-    return count if isinstance(count, int) and not isinstance(count, bool) else None
-
-
 def read_results_file(path: str | Path) -> Run:
     """One harness results JSON and its logged samples, as a :class:`Run`.
 
@@ -300,15 +281,15 @@ def read_results_file(path: str | Path) -> Run:
         dtype=dtype_of(results, args),
     )
     stamp = path.stem[len("results_") :] if path.stem.startswith("results_") else None
-    groups = _group_names(results)
+    groups = group_names(results)
     for group in groups:
         row = (results.get("groups") or {}).get(group) or results["results"].get(group) or {}
-        run.group_metrics[group] = _metrics(row)
+        run.group_metrics[group] = metrics_of(row)
     for task in (name for name in results["results"] if name not in groups):
         if entry := predictions_only_entry(results, task, path):
             run.predictions_only[task] = entry
             continue
-        metrics = _metrics(results["results"][task])
+        metrics = metrics_of(results["results"][task])
         task_config = (results.get("configs") or {}).get(task) or {}
         output_type = str(task_config.get("output_type", ""))
         logged = logged_names.get(task, task)
@@ -349,7 +330,7 @@ def read_results_file(path: str | Path) -> Run:
             metadata=task_metadata,
             study_windows=studies,
             question_file=question_file_of(question_set, task_metadata),
-            n_total=_original_count(results, task),
+            n_total=original_count(results, task),
             question_set=question_set,
             content=content_digest(samples) if samples else "",
             tagging_clips=clips,
