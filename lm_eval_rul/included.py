@@ -102,7 +102,7 @@ def _loader() -> type:
     import yaml
 
     class Loader(yaml.SafeLoader):
-        pass
+        """SafeLoader with a catch-all tag constructor (added below)."""
 
     Loader.add_multi_constructor("", lambda loader, suffix, node: None)
     return Loader

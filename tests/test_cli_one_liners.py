@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import logging
 
+import pytest
+
 from lm_eval_rul.testing.harness import cli_error_line
 
 
@@ -50,10 +52,9 @@ def test_the_log_samples_warning_comes_at_the_start_and_only_when_it_applies(cap
 def test_run_help_lists_every_benchmark_of_the_catalogue(capsys):
     from lm_eval_rul.cli import main
 
-    try:
+    with pytest.raises(SystemExit) as exited:
         main(["run", "--help"])
-    except SystemExit:
-        pass
+    assert exited.value.code in (0, None)
     out = capsys.readouterr().out
     tail = out[out.index("tasks of this plugin"):]
     for name in ("music_mc", "music_mc_gen", "rul_music_mc", "mmau_music", "mmar_music",
