@@ -1,7 +1,7 @@
 """Only finite log-probabilities are scored or stored by ``lalm-api`` (issue 29, point 1).
 
 Python's ``json`` reads ``Infinity`` and turns ``1e400`` into ``inf``; every number of a
-reply goes through one reader (:func:`lm_eval_rul.models.api_numbers.finite_number`), the
+reply goes through one reader (:func:`lm_eval_rul.models.api_http.finite_number`), the
 resume cache refuses such a number, and an entry holding one (written by an earlier
 version) is asked again rather than replayed.
 """
@@ -128,7 +128,7 @@ def test_a_cache_holding_a_non_finite_score_is_asked_again_not_replayed(
         assert server.posts == 2 * asked and rerun.get_model_info()["api_cache_hits"] == 0
         assert not [v for v in _values(cache) if "Infinity" in v or "1e400" in v]
         with pytest.raises(MalformedLogprobsError, match="not finite"):  # the put site refuses
-            rerun._cache_put(["prompt", "q", " A", "digest"], [float("inf"), True])
+            rerun._stored.store([(["prompt", "q", " A", "digest"], [float("inf"), True])])
     assert len(_values(cache)) == entries
 
 

@@ -257,13 +257,13 @@ def test_results_cache_has_lalms_name_values_and_folder(tmp_path, monkeypatch):
     monkeypatch.setenv("LM_EVAL_RUL_CACHE", str(tmp_path / "home"))
     base = {"base_url": "http://127.0.0.1:9/v1", "model": "m"}
     auto = LALMAPI(**base)
-    assert auto._cache.path == tmp_path / "home" / "lalm_api.sqlite"
-    assert results_path("auto").parent == auto._cache.path.parent  # lalm's folder
+    assert auto._stored.path == tmp_path / "home" / "lalm_api.sqlite"
+    assert results_path("auto").parent == auto._stored.path.parent  # lalm's folder
     assert results_path("auto").name == DEFAULT_RESULTS_FILE
-    assert LALMAPI(**base, results_cache="none")._cache is None
-    assert LALMAPI(**base, results_cache="off")._cache is None
+    assert LALMAPI(**base, results_cache="none")._stored.cache is None
+    assert LALMAPI(**base, results_cache="off")._stored.cache is None
     mine = tmp_path / "mine.sqlite"
-    assert LALMAPI(**base, results_cache=str(mine))._cache.path == mine
+    assert LALMAPI(**base, results_cache=str(mine))._stored.path == mine
     with pytest.raises(LALMArgumentError, match="cache= is now results_cache="):
         check_model_args({**base, "cache": "none"})
     import inspect

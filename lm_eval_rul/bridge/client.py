@@ -23,10 +23,10 @@ from ..models.api_http import (
     NotUTF8Error,
     check_api_key,
     check_timeout,
+    finite_number,
     get,
     json_reply,
 )
-from ..models.api_numbers import finite_number
 
 __all__ = [
     "BridgeDeclaration",

@@ -1,34 +1,23 @@
 """The plugin's harness models: one audio-LM core and three thin engines.
 
-:mod:`.core` (:class:`~.core.AudioLM`: audio arguments, requests grouped by clip, stored
-results, model info, refusals) and :mod:`.prompts` (the checkpoint's chat template, shared
-by ``lalm`` and ``lalm-vllm``); the engines :mod:`.lalm` (transformers, prefix KV cache),
-:mod:`.lalm_vllm` (vLLM's in-process engine) and :mod:`.api` (an OpenAI-compatible
-endpoint; its transport :mod:`.api_http`, payloads and log-probabilities
-:mod:`.api_payload`, numbers :mod:`.api_numbers`); :mod:`.families` (the per-family table,
-processors, audio limits), :mod:`.args` (``model_args`` checks). Each engine has one row
-in :data:`lm_eval_rul.adapters.ADAPTERS`, which registration reads (lazily: torch loads
-only when a model is built). The bridge (its server file and client) is :mod:`lm_eval_rul.bridge`.
-
-Public names: :class:`LALM`, :class:`LALMAPI`, :class:`LALMVLLM` (imported on first access).
+:mod:`.core` and :mod:`.prompts`; the engines :mod:`.lalm`, :mod:`.lalm_vllm` and
+:mod:`.api` (its transport :mod:`.api_http`, payloads :mod:`.api_payload`);
+:mod:`.families` and :mod:`.args`. Each engine is one row of
+:data:`lm_eval_rul.adapters.ADAPTERS` (``docs/architecture.md``). Public names are
+imported on first access, so torch loads only when a model is built.
 """
 
 from __future__ import annotations
 
+import importlib
+
 __all__ = ["LALM", "LALMAPI", "LALMVLLM"]
 
 
+_MODULES = {"LALM": ".lalm", "LALMVLLM": ".lalm_vllm", "LALMAPI": ".api"}
+
+
 def __getattr__(name: str):
-    if name == "LALM":
-        from .lalm import LALM
-
-        return LALM
-    if name == "LALMVLLM":
-        from .lalm_vllm import LALMVLLM
-
-        return LALMVLLM
-    if name == "LALMAPI":
-        from .api import LALMAPI
-
-        return LALMAPI
-    raise AttributeError(name)
+    if name not in _MODULES:
+        raise AttributeError(name)
+    return getattr(importlib.import_module(_MODULES[name], __name__), name)

@@ -1,23 +1,14 @@
 """``lalm-api``: an audio LM behind an OpenAI-compatible chat endpoint, in the harness.
 
-The engine of :class:`~.core.AudioLM` for served models: open ones served at scale (vLLM
-serves Qwen2-Audio, Qwen2.5-Omni... behind ``/v1/chat/completions``) and closed ones
-(OpenAI's audio models, Gemini's OpenAI-compatible endpoint). Each request carries the
-audio the condition chooses (the samples ``lalm`` hears) as a WAV ``input_audio`` part
-before the question (:mod:`.api_payload`). The class extends lm-eval's
-:class:`~lm_eval.models.openai_completions.LocalChatCompletion` (arguments, generation
-payload); requests go through :class:`~.api_http.ChatClient` (retries on 429/5xx only, the
-key never logged). Every answer is stored as it arrives in its own resume cache, keyed by
-the exact WAV bytes and request body, so an interrupted run never asks twice.
-
-Letters (``logprobs=``): ``prompt`` sends each letter as a prefilled answer and reads the
-prompt's log-probabilities (exact: the number ``lalm`` computes; one request per letter);
-``top`` asks once per question for the first answer token's top ``k`` log-probabilities
-(approximate; letters outside the top ``k`` are counted and given no probability);
-``auto`` sends the first letter on the prompt path and keeps it when the answer has prompt
-log-probabilities, else falls back to ``top``; ``none`` refuses. Whichever path, the first
-request goes alone, so a server without log-probabilities is reported before anything
-else is sent. :func:`check_model_args` checks the arguments before anything is sent.
+The engine of :class:`~.core.AudioLM` for served models (vLLM, OpenAI's audio models,
+Gemini's OpenAI-compatible endpoint). Each request carries the audio the condition
+chooses as a WAV ``input_audio`` part before the question (:mod:`.api_payload`); the class
+extends lm-eval's :class:`~lm_eval.models.openai_completions.LocalChatCompletion`
+(arguments, generation payload), and requests go through :class:`~.api_http.ChatClient`.
+Answers are kept on the core's stored-results template, keyed by the exact WAV bytes and
+request body. Letters (``logprobs=``): ``prompt`` (exact, one request per letter), ``top``
+(the first token's top ``k``, approximate), ``auto`` (probe the prompt path, else top),
+``none``. The manual: ``docs/models.md``.
 """
 
 from __future__ import annotations
@@ -25,8 +16,9 @@ from __future__ import annotations
 import copy
 import logging
 from collections import Counter, OrderedDict
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from lm_eval.models.openai_completions import LocalChatCompletion
@@ -37,7 +29,7 @@ from ..audio import condition_parameters
 from ..audio.decoding import report_trims
 from ..audio.requests import RequestAudio
 from ..bridge.client import NO_LOGLIKELIHOOD, read_declaration, watch_cuts, window_seconds
-from ..cache import ResultCache, digest
+from ..cache import digest
 from .api_http import (
     DEFAULT_TIMEOUT,
     APIRequestError,
@@ -47,8 +39,8 @@ from .api_http import (
     RequestCounts,
     chat_url,
     check_http_args,
+    non_finite_in,
 )
-from .api_numbers import non_finite_in
 from .api_payload import (
     DEFAULT_WAV_SUBTYPE,
     WAV_SUBTYPES,
@@ -65,7 +57,7 @@ from .api_payload import (
     top_path_scores,
 )
 from .args import LALMArgumentError, audio_condition, validate_model_args
-from .core import AudioLM, audio_settings, audio_words, results_path
+from .core import AudioLM, StoredResults, audio_settings, audio_words, results_path
 
 __all__ = [
     "LOGPROB_MODES", "API_PROTOCOLS",
@@ -196,6 +188,7 @@ class LALMAPI(AudioLM, LocalChatCompletion):
     """
 
     MODEL_NAME = "lalm-api"
+    COMPUTES_WHEN_STORED = True  # the request table is logged, read-back requests too
     TEMPLATE_REFUSAL = (
         "sends the chat itself (audio first in the user turn, the server applies its "
         "template); drop --apply_chat_template."
@@ -283,8 +276,9 @@ class LALMAPI(AudioLM, LocalChatCompletion):
         self.bridge_counts: dict[str, int] = {}
         if self.bridge is not None:
             self._client.send = watch_cuts(self._client.send, self.bridge_counts)  # type: ignore[method-assign]
-        self._memo: dict[str, Any] = {}
-        self._cache = self._open_cache(args["results_cache"])
+        self._stored = _APIResults(
+            results_path(args["results_cache"], API_RESULTS_FILE), self._scope(), self.stats
+        )
         logger.info(
             "lalm-api: model %r at %s; %s sampling_rate=%d wav=%s logprobs=%s "
             "num_concurrent=%d results_cache=%s; generation: %s (protocol=%s)",
@@ -295,62 +289,39 @@ class LALMAPI(AudioLM, LocalChatCompletion):
             self.wav_subtype,
             self.logprobs,
             self._client.num_concurrent,
-            self._cache.path if self._cache is not None else "off",  # an empty cache is falsy
+            self._stored.path or "off",
             API_PROTOCOLS[self.protocol],
             self.protocol,
         )
 
     # ------------------------------------------------------------------ resume cache
-    def _open_cache(self, setting: str | None) -> ResultCache | None:
-        path = results_path(setting, API_RESULTS_FILE)
-        if path is None:
-            return None
-        scope = {
+    def _scope(self) -> dict[str, Any]:
+        return {
             "cache": f"lalm-api/{_CACHE_VERSION}",
             "endpoint_model": self.model,
             **audio_settings(self.spec),
             "wav_subtype": self.wav_subtype,
             "system_prompt": self.system_prompt,
         }
-        return ResultCache(path, scope=scope)
-
-    def _cache_get(self, parts: list[Any]) -> Any | None:
-        """A stored answer (this run's, or the resume cache's), or ``None``.
-
-        An entry holding a number that is not finite (written before replies were
-        checked for them) is a miss: the request is asked again and the entry replaced.
-        """
-        key = digest(parts)
-        if key in self._memo:
-            return self._memo[key]
-        value = None if self._cache is None else self._cache.get(parts)
-        if value is not None and non_finite_in(value):
-            self._cache.hits, self._cache.misses = self._cache.hits - 1, self._cache.misses + 1
-            self.stats["non_finite_cache_entries"] += 1
-            if self.stats["non_finite_cache_entries"] == 1:
-                logger.warning(
-                    "lalm-api: the resume cache %s holds a score that is not finite (inf or "
-                    "NaN, from a bad reply); such entries are asked again and replaced",
-                    self._cache.path,
-                )
-            return None
-        return value
-
-    def _cache_put(self, parts: list[Any], value: Any) -> None:
-        if non_finite_in(value):  # the readers refuse such numbers; this keeps the cache clean
-            raise MalformedLogprobsError(f"{parts[0]} result", value, "a number is not finite")
-        self._memo[digest(parts)] = value
-        if self._cache is not None:
-            self._cache.put(parts, value)
 
     def _send_one(self, job: Job) -> dict[str, Any]:
         replies: list[dict[str, Any]] = []
         self._client.send([job], lambda _job, body: replies.append(body), disable_tqdm=True)
         return replies[0]
 
-    def _announce(self, counts: RequestCounts, path: str) -> None:
+    def _announce(
+        self, kind: str, path: str, units: list[Any], todo: list[Any], asks: Callable
+    ) -> None:
+        """Log the request table: per task, its requests (``asks(unit)``: ``[(task,
+        request)]``), the HTTP requests a unit is and those read back (not in ``todo``)."""
+        counts = RequestCounts(kind)
+        waiting = {id(unit) for unit in todo}
+        for unit in units:
+            for task, request in asks(unit):
+                counts.request(task, request)
+            counts.http(asks(unit)[0][0], cached=id(unit) not in waiting)
         header = (
-            f"lalm-api: {counts.kind} requests of model {self.model!r} at {self._client.host} "
+            f"lalm-api: {kind} requests of model {self.model!r} at {self._client.host} "
             f"({path}; audio={self.condition}), {counts.to_send} to send:"
         )
         logger.info("%s", counts.table(header))
@@ -361,13 +332,10 @@ class LALMAPI(AudioLM, LocalChatCompletion):
         if not requests:
             return []
         sources = self.audio_sources(requests)
-        results: list[str | None] = [None] * len(requests)
-        counts = RequestCounts("generate_until")
         occurrences: Counter[str] = Counter()
-        jobs = []
-        for index, request in enumerate(requests):
+        keys, stops, units = [], [], []
+        for index, (request, source) in enumerate(zip(requests, sources, strict=True)):
             context, gen_kwargs = request.args[:2]
-            source = sources[index]
             context = self.question_text(context, source)
             key = source.key(self.spec)
             body = self._create_payload(
@@ -382,30 +350,32 @@ class LALMAPI(AudioLM, LocalChatCompletion):
             if float(body.get("temperature", 1) or 0) > 0:  # sampled (a default too): repeats vary
                 occurrences[digest(parts)] += 1
                 parts.append(occurrences[digest(parts)])
-            counts.request(request.task_name, index)
-            cached = self._cache_get(parts)
-            counts.http(request.task_name, cached=cached is not None)
-            if cached is not None:
-                results[index] = self._finish(cached["content"], stop)
-                continue
 
             def build(source=source, key=key, context=context, body=body) -> dict[str, Any]:
                 messages = self._audio.messages(key, source, context, self.system_prompt)
                 return {**body, "messages": messages}
 
-            jobs.append(Job((index, parts, stop), build))
-        self._announce(counts, "one HTTP request per prompt")
+            keys.append(parts)
+            stops.append(stop)
+            units.append((request.task_name, index, build))
 
-        def on_reply(job: Job, response: dict[str, Any]) -> None:
-            index, parts, stop = job.tag
-            content = _content(response)
-            if content is not _MALFORMED:
-                self._cache_put(parts, {"content": content})
-            results[index] = self._finish(None if content is _MALFORMED else content, stop)
+        def compute(todo: list[Any], finished: Callable, disable_tqdm: bool) -> None:
+            path = "one HTTP request per prompt"
+            self._announce("generate_until", path, units, todo, lambda unit: [unit[:2]])
 
-        self._client.send(jobs, on_reply, desc="lalm-api: generate", disable_tqdm=disable_tqdm)
+            def on_reply(job: Job, response: dict[str, Any]) -> None:
+                content = _content(response)
+                finished([(job.tag, None if content is _MALFORMED else {"content": content})])
+
+            jobs = [Job(local, unit[2]) for local, unit in enumerate(todo)]
+            self._client.send(jobs, on_reply, desc="lalm-api: generate", disable_tqdm=disable_tqdm)
+
+        answers = self._stored_run("generate_until", keys, units, compute, disable_tqdm)
         report_trims()
-        return results  # type: ignore[return-value]
+        return [
+            self._finish(None if answer is None else answer["content"], stop)
+            for answer, stop in zip(answers, stops, strict=True)
+        ]
 
     def _finish(self, content: str | None, stop: list[str]) -> str:
         if not content:
@@ -457,14 +427,14 @@ class LALMAPI(AudioLM, LocalChatCompletion):
             return self.letter_path
         if self.logprobs in ("prompt", "top"):
             self.letter_path, source = self.logprobs, f"logprobs={self.logprobs}"
-        elif (cached := self._cache_get(["letter_path"])) is not None:
-            where = self._cache.path if self._cache is not None else "this run"
+        elif (cached := self._stored.lookup([["letter_path"]])[0]) is not None:
+            where = self._stored.path or "this run"
             self.letter_path, source = str(cached), f"from the resume cache {where}"
         else:
             self.letter_path = self._probe_prompt_path(probe)
             source = "probed"
             if self.letter_path == "prompt":  # the probe was answered on this path
-                self._cache_put(["letter_path"], self.letter_path)
+                self._stored.store([(["letter_path"], self.letter_path)])
             else:
                 self._letter_path_unconfirmed = True  # stored after a top answer
         if getattr(self, "_letter_path_logged", None) != self.letter_path:
@@ -481,12 +451,12 @@ class LALMAPI(AudioLM, LocalChatCompletion):
         """A request on the probed path succeeded: keep the path for later runs."""
         if getattr(self, "_letter_path_unconfirmed", False):
             self._letter_path_unconfirmed = False
-            self._cache_put(["letter_path"], self.letter_path)
+            self._stored.store([(["letter_path"], self.letter_path)])
 
     def _probe_prompt_path(self, letter: _Letter) -> str:
         """Send ``letter`` on the prompt path; ``prompt`` if the answer has prompt logprobs."""
         try:
-            body = self._send_one(self._prompt_job(letter))
+            body = self._send_one(Job(letter, self._prompt_body(letter)))
         except APIRequestError as error:
             if not rejects_prompt_logprobs(error.status, error.server_message):
                 raise
@@ -494,7 +464,7 @@ class LALMAPI(AudioLM, LocalChatCompletion):
         else:
             if has_prompt_logprobs(body):
                 score = prompt_path_score(body, letter.continuation)
-                self._cache_put(self._prompt_parts(letter), list(score))
+                self._stored.store([(self._prompt_parts(letter), list(score))])
                 logger.info("lalm-api: letters scored from prompt log-probabilities (exact)")
                 return "prompt"
             why = "the answer has no prompt_logprobs"
@@ -513,42 +483,37 @@ class LALMAPI(AudioLM, LocalChatCompletion):
         digest = self._audio.digest(letter.key, letter.source)
         return ["prompt", letter.context, letter.continuation, digest]
 
-    def _prompt_job(self, letter: _Letter) -> Job:
+    def _prompt_body(self, letter: _Letter) -> Callable[[], dict[str, Any]]:
         def build() -> dict[str, Any]:
             messages = self._audio.messages(
                 letter.key, letter.source, letter.context, self.system_prompt
             )
             return prompt_logprobs_body(self.model, messages, letter.continuation)
 
-        return Job(letter, build)
+        return build
 
     def _score_prompt_path(self, letters: list[_Letter], disable_tqdm: bool) -> list:
-        results: list[tuple[float, bool] | None] = [None] * len(letters)
-        counts = RequestCounts("loglikelihood")
-        jobs = []
-        for letter in letters:
-            counts.request(letter.task, (letter.key, letter.context))
-            value = self._cache_get(self._prompt_parts(letter))
-            counts.http(letter.task, cached=value is not None)
-            if value is not None:
-                results[letter.index] = (float(value[0]), bool(value[1]))
-            else:
-                jobs.append(self._prompt_job(letter))
-        self._announce(counts, "prompt path, exact: one HTTP request per letter")
+        def compute(todo: list[_Letter], finished: Callable, disable_tqdm: bool) -> None:
+            path = "prompt path, exact: one HTTP request per letter"
+            self._announce("loglikelihood", path, letters, todo, _asks)
 
-        def on_reply(job: Job, body: dict[str, Any]) -> None:
-            letter = job.tag
-            if not has_prompt_logprobs(body):
-                raise NoLogprobsError(
-                    no_logprobs_message(self._client.host, self.model, "no prompt_logprobs")
-                    + " (logprobs=top reads the top log-probabilities of the first token.)"
-                )
-            score = prompt_path_score(body, letter.continuation)
-            self._cache_put(self._prompt_parts(letter), list(score))
-            results[letter.index] = score
+            def on_reply(job: Job, body: dict[str, Any]) -> None:
+                local, letter = job.tag
+                if not has_prompt_logprobs(body):
+                    raise NoLogprobsError(
+                        no_logprobs_message(self._client.host, self.model, "no prompt_logprobs")
+                        + " (logprobs=top reads the top log-probabilities of the first token.)"
+                    )
+                finished([(local, prompt_path_score(body, letter.continuation))])
 
-        self._client.send(jobs, on_reply, desc="lalm-api: letters", disable_tqdm=disable_tqdm)
-        return results
+            jobs = [Job((i, letter), self._prompt_body(letter)) for i, letter in enumerate(todo)]
+            self._client.send(jobs, on_reply, desc="lalm-api: letters", disable_tqdm=disable_tqdm)
+
+        keys = [self._prompt_parts(letter) for letter in letters]
+        return self._stored_run(
+            "loglikelihood", keys, letters, compute, disable_tqdm,
+            read=lambda v: (float(v[0]), bool(v[1])),
+        )  # fmt: skip
 
     # ------------------------------------------------------------------ top path
     def _top_parts(self, letter: _Letter) -> list[Any]:
@@ -566,53 +531,50 @@ class LALMAPI(AudioLM, LocalChatCompletion):
         groups: OrderedDict[tuple[Hashable, str], list[_Letter]] = OrderedDict()
         for letter in letters:
             groups.setdefault((letter.key, letter.context), []).append(letter)
-        counts = RequestCounts("loglikelihood")
-        tops: dict[tuple[Hashable, str], list] = {}
-        jobs = []
-        for group_key, group in groups.items():
-            first = group[0]
-            for letter in group:
-                counts.request(letter.task, group_key)
-            cached = self._cache_get(self._top_parts(first))
-            counts.http(first.task, cached=cached is not None)
-            if cached is not None:
-                tops[group_key] = cached
-                continue
+        questions = list(groups.values())
 
-            def build(letter: _Letter = first) -> dict[str, Any]:
-                messages = self._audio.messages(
-                    letter.key, letter.source, letter.context, self.system_prompt
-                )
-                return top_logprobs_body(self.model, messages, self.top_logprobs)
+        def compute(todo: list[list[_Letter]], finished: Callable, disable_tqdm: bool) -> None:
+            path = f"top-{self.top_logprobs} path, approximate: one HTTP request per question"
+            self._announce("loglikelihood", path, questions, todo, lambda q: _asks(*q))
 
-            jobs.append(Job((group_key, first), build))
-        self._announce(
-            counts, f"top-{self.top_logprobs} path, approximate: one HTTP request per question"
-        )
-
-        def on_reply(job: Job, body: dict[str, Any]) -> None:
-            group_key, first = job.tag
-            top = top_logprobs_of(body)
-            if top is None:
-                raise NoLogprobsError(
-                    no_logprobs_message(
-                        self._client.host, self.model, "its answers carry no top_logprobs"
+            def build(letter: _Letter) -> Callable[[], dict[str, Any]]:
+                def body() -> dict[str, Any]:
+                    messages = self._audio.messages(
+                        letter.key, letter.source, letter.context, self.system_prompt
                     )
-                )
-            tops[group_key] = [list(pair) for pair in top]
-            self._cache_put(self._top_parts(first), tops[group_key])
-            self._confirm_letter_path()
+                    return top_logprobs_body(self.model, messages, self.top_logprobs)
 
-        try:
-            self._client.send(jobs, on_reply, desc="lalm-api: questions", disable_tqdm=disable_tqdm)
-        except APIRequestError as error:
-            if "logprob" not in error.server_message.lower():
-                raise
-            why = f"HTTP {error.status}: {error.server_message}"
-            raise NoLogprobsError(no_logprobs_message(self._client.host, self.model, why)) from None
+                return body
+
+            def on_reply(job: Job, body: dict[str, Any]) -> None:
+                top = top_logprobs_of(body)
+                if top is None:
+                    raise NoLogprobsError(
+                        no_logprobs_message(
+                            self._client.host, self.model, "its answers carry no top_logprobs"
+                        )
+                    )
+                finished([(job.tag, [list(pair) for pair in top])])
+                self._confirm_letter_path()
+
+            jobs = [Job(local, build(question[0])) for local, question in enumerate(todo)]
+            try:
+                self._client.send(
+                    jobs, on_reply, desc="lalm-api: questions", disable_tqdm=disable_tqdm
+                )
+            except APIRequestError as error:
+                if "logprob" not in error.server_message.lower():
+                    raise
+                why = f"HTTP {error.status}: {error.server_message}"
+                raise NoLogprobsError(
+                    no_logprobs_message(self._client.host, self.model, why)
+                ) from None
+
+        keys = [self._top_parts(question[0]) for question in questions]
+        tops = self._stored_run("loglikelihood", keys, questions, compute, disable_tqdm)
         results: list[tuple[float, bool] | None] = [None] * len(letters)
-        for group_key, group in groups.items():
-            top = [(str(token), float(logprob)) for token, logprob in tops[group_key]]
+        for group, stored in zip(questions, tops, strict=True):
+            top = [(str(token), float(logprob)) for token, logprob in stored]
             scores = top_path_scores(top, [letter.continuation for letter in group])
             missing = [letter for letter, score in zip(group, scores, strict=True) if not score]
             for letter, score in zip(group, scores, strict=True):
@@ -691,8 +653,8 @@ class LALMAPI(AudioLM, LocalChatCompletion):
             "api_empty_generations": self.stats["empty_generations"],
             "api_http_requests": self._client.posts,
             "api_retries": self._client.retries,
-            "api_cache": None if self._cache is None else str(self._cache.path),
-            "api_cache_hits": 0 if self._cache is None else self._cache.hits,
+            "api_cache": None if self._stored.path is None else str(self._stored.path),
+            "api_cache_hits": 0 if self._stored.cache is None else self._stored.cache.hits,
             "api_bridge": None if self.bridge is None else vars(self.bridge),
             "api_bridge_cuts": self.bridge_counts.get("cuts", 0),
             "api_bridge_greedy_unknown": self.bridge_counts.get("greedy_unknown", 0),
@@ -709,3 +671,52 @@ def _content(response: Mapping[str, Any]) -> Any:
     except (KeyError, IndexError, TypeError, AttributeError):
         logger.warning("lalm-api: an answer had no choices[0].message; counted as empty")
         return _MALFORMED
+
+
+def _asks(*letters: _Letter) -> list[tuple[str | None, tuple[Hashable, str]]]:
+    """The harness requests of letters: (task, the question they answer)."""
+    return [(letter.task, (letter.key, letter.context)) for letter in letters]
+
+
+class _APIResults(StoredResults):
+    """``lalm-api``'s resume cache: this run's answers also kept in memory (the probe's, the
+    letter path, with the file off too); an entry holding a number that is not finite
+    (written before replies were checked) is a miss, asked again and replaced; none is
+    ever written."""
+
+    def __init__(self, path: Path | None, scope: Mapping[str, Any], stats: Counter) -> None:
+        super().__init__(path, scope)
+        self._memo: dict[str, Any] = {}
+        self._stats = stats
+
+    def lookup(self, keys: Sequence[Any]) -> list[Any | None]:
+        values = []
+        for parts in keys:
+            value = self._memo.get(digest(parts))
+            if value is None and self.cache is not None:
+                value = self.cache.get(parts)
+                if value is not None and non_finite_in(value):
+                    value = self._non_finite()
+            values.append(value)
+        self.reused += sum(value is not None for value in values)
+        return values
+
+    def _non_finite(self) -> None:
+        self.cache.hits, self.cache.misses = self.cache.hits - 1, self.cache.misses + 1
+        self._stats["non_finite_cache_entries"] += 1
+        if self._stats["non_finite_cache_entries"] == 1:
+            logger.warning(
+                "lalm-api: the resume cache %s holds a score that is not finite (inf or "
+                "NaN, from a bad reply); such entries are asked again and replaced",
+                self.cache.path,
+            )
+
+    def store(self, items: Sequence[tuple[Any, Any]]) -> None:
+        for parts, value in items:  # the readers refuse such numbers: keep the cache clean
+            if non_finite_in(value):
+                raise MalformedLogprobsError(f"{parts[0]} result", value, "a number is not finite")
+        self._memo.update((digest(parts), value) for parts, value in items)
+        super().store(items)
+
+    def report(self, what: str, total: int, reused: int) -> None:
+        """Nothing: :meth:`LALMAPI._announce`'s table says what was read back."""

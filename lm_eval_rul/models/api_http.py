@@ -1,26 +1,18 @@
 """``lalm-api``'s transport: one HTTP policy, the sender with its retries, what a reply is.
 
-* **One HTTP policy** for every request (the chat completions and the start-up read of
-  ``GET /models``): a total deadline per request (``timeout=``, a finite number of seconds
-  above 0); credentials go to the origin of ``base_url`` only (a redirect elsewhere is
-  followed without ``Authorization``, cookies or the URL's user part); one key check (a
-  value an HTTP header cannot carry is refused naming the variable, never the value);
-  replies are UTF-8 and a lone surrogate escape is read as U+FFFD (:func:`json_reply`).
-* **The sender** (:class:`ChatClient`): lm-eval's ``TemplateAPI`` senders retry every
-  failure and can log the request headers (the key). This one never logs a header and
-  classifies each answer: 2xx with a chat completion goes to the caller's callback; 429
-  (except an exhausted quota), 408, 5xx, a dropped connection, a timeout, an unreadable
-  body or a 2xx that is not a chat completion is retried up to ``max_retries`` times with
-  exponential backoff and jitter (``Retry-After`` honoured), then
-  :class:`APIUnavailableError`; 401/403 or a body naming an invalid key:
-  :class:`APIAuthError`; 404: :class:`APIModelNotFoundError`; any other 4xx:
-  :class:`APIRequestError`. The first request goes alone; after a fatal answer or a first
-  Ctrl-C no new request starts, those in flight finish (the resume cache keeps them).
-* **What the endpoint answered**: the errors a request ends in, whether a reply is a chat
-  completion, the server's own error message, the endpoint URL.
-* **The request counts** printed before anything is sent (:class:`RequestCounts`): per
-  task, the questions, the harness's requests, the HTTP requests they take, how many the
-  resume cache answers, and how many will be sent.
+* **One HTTP policy** (chat completions and the start-up ``GET /models``): a total deadline
+  per request, credentials to the origin of ``base_url`` only, one key check that never
+  echoes the value, replies read as UTF-8 (:func:`json_reply`).
+* **The sender** (:class:`ChatClient`) never logs a header and classifies each answer:
+  429 (not an exhausted quota), 408, 5xx, a dropped connection, a timeout or a 2xx that is
+  not a chat completion is retried with backoff (``Retry-After`` honoured), then
+  :class:`APIUnavailableError`; 401/403: :class:`APIAuthError`; 404:
+  :class:`APIModelNotFoundError`; other 4xx: :class:`APIRequestError`. The first request
+  goes alone; after a fatal answer or a Ctrl-C no new request starts.
+* **Numbers in a reply**: ``json`` reads ``Infinity``/``NaN`` and ``1e400`` as ``inf``;
+  every number read from a reply goes through :func:`finite_number`, and nothing
+  :func:`non_finite_in` flags reaches the resume cache.
+* **The request counts** printed before anything is sent (:class:`RequestCounts`).
 """
 
 from __future__ import annotations
@@ -30,12 +22,13 @@ import contextlib
 import functools
 import json
 import logging
+import math
 import os
 import re
 import signal
 import ssl
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -45,7 +38,6 @@ from tqdm import tqdm
 from ..errors import UserInputError
 from ..masking import mask, mask_url, url_has_credentials
 from ..retries import retry_after_seconds
-from .api_numbers import finite_number
 from .args import LALMArgumentError
 
 __all__ = [
@@ -53,10 +45,67 @@ __all__ = [
     "APIUnavailableError", "chat_url", "is_chat_completion", "server_message",
     "DEFAULT_TIMEOUT", "HTTPSettings", "NotUTF8Error", "check_timeout", "check_api_key",
     "check_http_args", "key_headers", "decode_reply", "json_reply", "open_session", "get",
-    "TaskCount", "RequestCounts", "Job", "ChatClient"
+    "TaskCount", "RequestCounts", "Job", "ChatClient", "LOGPROB_SLACK", "finite_number",
+    "log_probability", "non_finite_in"
 ]  # fmt: skip
 
 logger = logging.getLogger(__name__)
+
+
+#: How far above 0 a log-probability may come from rounding (a server's float32 softmax)
+#: before it is a probability above 1; the bridge (``lm_eval_rul/bridge/server.py``) allows
+#: the same.
+LOGPROB_SLACK = 1e-6
+
+
+def finite_number(value: Any) -> float | None:
+    """``value`` as a float when it is a finite number, else ``None``.
+
+    Booleans are not numbers here (``True`` would read as 1), nor are strings (a JSON
+    number is never quoted); an integer too large for a float is not finite.
+
+    >>> finite_number(-0.25), finite_number(3)
+    (-0.25, 3.0)
+    >>> [finite_number(v) for v in (float("inf"), float("nan"), 10**400, True, "-1.0", None)]
+    [None, None, None, None, None, None]
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond the float range
+        return None
+    return number if math.isfinite(number) else None
+
+
+def log_probability(value: Any) -> float | None:
+    """``value`` as a log-probability: a finite number at most 0 (rounding up to
+    :data:`LOGPROB_SLACK` above 0 reads as 0), else ``None`` (a probability above 1 is no
+    probability).
+
+    >>> log_probability(-0.5), log_probability(5e-7), log_probability(0.544), log_probability("-1")
+    (-0.5, 0.0, None, None)
+    """
+    number = finite_number(value)
+    if number is None or number > LOGPROB_SLACK:
+        return None
+    return min(number, 0.0)
+
+
+def non_finite_in(value: Any) -> bool:
+    """Whether ``value`` (a JSON-like tree of lists, dicts, numbers, strings) holds a
+    number that is not finite.
+
+    >>> non_finite_in([float("inf"), True]), non_finite_in({"a": [[" A", -0.5]]})
+    (True, False)
+    """
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, Mapping):
+        return any(non_finite_in(item) for item in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(non_finite_in(item) for item in value)
+    return False
 
 
 class APIError(UserInputError):

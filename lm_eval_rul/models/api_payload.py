@@ -1,20 +1,13 @@
 """What ``lalm-api`` sends and how it reads the letters' log-probabilities back.
 
-The waveform comes from :func:`lm_eval_rul.audio.condition_audio` (the samples ``lalm``
-feeds its processor), is written as a WAV file at the rate the user chose and travels
-base64-encoded in an OpenAI ``input_audio`` part before the question text
-(:func:`~lm_eval_rul.models.core.chat_messages`); the digest of the exact WAV bytes keys
-the resume cache. By default the WAV holds 32-bit floats (``FLOAT``: exactly the samples
-``lalm`` hears, beyond +-1 too); a PCM subtype clips to +-1 and quantises:
-:class:`AudioEncoder` counts the clipped samples, warns once and records them.
-
-Reading log-probabilities (pure functions; ``docs/method.md``, "Letter scoring over an
-API"): the **prompt** path (exact; vLLM) sends the letter as a prefilled assistant turn
-and :func:`prompt_path_score` sums its prompt tokens' log-probabilities, the number
-``lalm`` computes; the **top** path (approximate) reads the ``k`` most likely first answer
-tokens and :func:`top_path_scores` gives each letter the log of the summed probability of
-the tokens that spell it; a letter absent from the top ``k`` gets ``-inf`` and is counted,
-never estimated.
+The waveform (:func:`lm_eval_rul.audio.condition_audio`, the samples ``lalm`` hears) goes
+as a WAV file, base64-encoded in an OpenAI ``input_audio`` part before the question; the
+digest of the exact WAV bytes keys the resume cache. ``FLOAT`` (default) is exact; a PCM
+subtype clips to +-1 (:class:`AudioEncoder` counts, warns once and records it). The
+**prompt** path sums the prefilled letter's prompt log-probabilities
+(:func:`prompt_path_score`); the **top** path gives a letter the log of the summed
+probability of the top-``k`` tokens that spell it (:func:`top_path_scores`), ``-inf`` and
+counted when absent (``docs/method.md``, "Letter scoring over an API").
 """
 
 from __future__ import annotations
@@ -33,8 +26,7 @@ import numpy as np
 
 from ..audio import AudioSpec
 from ..audio.requests import RequestAudio
-from .api_http import APIError
-from .api_numbers import finite_number, log_probability
+from .api_http import APIError, finite_number, log_probability
 from .core import audio_words, chat_messages
 
 __all__ = [

@@ -1,34 +1,18 @@
 """The audio-LM core: what ``lalm``, ``lalm-vllm`` and ``lalm-api`` share.
 
 :class:`AudioLM` is the one base class of the three engines (read it as lm-eval's ``HFLM``:
-one flow, engines overriding a few narrow hooks). It owns
+one flow, engines overriding narrow hooks; ``docs/architecture.md``). It owns the audio
+arguments (turned once into the model's :class:`~lm_eval_rul.audio.AudioSpec`), each
+request's audio source, the grouping of letter requests by clip and context
+(:class:`Question`), the stored-results -> compute -> store template of ``loglikelihood``
+and ``generate_until``, ``get_model_info`` and the refusals.
 
-* the audio arguments: ``audio=`` and every condition's parameters (``noise_std``...,
-  declared by the conditions, :func:`~lm_eval_rul.audio.condition_parameters`), turned
-  once into the model's :class:`~lm_eval_rul.audio.AudioSpec` with the
-  :class:`~lm_eval_rul.audio.Condition` object (:meth:`AudioLM._hear`);
-* each request's audio source (:meth:`AudioLM.audio_sources`: what each document heard,
-  the per-task condition in the run log and the results' ``audio_condition_by_task``);
-* the grouping of letter requests by clip and context (:class:`Question`), and the
-  stored-results -> compute -> store template of ``loglikelihood`` and ``generate_until``
-  over :class:`StoredResults`; an engine scores a chunk of questions after one audio
-  prefix per clip and generates a batch;
-* ``get_model_info`` (the engine's part, then :func:`audio_settings`) and the refusals
-  (``--use_cache``, ``--apply_chat_template``).
-
-:class:`StoredResults` keeps every result on disk as it is computed, so an interrupted
-run resumes. Its **scope** (:func:`results_scope`) holds everything that decides a result
-besides the request: the checkpoint (a folder by its files' sizes and modification times,
-a hub model by its commit), dtype, family, the rendered template around the question, the
-audio condition and its recorded parameters (:func:`recorded_parameters`), the audio limit
-and rate, ``prefix_cache``, and the versions of this package, transformers and torch. The
-**key** of an entry (:func:`request_parts`) is the request and what the model hears: the
-condition key with a clip replaced by its content digest
-(:func:`~lm_eval_rul.audio.clip_identity`). Batch size and device are not in the scope
-(they change results only by float rounding). ``results_cache=PATH`` chooses the file,
-``none`` turns it off; the default is the adapter's file in ``$LM_EVAL_RUL_CACHE``.
-:func:`chat_messages` is the one chat layout of the three engines (audio first in the user
-turn, then the question): what makes their scores comparable.
+:class:`StoredResults` keeps every result on disk as it is computed, so an interrupted run
+resumes. Its scope (:func:`results_scope`) is everything that decides a result besides the
+request; an entry's key (:func:`request_parts`) is the request and what the model hears, a
+clip by its content digest. Batch size and device are not in the scope (they change
+results only by float rounding). :func:`chat_messages` is the one chat layout of the three
+engines: what makes their scores comparable.
 """
 
 from __future__ import annotations
@@ -235,7 +219,7 @@ class StoredResults:
     def __init__(self, path: Path | None, scope: Mapping[str, Any]) -> None:
         self.cache = None if path is None else ResultCache(path, scope=scope)
         self._heard: dict[Hashable, Any] = {}
-        self.reused = self.computed = 0
+        self.reused = 0
 
     @property
     def path(self) -> Path | None:
@@ -269,23 +253,24 @@ class StoredResults:
         self.reused += sum(v is not None for v in values)
         return values
 
-    def recall(
+    def keys(
         self, kind: str, arguments: Sequence[Sequence[Any]], heard: Sequence[Hashable]
-    ) -> tuple[list[Any], list[Any], list[int]]:
-        """(keys, stored values or None, indices still to compute) of a batch of requests
-        (their ``arguments`` and condition keys), the counts logged (:meth:`report`)."""
-        keys = [
+    ) -> list[Any]:
+        """The key of each request: its ``arguments`` and what it hears (condition keys)."""
+        return [
             request_parts(kind, list(args), self.heard_key(key))
             for args, key in zip(arguments, heard, strict=True)
         ]
+
+    def recall(self, kind: str, keys: Sequence[Any]) -> tuple[list[Any], list[int]]:
+        """(stored values or ``None``, indices still to compute) of ``keys``, logged."""
         values = list(self.lookup(keys))
         todo = [i for i, value in enumerate(values) if value is None]
         self.report(kind, len(keys), len(keys) - len(todo))
-        return keys, values, todo
+        return values, todo
 
     def store(self, items: Sequence[tuple[Any, Any]]) -> None:
         """Write (and commit) finished results: ``[(key, value), ...]``."""
-        self.computed += len(items)
         if self.cache is not None and items:
             self.cache.put_many(items)
 
@@ -325,6 +310,8 @@ class AudioLM(LM):
     """
 
     MULTIMODAL = True
+    #: ``compute`` is called even when every result was stored (to report the counts).
+    COMPUTES_WHEN_STORED: ClassVar[bool] = False
     #: The ``--model`` name (its :data:`~lm_eval_rul.adapters.ADAPTERS` row).
     MODEL_NAME: ClassVar[str] = "lalm"
     #: The constructor takes every audio condition's parameters (:func:`supported_args`).
@@ -402,55 +389,66 @@ class AudioLM(LM):
         """
         if not requests:
             return []
-        sources = self.audio_sources(requests)
-        results = self._stored_run(
-            "loglikelihood", requests, sources, [r.args[:2] for r in requests],
-            self._score_letters, disable_tqdm, read=lambda v: (float(v[0]), bool(v[1])),
+        return self._requests_run(
+            "loglikelihood", requests, [r.args[:2] for r in requests], self._score_letters,
+            disable_tqdm, read=lambda v: (float(v[0]), bool(v[1])),
         )  # fmt: skip
-        report_trims()  # said now, before the harness prints its table
-        return results
 
     def generate_until(self, requests: list[Any], disable_tqdm: bool = False) -> list[str]:
         """Generation with audio (greedy unless the task samples): stored answers are read
         back, the others generated by the engine and stored as each batch finishes."""
         if not requests:
             return []
-        sources = self.audio_sources(requests)
         arguments = [[r.args[0], r.args[1], self.max_gen_toks] for r in requests]
-        results = self._stored_run(
-            "generate_until", requests, sources, arguments, self._generate, disable_tqdm
+        return self._requests_run(
+            "generate_until", requests, arguments, self._generate, disable_tqdm
         )
-        report_trims()
+
+    def _requests_run(
+        self, kind: str, requests: list[Any], arguments: list[Any], compute: Callable,
+        disable_tqdm: bool, read: Callable[[Any], Any] = lambda value: value,
+    ) -> list[Any]:  # fmt: skip
+        """:meth:`_stored_run` over harness requests, keyed by their arguments and what
+        each hears; ``compute`` gets (request, source) pairs."""
+        sources = self.audio_sources(requests)
+        keys = self._stored.keys(kind, arguments, [s.key(self.spec) for s in sources])
+        units = list(zip(requests, sources, strict=True))
+        results = self._stored_run(kind, keys, units, compute, disable_tqdm, read)
+        report_trims()  # said now, before the harness prints its table
         return results
 
     def _stored_run(
         self,
         kind: str,
-        requests: list[Any],
-        sources: list[RequestAudio],
-        arguments: list[Any],
+        keys: Sequence[Any],
+        units: Sequence[Any],
         compute: Callable[..., None],
         disable_tqdm: bool,
         read: Callable[[Any], Any] = lambda value: value,
     ) -> list[Any]:
-        """Stored results -> compute the rest -> store them: ``compute(todo, finished,
-        disable_tqdm)`` gets the (request, source) pairs still to do and hands each finished
-        batch, ``[(index in todo, value)]``, to ``finished``."""
-        keys, stored, todo = self._stored.recall(
-            kind, arguments, [source.key(self.spec) for source in sources]
-        )
+        """Stored results -> compute the rest -> store them, one key per unit of work.
+
+        ``compute(todo, finished, disable_tqdm)`` gets the units still to do (possibly
+        none: an engine that reports what it sends says so) and hands each finished batch,
+        ``[(index in todo, value)]``, to ``finished``; a value of ``None`` is a result not
+        to keep (a malformed reply), and the caller sees ``None`` there.
+        """
+        stored, todo = self._stored.recall(kind, keys)
         results = [None if value is None else read(value) for value in stored]
 
         def finished(pairs: list[tuple[int, Any]]) -> None:
             for local, value in pairs:
                 results[todo[local]] = value
-                self.cache_hook.add_partial(kind, requests[todo[local]].args, value)
             self._stored.store(
-                [(keys[todo[local]], list(v) if isinstance(v, tuple) else v) for local, v in pairs]
+                [
+                    (keys[todo[local]], list(v) if isinstance(v, tuple) else v)
+                    for local, v in pairs
+                    if v is not None
+                ]
             )
 
-        if todo:
-            compute([(requests[i], sources[i]) for i in todo], finished, disable_tqdm)
+        if todo or self.COMPUTES_WHEN_STORED:
+            compute([units[i] for i in todo], finished, disable_tqdm)
         return results
 
     def _score_letters(

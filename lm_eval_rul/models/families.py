@@ -1,14 +1,10 @@
-"""The one table of per-family facts the audio models need, and what is read from a checkpoint
-before its weights load.
+"""The one table of per-family facts the audio models need, read before weights load.
 
-* :data:`FAMILIES`: facts the processor does not say (which transformers class to load,
-  where a full checkpoint keeps its thinker, how the chat template wants an audio item, the
-  fallbacks); a family is recognised by the ``model_type`` of the checkpoint's config.
-  Facts the processor knows (audio token, sampling rate, longest input) are read from it.
-* :func:`load_processor`: the checkpoint's processor, audio-only where its video processor
-  cannot load.
-* :func:`audio_limit_seconds`: the longest audio a checkpoint hears, known before its
-  weights load (``lm-eval-rul run`` sets the factual tasks' ``chunk_seconds`` from it).
+:data:`FAMILIES` holds what the processor does not say (the transformers class, where a
+full checkpoint keeps its thinker, how the template wants an audio item), recognised by
+the config's ``model_type``; :func:`load_processor` loads the processor (audio-only where
+its video processor cannot load); :func:`audio_limit_seconds` is the longest audio a
+checkpoint hears.
 """
 
 from __future__ import annotations

@@ -1,19 +1,12 @@
 """``lalm``: transformers-native audio language models inside lm-evaluation-harness.
 
-The engine of :class:`~.core.AudioLM` on transformers. The harness sends one
-``loglikelihood`` request per answer letter; the core groups them by clip and (document,
-context), and this engine reads every letter of a context from ONE forward pass and
-encodes each clip once per run: the audio sits first in the user turn, the key/value cache
-of the shared system + audio prefix is computed once per clip (:meth:`LALM._prefix`), and
-each question only runs its own suffix tokens against a copy of that cache
-(:meth:`LALM._score_suffixes`). ``prefix_cache=false`` takes the naive reference path (one
-full forward per request). Generation is batched, greedy unless the task says so; when the
-documents are windows of longer recordings the progress bar also counts the finished items.
-
-The model loads through lm-eval's :class:`~lm_eval.models.huggingface.HFLM` (device
-placement, ``accelerate launch`` data parallelism, dtype, rank/world size), overriding
-only the hooks that differ: the config (family detection), the tokenizer (the family's
-processor), and the model class. Text-only ``loglikelihood_rolling`` is HFLM's own.
+The engine of :class:`~.core.AudioLM` on transformers: every letter of a context is read
+from ONE forward pass, the key/value cache of the shared system + audio prefix computed
+once per clip (:meth:`LALM._prefix`) and each question running only its suffix against a
+copy of it (:meth:`LALM._score_suffixes`); ``prefix_cache=false`` is the naive reference
+path. The model loads through lm-eval's :class:`~lm_eval.models.huggingface.HFLM` (device
+placement, data parallelism, dtype), overriding only the config (family detection), the
+tokenizer (the family's processor) and the model class. The manual: ``docs/models.md``.
 """
 
 from __future__ import annotations

@@ -1,26 +1,13 @@
 """``lalm-vllm``: the audio LMs vLLM serves, run by vLLM's in-process engine.
 
-The engine of :class:`~.core.AudioLM` on vLLM (tensor parallelism, continuous batching,
-prefix caching), for throughput on one or several GPUs, with ``lalm``'s prompts, audio and
-letters: the prompt of every request is the token ids ``lalm`` builds
-(:class:`~.prompts.CheckpointLM`); vLLM expands the audio placeholder itself; what the model
-hears is the same :class:`~lm_eval_rul.audio.AudioSpec`; the resume cache is the core's
-(its own file, from the adapter table).
-
-Letters: ``lalm``'s quantity, log p(letter | audio, prompt) from the model's log-softmax
-after the prompt, summed over a continuation's tokens. A question's letters go in ONE
-vLLM request: the prompt and ``max_tokens=1`` with ``logprob_token_ids`` = the letters'
-first tokens; vLLM returns their log-probabilities from the raw logits (``logprobs_mode``
-``raw_logprobs``) at the position after the prompt. A letter of several tokens adds a
-request per further token. Why not ``prompt_logprobs``: vLLM never reads the prefix cache
-for a request that asks for them (it recomputes the whole prompt, audio included). Here
-every request of a clip shares its system + audio prefix, which vLLM's prefix cache
-computes once. Greedy: the letter's token is the argmax (temperature 0). Requests go clip
-by clip, up to :data:`QUESTIONS_PER_CALL` questions per ``LLM.generate`` call.
-
-Only families vLLM serves load: the checkpoint's architecture must be in the installed
-vLLM's model registry, checked with ``vllm`` itself missing or not before any weight
-loads (:func:`check_model_args`).
+The engine of :class:`~.core.AudioLM` on vLLM, with ``lalm``'s prompts (the token ids of
+:class:`~.prompts.CheckpointLM`; vLLM expands the audio placeholder), audio and letters.
+A question's letters go in ONE request: ``max_tokens=1`` with ``logprob_token_ids`` = the
+letters' first tokens, read from the raw logits after the prompt (a letter of several
+tokens adds a request per further token). Not ``prompt_logprobs``: vLLM never reads its
+prefix cache for those, and every request of a clip shares its system + audio prefix.
+Only architectures in the installed vLLM's registry load, checked before any weight loads
+(:func:`check_model_args`). The manual: ``docs/models.md``.
 """
 
 from __future__ import annotations

@@ -1,22 +1,12 @@
 """The prompts of ``lalm`` and ``lalm-vllm``: one rendering of the family's chat template.
 
-Both models load the checkpoint's processor, render the chat template once around a
-sentinel (audio first in the user turn, then the question) and tokenize every request the
-same way (split as lm-eval's ``hf`` model splits context and continuation). ``lalm`` hands
-the prompt to the processor, which expands the audio placeholder; ``lalm-vllm`` hands the
-same token ids to vLLM, whose own processor expands it. One source of these prompts is what
-makes the two models' letters comparable. Also here:
-
-* whether the template writes the question as given or trimmed (Gemma 3n's ``| trim``:
-  one more rendering, with whitespace around the sentinel, tells);
-* where the audio sits in a prompt's tokens before and after the processor expands it
-  (:func:`match_spans`: the prefix cache is the processor's own rendering only when the
-  processor changed nothing but the audio span, its markers and its blank lines);
-* Voxtral's prompts (:class:`MistralPrompts`): mistral-common renders them through the
-  processor's ``apply_chat_template``; ``lalm`` keeps a prompt as text with one ``[AUDIO]``
-  per clip, encodes special tokens by name and the rest with Tekken, and expands each
-  ``[AUDIO]`` into the tokens the processor renders for its clip (tests check this token
-  for token against the processor's full rendering).
+Both render the chat template once around a sentinel (audio first in the user turn, then
+the question) and tokenize every request the same way (split as lm-eval's ``hf`` model
+splits context and continuation): one source of prompts is what makes the two models'
+letters comparable. Also here: whether the template trims the question (Gemma 3n),
+where the audio sits in a prompt's tokens before and after the processor expands it
+(:func:`match_spans`, for the prefix cache), and Voxtral's mistral-common prompts
+(:class:`MistralPrompts`).
 """
 
 from __future__ import annotations
