@@ -93,7 +93,7 @@ def test_which_4xx_means_no_prompt_path(status, message, refused):
 
 
 def test_server_messages_of_every_error_layout_and_redaction(monkeypatch):
-    from lm_eval_rul.models.api_http import ChatClient, chat_url, server_message
+    from lm_eval_rul.models.api_http import ChatClient, HTTPSettings, chat_url, server_message
 
     assert server_message('{"error": {"message": "The model `x` does not exist."}}') == (
         "The model `x` does not exist."
@@ -104,7 +104,8 @@ def test_server_messages_of_every_error_layout_and_redaction(monkeypatch):
     assert server_message(gemini) == "API key not valid."
     assert server_message("<html>  Bad \n Gateway </html>") == "<html> Bad Gateway </html>"
     monkeypatch.setenv("K", "my-own-key-123")
-    client = ChatClient(chat_url("http://h:1/v1/"), model="m", api_key_env="K")
+    settings = HTTPSettings(api_key_env="K")
+    client = ChatClient(chat_url("http://h:1/v1/"), model="m", settings=settings)
     assert client.url == "http://h:1/v1/chat/completions"
     text = client.redact("key my-own-key-123, also sk-abcdef123456 and AIzaSyA1234567890abcdefghij")
     assert text == "key ***, also *** and ***"

@@ -56,8 +56,8 @@ from .api_payload import (
     top_logprobs_of,
     top_path_scores,
 )
-from .args import LALMArgumentError, audio_condition, validate_model_args
-from .core import AudioLM, StoredResults, audio_settings, audio_words, results_path
+from .args import LALMArgumentError, audio_condition, given_args, validate_model_args
+from .core import AudioLM, StoredResults, audio_settings, results_path
 
 __all__ = [
     "LOGPROB_MODES", "API_PROTOCOLS",
@@ -152,8 +152,7 @@ class LALMAPI(AudioLM, LocalChatCompletion):
         base_url: The endpoint: ``http://host:8000/v1`` or the full
             ``.../v1/chat/completions`` URL.
         model: The model name the endpoint serves (vLLM's ``--served-model-name``).
-        audio: What the model hears, as for ``lalm``: ``original``, ``reversed``,
-            ``noise``, ``silence``, ``random`` or ``none``.
+        audio: What the model hears, as for ``lalm`` (a registered condition).
         max_audio_seconds: Trim longer audio (with a warning); default: the window a
             ``lm-eval-rul bridge`` server declares, else no trimming (the server applies
             its model's limit).
@@ -222,10 +221,7 @@ class LALMAPI(AudioLM, LocalChatCompletion):
         max_batch_size: int | None = None,
         **condition_args: Any,
     ) -> None:
-        given = {
-            k: v for k, v in locals().items() if k not in ("self", "condition_args", "__class__")
-        }
-        args = check_model_args({**given, **condition_args})
+        args = check_model_args(given_args(locals()))
         super().__init__(
             base_url=chat_url(args["base_url"]),
             model=args["model"],
@@ -263,36 +259,23 @@ class LALMAPI(AudioLM, LocalChatCompletion):
         self.missing_examples: list[str] = []
         self._audio = AudioEncoder(self.spec, self.wav_subtype)
         self._client = ChatClient(
-            self.base_url,
-            model=self.model,
-            api_key_env=args["api_key_env"],
-            num_concurrent=args["num_concurrent"],
-            max_retries=args["max_retries"],
-            timeout=args["timeout"],
+            self.base_url, model=self.model, settings=HTTPSettings.of(args),
+            num_concurrent=args["num_concurrent"], max_retries=args["max_retries"],
             retry_backoff=args["retry_backoff"],
-            verify_certificate=args["verify_certificate"],
-            ca_cert_path=ca_cert_path,
-        )
+        )  # fmt: skip
         self.bridge_counts: dict[str, int] = {}
         if self.bridge is not None:
             self._client.send = watch_cuts(self._client.send, self.bridge_counts)  # type: ignore[method-assign]
         self._stored = _APIResults(
             results_path(args["results_cache"], API_RESULTS_FILE), self._scope(), self.stats
         )
-        logger.info(
-            "lalm-api: model %r at %s; %s sampling_rate=%d wav=%s logprobs=%s "
-            "num_concurrent=%d results_cache=%s; generation: %s (protocol=%s)",
-            self.model,
-            self._client.host,
-            audio_words(self.spec),
-            self.spec.sampling_rate,
-            self.wav_subtype,
-            self.logprobs,
-            self._client.num_concurrent,
-            self._stored.path or "off",
-            API_PROTOCOLS[self.protocol],
-            self.protocol,
-        )
+        self._log_start(
+            f"model {self.model!r} at {self._client.host}",
+            {"sampling_rate": self.spec.sampling_rate, "wav": self.wav_subtype,
+             "logprobs": self.logprobs, "num_concurrent": self._client.num_concurrent,
+             "results_cache": self._stored.path or "off"},
+            f"; generation: {API_PROTOCOLS[self.protocol]} (protocol={self.protocol})",
+        )  # fmt: skip
 
     # ------------------------------------------------------------------ resume cache
     def _scope(self) -> dict[str, Any]:
@@ -303,6 +286,9 @@ class LALMAPI(AudioLM, LocalChatCompletion):
             "wav_subtype": self.wav_subtype,
             "system_prompt": self.system_prompt,
         }
+
+    def _no_logprobs(self, why: str, advice: str = "") -> NoLogprobsError:
+        return NoLogprobsError(no_logprobs_message(self._client.host, self.model, why) + advice)
 
     def _send_one(self, job: Job) -> dict[str, Any]:
         replies: list[dict[str, Any]] = []
@@ -390,9 +376,7 @@ class LALMAPI(AudioLM, LocalChatCompletion):
         if not requests:
             return []
         if self.logprobs == "none":
-            raise NoLogprobsError(
-                no_logprobs_message(self._client.host, self.model, self.logprobs_why)
-            )
+            raise self._no_logprobs(self.logprobs_why)
         sources = self.audio_sources(requests)
         keys: dict[int, Hashable] = {}
         letters = []
@@ -400,12 +384,9 @@ class LALMAPI(AudioLM, LocalChatCompletion):
             if id(source.parts) not in keys:
                 keys[id(source.parts)] = source.key(self.spec)
             context, continuation = request.args[:2]
-            context = self.question_text(context, source)
-            key = keys[id(source.parts)]
-            doc = request.doc or {}
-            letters.append(
-                _Letter(index, request.task_name, doc, source, key, context, continuation)
-            )
+            text = self.question_text(context, source)
+            task, doc, key = request.task_name, request.doc or {}, keys[id(source.parts)]
+            letters.append(_Letter(index, task, doc, source, key, text, continuation))
         path = self._resolve_letter_path(letters[0])
         if path == "prompt":
             results = self._score_prompt_path(letters, disable_tqdm)
@@ -456,7 +437,7 @@ class LALMAPI(AudioLM, LocalChatCompletion):
     def _probe_prompt_path(self, letter: _Letter) -> str:
         """Send ``letter`` on the prompt path; ``prompt`` if the answer has prompt logprobs."""
         try:
-            body = self._send_one(Job(letter, self._prompt_body(letter)))
+            body = self._send_one(Job(letter, self._letter_body(letter, "prompt")))
         except APIRequestError as error:
             if not rejects_prompt_logprobs(error.status, error.server_message):
                 raise
@@ -464,7 +445,7 @@ class LALMAPI(AudioLM, LocalChatCompletion):
         else:
             if has_prompt_logprobs(body):
                 score = prompt_path_score(body, letter.continuation)
-                self._stored.store([(self._prompt_parts(letter), list(score))])
+                self._stored.store([(self._letter_parts(letter, "prompt"), list(score))])
                 logger.info("lalm-api: letters scored from prompt log-probabilities (exact)")
                 return "prompt"
             why = "the answer has no prompt_logprobs"
@@ -479,16 +460,23 @@ class LALMAPI(AudioLM, LocalChatCompletion):
         return "top"
 
     # ------------------------------------------------------------------ prompt path
-    def _prompt_parts(self, letter: _Letter) -> list[Any]:
+    def _letter_parts(self, letter: _Letter, path: str) -> list[Any]:
+        """The resume-cache key of ``letter``'s request on ``path`` (``top``: its question's)."""
         digest = self._audio.digest(letter.key, letter.source)
-        return ["prompt", letter.context, letter.continuation, digest]
+        if path == "prompt":
+            return ["prompt", letter.context, letter.continuation, digest]
+        return ["top", letter.context, digest, int(self.top_logprobs)]
 
-    def _prompt_body(self, letter: _Letter) -> Callable[[], dict[str, Any]]:
+    def _letter_body(self, letter: _Letter, path: str) -> Callable[[], dict[str, Any]]:
+        """The body of ``letter``'s request on ``path``, built when it is about to go."""
+
         def build() -> dict[str, Any]:
             messages = self._audio.messages(
                 letter.key, letter.source, letter.context, self.system_prompt
             )
-            return prompt_logprobs_body(self.model, messages, letter.continuation)
+            if path == "prompt":
+                return prompt_logprobs_body(self.model, messages, letter.continuation)
+            return top_logprobs_body(self.model, messages, self.top_logprobs)
 
         return build
 
@@ -500,26 +488,22 @@ class LALMAPI(AudioLM, LocalChatCompletion):
             def on_reply(job: Job, body: dict[str, Any]) -> None:
                 local, letter = job.tag
                 if not has_prompt_logprobs(body):
-                    raise NoLogprobsError(
-                        no_logprobs_message(self._client.host, self.model, "no prompt_logprobs")
-                        + " (logprobs=top reads the top log-probabilities of the first token.)"
+                    raise self._no_logprobs(
+                        "no prompt_logprobs",
+                        " (logprobs=top reads the top log-probabilities of the first token.)",
                     )
                 finished([(local, prompt_path_score(body, letter.continuation))])
 
-            jobs = [Job((i, letter), self._prompt_body(letter)) for i, letter in enumerate(todo)]
+            jobs = [Job((i, x), self._letter_body(x, "prompt")) for i, x in enumerate(todo)]
             self._client.send(jobs, on_reply, desc="lalm-api: letters", disable_tqdm=disable_tqdm)
 
-        keys = [self._prompt_parts(letter) for letter in letters]
+        keys = [self._letter_parts(letter, "prompt") for letter in letters]
         return self._stored_run(
             "loglikelihood", keys, letters, compute, disable_tqdm,
             read=lambda v: (float(v[0]), bool(v[1])),
         )  # fmt: skip
 
     # ------------------------------------------------------------------ top path
-    def _top_parts(self, letter: _Letter) -> list[Any]:
-        digest = self._audio.digest(letter.key, letter.source)
-        return ["top", letter.context, digest, int(self.top_logprobs)]
-
     def _score_top_path(self, letters: list[_Letter], disable_tqdm: bool) -> list:
         for letter in letters:
             if not letter.continuation.strip() or len(letter.continuation.split()) != 1:
@@ -537,27 +521,14 @@ class LALMAPI(AudioLM, LocalChatCompletion):
             path = f"top-{self.top_logprobs} path, approximate: one HTTP request per question"
             self._announce("loglikelihood", path, questions, todo, lambda q: _asks(*q))
 
-            def build(letter: _Letter) -> Callable[[], dict[str, Any]]:
-                def body() -> dict[str, Any]:
-                    messages = self._audio.messages(
-                        letter.key, letter.source, letter.context, self.system_prompt
-                    )
-                    return top_logprobs_body(self.model, messages, self.top_logprobs)
-
-                return body
-
             def on_reply(job: Job, body: dict[str, Any]) -> None:
                 top = top_logprobs_of(body)
                 if top is None:
-                    raise NoLogprobsError(
-                        no_logprobs_message(
-                            self._client.host, self.model, "its answers carry no top_logprobs"
-                        )
-                    )
+                    raise self._no_logprobs("its answers carry no top_logprobs")
                 finished([(job.tag, [list(pair) for pair in top])])
                 self._confirm_letter_path()
 
-            jobs = [Job(local, build(question[0])) for local, question in enumerate(todo)]
+            jobs = [Job(i, self._letter_body(q[0], "top")) for i, q in enumerate(todo)]
             try:
                 self._client.send(
                     jobs, on_reply, desc="lalm-api: questions", disable_tqdm=disable_tqdm
@@ -566,11 +537,9 @@ class LALMAPI(AudioLM, LocalChatCompletion):
                 if "logprob" not in error.server_message.lower():
                     raise
                 why = f"HTTP {error.status}: {error.server_message}"
-                raise NoLogprobsError(
-                    no_logprobs_message(self._client.host, self.model, why)
-                ) from None
+                raise self._no_logprobs(why) from None
 
-        keys = [self._top_parts(question[0]) for question in questions]
+        keys = [self._letter_parts(question[0], "top") for question in questions]
         tops = self._stored_run("loglikelihood", keys, questions, compute, disable_tqdm)
         results: list[tuple[float, bool] | None] = [None] * len(letters)
         for group, stored in zip(questions, tops, strict=True):

@@ -477,16 +477,12 @@ class ChatClient:
     Args:
         url: The chat-completions URL (:func:`chat_url`).
         model: The endpoint's model name (for messages only).
-        api_key_env: Environment variable holding the key, read at each request and
-            sent as ``Authorization: Bearer``; unset or empty sends no header.
+        settings: Deadline, key variable (read at each request, sent as ``Authorization:
+            Bearer``; unset or empty: no header) and TLS (:class:`HTTPSettings`).
         num_concurrent: Requests in flight at once.
         max_retries: Retries of a request after a retriable failure (0: none).
-        timeout: Seconds for one request, answer included (a total deadline, above 0;
-            :mod:`.api_http`).
         retry_backoff: First backoff in seconds (doubling, plus up to as much jitter).
         max_backoff: Longest wait between two attempts (``Retry-After`` included).
-        verify_certificate: Check the server's TLS certificate.
-        ca_cert_path: A CA bundle to check it with.
 
     Attributes:
         posts: HTTP requests made (retries included).
@@ -494,30 +490,21 @@ class ChatClient:
     """
 
     def __init__(
-        self,
-        url: str,
-        *,
-        model: str,
-        api_key_env: str = "OPENAI_API_KEY",
-        num_concurrent: int = 1,
-        max_retries: int = 3,
-        timeout: float = 300,
-        retry_backoff: float = 1.0,
+        self, url: str, *, model: str, settings: HTTPSettings | None = None,
+        num_concurrent: int = 1, max_retries: int = 3, retry_backoff: float = 1.0,
         max_backoff: float = 60.0,
-        verify_certificate: bool = True,
-        ca_cert_path: str | None = None,
-    ) -> None:
+    ) -> None:  # fmt: skip
         self.url = url
         self.shown_url = mask_url(url)  # a password in the URL is never printed
         self.model = model
         self.host = (urlsplit(url).netloc or url).rpartition("@")[2]
-        self.api_key_env = api_key_env
+        self.http = settings or HTTPSettings()
+        self.api_key_env = self.http.api_key_env
+        self.timeout = check_timeout(self.http.timeout)
         self.num_concurrent = max(1, int(num_concurrent))
         self.max_retries = max(0, int(max_retries))
-        self.timeout = check_timeout(timeout)
         self.retry_backoff = float(retry_backoff)
         self.max_backoff = float(max_backoff)
-        self.http = HTTPSettings(self.timeout, api_key_env, verify_certificate, ca_cert_path)
         self.posts = self.retries = self.answers = 0  # answers: HTTP replies of any status
 
     def __repr__(self) -> str:

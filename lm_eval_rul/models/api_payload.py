@@ -118,7 +118,6 @@ class AudioEncoder:
         self.spec = spec
         self.subtype = subtype
         self.max_parts = max_parts
-        self.encodes = 0
         self._digests: dict[Hashable, str | None] = {}
         self._clipped: dict[Hashable, tuple[int, int]] = {}  # key -> (clipped, samples)
         self._parts: OrderedDict[Hashable, EncodedAudio] = OrderedDict()
@@ -129,7 +128,6 @@ class AudioEncoder:
             self._parts.move_to_end(key)
             return self._parts[key]
         _, waves = source.waves(self.spec)
-        self.encodes += 1
         rate = self.spec.sampling_rate
         if waves is not None and self.subtype != "FLOAT" and key not in self._clipped:
             self._count_clipped(key, waves)

@@ -18,20 +18,11 @@ from ..audio import UnknownConditionError, condition_named, condition_names, con
 from ..errors import UserInputError
 
 __all__ = [
-    "UnknownModelArgsError",
-    "LALMArgumentError",
-    "validate_model_args",
-    "supported_args",
-    "audio_condition",
-    "USE_CACHE_REFUSAL",
-    "use_cache_refusal",
-    "NumberRange",
-    "NUMBER_RANGES",
-    "number_range",
-    "DTYPE_ARGS",
-    "dtype_name",
-    "with_dtype_names",
-]
+    "UnknownModelArgsError", "LALMArgumentError", "validate_model_args", "supported_args",
+    "audio_condition", "USE_CACHE_REFUSAL", "use_cache_refusal", "NumberRange",
+    "NUMBER_RANGES", "number_range", "DTYPE_ARGS", "dtype_name", "with_dtype_names",
+    "given_args",
+]  # fmt: skip
 
 #: Keyword arguments lm-eval itself adds to every model's constructor.
 _HARNESS_ARGS = ("batch_size", "max_batch_size", "device")
@@ -307,6 +298,14 @@ def validate_model_args(model_args: Mapping[str, Any], model_class: type) -> dic
     if "pretrained" in out and not isinstance(out["pretrained"], str):
         raise LALMArgumentError("lalm: pretrained must be a Hub id or a local path (a string).")
     return out
+
+
+def given_args(names: Mapping[str, Any], *, unchecked: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A constructor's arguments from its ``locals()``, ``**condition_args`` merged in (less
+    ``unchecked``: those the harness passes and the engine ignores)."""
+    skip = ("self", "__class__", "condition_args", *unchecked)
+    named = {name: value for name, value in names.items() if name not in skip}
+    return {**named, **names.get("condition_args", {})}
 
 
 def _nearest(name: str, known: list[str]) -> str | None:

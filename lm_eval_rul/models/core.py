@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 from lm_eval.api.model import LM
 
 from ..adapters import adapter_named
-from ..audio import AudioSpec, clip_identity, condition_key, condition_named, condition_parameters
+from ..audio import AudioSpec, clip_identity, condition_named, condition_parameters
 from ..audio.decoding import report_trims
 from ..audio.requests import (
     HARNESS_AUDIO_PLACEHOLDER,
@@ -225,10 +225,6 @@ class StoredResults:
     def path(self) -> Path | None:
         return None if self.cache is None else self.cache.path
 
-    def heard(self, doc: Mapping[str, Any], spec: Any) -> Any:
-        """What the model hears for ``doc``, as key parts (files by their identity)."""
-        return self.heard_key(condition_key(doc, spec))
-
     def heard_key(self, key: Hashable) -> Any:
         """A condition key as key parts: files by their identity, harness arrays by their
         content hash, nested keys (several clips in order, a clip reversed) part by part,
@@ -301,12 +297,10 @@ class Question:
 class AudioLM(LM):
     """The core of the plugin's audio models (see the module doc); engines subclass it.
 
-    An engine on the stored-results template (``lalm``, ``lalm-vllm``) has ``_stored``
-    (:class:`StoredResults`), the prompt methods of
-    :class:`~lm_eval_rul.models.prompts.CheckpointLM`, and defines
-    ``_score_questions(questions) -> [(index, (log p, greedy))]`` (one call after one
-    audio prefix per clip) and ``_generate(todo, finished, disable_tqdm)``; ``lalm-api``
-    keeps its own resume cache and replaces both request methods.
+    An engine sets ``_stored`` (:class:`StoredResults`) and defines ``_engine_info``,
+    ``_score_questions(questions) -> [(index, (log p, greedy))]`` (one call after one audio
+    prefix per clip) and ``_generate(todo, finished, disable_tqdm)``; ``lalm-api`` builds
+    its own units of work (letters, questions, prompts) on :meth:`_stored_run`.
     """
 
     MULTIMODAL = True
@@ -374,6 +368,13 @@ class AudioLM(LM):
             return context
         text = _PLACEHOLDER.sub("", context)
         return text.lstrip("\n") if context.startswith(HARNESS_AUDIO_PLACEHOLDER) else text
+
+    def _log_start(self, model: str, settings: Mapping[str, Any], tail: str = "") -> None:
+        """The start-up line: the model, what it hears and its settings (logged by the
+        engine's module)."""
+        shown = " ".join(f"{name}={value}" for name, value in settings.items())
+        line = f"{self.MODEL_NAME}: {model}; {audio_words(self.spec)} {shown}{tail}"
+        logging.getLogger(type(self).__module__).info("%s", line)
 
     def audio_info(self) -> dict[str, Any]:
         """The per-task audio conditions, for ``get_model_info``."""

@@ -273,12 +273,8 @@ def load_processor(family: Family, pretrained: str, kwargs: dict[str, Any]) -> A
 
 
 def audio_only_processor(pretrained: str, **options: Any) -> Any:
-    """The checkpoint's processor class without its image/video processors.
-
-    Qwen Omni processors want a video processor, Phi-4-multimodal's an image processor,
-    both needing torchvision; audio
-    evaluation does not use it. See :func:`~lm_eval_rul.models.families.audio_only_class`.
-    """
+    """The checkpoint's processor class without its image/video processors
+    (:func:`audio_only_class`)."""
     from transformers.utils import cached_file
 
     config_file = cached_file(pretrained, "processor_config.json", **options)

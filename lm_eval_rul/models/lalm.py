@@ -33,8 +33,8 @@ from lm_eval.models.utils_hf import stop_sequences_criteria
 from ..audio import WINDOW_FIELD
 from ..audio.requests import RequestAudio
 from ..progress import progress_bar
-from .args import LALMArgumentError, validate_model_args
-from .core import Question, StoredResults, audio_words, results_path, results_scope
+from .args import LALMArgumentError, given_args, validate_model_args
+from .core import Question, StoredResults, results_path, results_scope
 from .families import Family, family_for
 from .prompts import CheckpointLM, SpanMismatch, check_prompt_dependencies, match_spans
 
@@ -61,11 +61,8 @@ class LALM(CheckpointLM, HFLM):
     Args:
         pretrained: Hub id or local path of the checkpoint (a full Qwen Omni checkpoint
             loads only its thinker).
-        audio: What the model hears, one registered condition
-            (:func:`lm_eval_rul.audio.condition_names`): ``original`` (the item's clip),
-            ``reversed`` (that clip backwards), ``noise`` (Gaussian, reproducible from
-            ``seed`` and the question id), ``silence``, ``random`` (another clip of the
-            same benchmark, seeded) or ``none`` (the prompt without any audio tokens).
+        audio: What the model hears: a registered condition (``original``, ``noise``...:
+            :func:`lm_eval_rul.audio.condition_names`; ``docs/audio.md``).
         max_audio_seconds: Trim longer audio (with a warning); default: the family's
             limit read from the processor or the family table.
         dtype: Weights dtype (``auto``, ``float32``, ``bfloat16``, ...).
@@ -116,14 +113,7 @@ class LALM(CheckpointLM, HFLM):
         results_cache: str | None = "auto",
         **condition_args: Any,
     ) -> None:
-        given = {
-            "pretrained": pretrained, "audio": audio, "dtype": dtype,
-            "max_audio_seconds": max_audio_seconds, "batch_size": batch_size,
-            "max_batch_size": max_batch_size, "chat_template": chat_template,
-            "prefix_cache": prefix_cache, "max_length": max_length, "max_gen_toks": max_gen_toks,
-            "trust_remote_code": trust_remote_code, "parallelize": parallelize,
-        }  # fmt: skip
-        args = check_model_args({**given, **condition_args})
+        args = check_model_args(given_args(locals()))
         self.use_chat_template = args["chat_template"]
         self.system_prompt = system_prompt
         self.prefix_cache = args["prefix_cache"]
@@ -152,17 +142,11 @@ class LALM(CheckpointLM, HFLM):
         self._forward_names = set(inspect.signature(self.model.forward).parameters)
         # transformers 5.24 renamed the forward argument past_key_values to cache
         self._cache_arg = "cache" if "cache" in self._forward_names else "past_key_values"
-        logger.info(
-            "lalm: %s from %s; %s sampling_rate=%d max_audio_seconds=%s prefix_cache=%s "
-            "results_cache=%s",
-            self.family.name,
-            pretrained,
-            audio_words(spec),
-            spec.sampling_rate,
-            spec.max_seconds,
-            self.prefix_cache,
-            self._stored.path or "none",
-        )
+        self._log_start(
+            f"{self.family.name} from {pretrained}",
+            {"sampling_rate": spec.sampling_rate, "max_audio_seconds": spec.max_seconds,
+             "prefix_cache": self.prefix_cache, "results_cache": self._stored.path or "none"},
+        )  # fmt: skip
 
     # ------------------------------------------------------------------ loading hooks
     def _get_config(self, pretrained: str, **kwargs: Any) -> None:
@@ -522,14 +506,6 @@ class _ItemProgress:
 
 
 def check_model_args(model_args: Mapping[str, Any]) -> dict[str, Any]:
-    """Validate ``lalm``'s ``--model_args`` without loading anything; return them converted.
-
-    ``lm-eval-rul run`` calls it before any model or data is loaded, and :class:`LALM`
-    reads its arguments through it, so both say the same thing.
-
-    Raises:
-        UnknownModelArgsError: A name ``lalm`` does not take (all of them named).
-        UnknownConditionError: ``audio=`` names no condition.
-        LALMArgumentError: A value of the wrong kind (e.g. ``noise_seconds=abc``).
-    """
+    """Validate ``lalm``'s ``--model_args`` without loading anything; return them converted
+    (:func:`~.args.validate_model_args`: ``lm-eval-rul run`` and :class:`LALM` both)."""
     return validate_model_args(model_args, LALM)

@@ -27,8 +27,8 @@ from lm_eval.models.utils import (
 from ..adapters import adapter_named
 from ..errors import UserInputError
 from ..progress import progress_bar
-from .args import LALMArgumentError, validate_model_args
-from .core import Question, StoredResults, audio_words, results_path, results_scope
+from .args import LALMArgumentError, given_args, validate_model_args
+from .core import Question, StoredResults, results_path, results_scope
 from .families import Family, audio_family_of, family_for
 from .prompts import CheckpointLM, check_prompt_dependencies
 
@@ -185,16 +185,7 @@ class LALMVLLM(CheckpointLM):
         **condition_args: Any,
     ) -> None:
         super().__init__()
-        given = {
-            "pretrained": pretrained, "audio": audio, "dtype": dtype,
-            "max_audio_seconds": max_audio_seconds, "chat_template": chat_template,
-            "prefix_cache": prefix_cache, "max_gen_toks": max_gen_toks,
-            "trust_remote_code": trust_remote_code, "tensor_parallel_size": tensor_parallel_size,
-            "data_parallel_size": data_parallel_size, "block_size": block_size,
-            "gpu_memory_utilization": gpu_memory_utilization, "max_model_len": max_model_len,
-            "enforce_eager": enforce_eager,
-        }  # fmt: skip
-        args = check_model_args({**given, **condition_args})
+        args = check_model_args(given_args(locals(), unchecked=("batch_size",)))
         self.pretrained, self.revision = pretrained, revision
         self.use_chat_template = args["chat_template"]
         self.system_prompt = system_prompt
@@ -220,18 +211,12 @@ class LALMVLLM(CheckpointLM):
                 versions={"vllm": vllm_version()},
             ),
         )  # fmt: skip
-        logger.info(
-            "lalm-vllm: %s from %s on vLLM %s; %s dtype=%s prefix_cache=%s "
-            "tensor_parallel_size=%d results_cache=%s",
-            self.family.name,
-            pretrained,
-            vllm_version(),
-            audio_words(spec),
-            self.dtype_name,
-            self.prefix_cache,
-            args["tensor_parallel_size"],
-            self._stored.path or "none",
-        )
+        self._log_start(
+            f"{self.family.name} from {pretrained} on vLLM {vllm_version()}",
+            {"dtype": self.dtype_name, "prefix_cache": self.prefix_cache,
+             "tensor_parallel_size": args["tensor_parallel_size"],
+             "results_cache": self._stored.path or "none"},
+        )  # fmt: skip
 
     def _engine(self, args: Mapping[str, Any], dtype: str) -> Any:
         from vllm import LLM
