@@ -3,8 +3,9 @@
 :mod:`.core` and :mod:`.prompts`; the engines :mod:`.lalm`, :mod:`.lalm_vllm` and
 :mod:`.api` (its transport :mod:`.api_http`, payloads :mod:`.api_payload`);
 :mod:`.families` and :mod:`.args`. Each engine is one row of
-:data:`lm_eval_rul.adapters.ADAPTERS` (``docs/architecture.md``). Public names are
-imported on first access, so torch loads only when a model is built.
+:data:`lm_eval_rul.adapters.ADAPTERS` (``docs/architecture.md``). Public names:
+:class:`LALM`, :class:`LALMAPI`, :class:`LALMVLLM`, imported on first access (torch loads
+only when a model is built).
 """
 
 from __future__ import annotations
