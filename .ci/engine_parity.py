@@ -87,7 +87,7 @@ def _rows(path: Path) -> set:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--old", required=True, help="the checkout before the change")
+    parser.add_argument("--old", help="the checkout before the change (required)")
     parser.add_argument("--new", default=str(REPO), help="the checkout after it")
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -95,6 +95,8 @@ def main() -> int:
         repo, work, cache, out = args.child
         _child(repo, Path(work), Path(cache), Path(out))
         return 0
+    if not args.old:
+        parser.error("--old CHECKOUT is required (e.g. a git worktree of the earlier commit)")
     os.environ.update(OFFLINE)
     sys.path.insert(0, str(REPO))
     from lm_eval_rul.testing.audio import make_tiny_audio_lm, write_audio_benchmark
