@@ -303,9 +303,10 @@ class LALMAPI(AudioLM, LocalChatCompletion):
         counts = RequestCounts(kind)
         waiting = {id(unit) for unit in todo}
         for unit in units:
-            for task, request in asks(unit):
+            asked = asks(unit)
+            for task, request in asked:
                 counts.request(task, request)
-            counts.http(asks(unit)[0][0], cached=id(unit) not in waiting)
+            counts.http(asked[0][0], cached=id(unit) not in waiting)
         header = (
             f"lalm-api: {kind} requests of model {self.model!r} at {self._client.host} "
             f"({path}; audio={self.condition}), {counts.to_send} to send:"
@@ -320,10 +321,10 @@ class LALMAPI(AudioLM, LocalChatCompletion):
         sources = self.audio_sources(requests)
         occurrences: Counter[str] = Counter()
         keys, stops, units = [], [], []
-        for index, (request, source) in enumerate(zip(requests, sources, strict=True)):
+        heard = self.heard_keys(sources)
+        for index, (request, source, key) in enumerate(zip(requests, sources, heard, strict=True)):
             context, gen_kwargs = request.args[:2]
             context = self.question_text(context, source)
-            key = source.key(self.spec)
             body = self._create_payload(
                 [], generate=True, gen_kwargs=copy.deepcopy(gen_kwargs), seed=self._seed
             )
@@ -378,15 +379,12 @@ class LALMAPI(AudioLM, LocalChatCompletion):
         if self.logprobs == "none":
             raise self._no_logprobs(self.logprobs_why)
         sources = self.audio_sources(requests)
-        keys: dict[int, Hashable] = {}
         letters = []
-        for index, (request, source) in enumerate(zip(requests, sources, strict=True)):
-            if id(source.parts) not in keys:
-                keys[id(source.parts)] = source.key(self.spec)
+        heard = self.heard_keys(sources)
+        for index, (request, source, key) in enumerate(zip(requests, sources, heard, strict=True)):
             context, continuation = request.args[:2]
-            text = self.question_text(context, source)
-            task, doc, key = request.task_name, request.doc or {}, keys[id(source.parts)]
-            letters.append(_Letter(index, task, doc, source, key, text, continuation))
+            text, task, doc = self.question_text(context, source), request.task_name, request.doc
+            letters.append(_Letter(index, task, doc or {}, source, key, text, continuation))
         path = self._resolve_letter_path(letters[0])
         if path == "prompt":
             results = self._score_prompt_path(letters, disable_tqdm)

@@ -376,6 +376,14 @@ class AudioLM(LM):
         line = f"{self.MODEL_NAME}: {model}; {audio_words(self.spec)} {shown}{tail}"
         logging.getLogger(type(self).__module__).info("%s", line)
 
+    def heard_keys(self, sources: Sequence[RequestAudio]) -> list[Hashable]:
+        """Each source's condition key, computed once per document (its letters share it)."""
+        known: dict[int, Hashable] = {}
+        for source in sources:
+            if id(source.parts) not in known:
+                known[id(source.parts)] = source.key(self.spec)
+        return [known[id(source.parts)] for source in sources]
+
     def audio_info(self) -> dict[str, Any]:
         """The per-task audio conditions, for ``get_model_info``."""
         return {"audio_condition_by_task": dict(self.audio_by_task)}
@@ -412,7 +420,7 @@ class AudioLM(LM):
         """:meth:`_stored_run` over harness requests, keyed by their arguments and what
         each hears; ``compute`` gets (request, source) pairs."""
         sources = self.audio_sources(requests)
-        keys = self._stored.keys(kind, arguments, [s.key(self.spec) for s in sources])
+        keys = self._stored.keys(kind, arguments, self.heard_keys(sources))
         units = list(zip(requests, sources, strict=True))
         results = self._stored_run(kind, keys, units, compute, disable_tqdm, read)
         report_trims()  # said now, before the harness prints its table
@@ -440,13 +448,8 @@ class AudioLM(LM):
         def finished(pairs: list[tuple[int, Any]]) -> None:
             for local, value in pairs:
                 results[todo[local]] = value
-            self._stored.store(
-                [
-                    (keys[todo[local]], list(v) if isinstance(v, tuple) else v)
-                    for local, v in pairs
-                    if v is not None
-                ]
-            )
+            kept = [(keys[todo[local]], v) for local, v in pairs if v is not None]
+            self._stored.store([(key, list(v) if isinstance(v, tuple) else v) for key, v in kept])
 
         if todo or self.COMPUTES_WHEN_STORED:
             compute([units[i] for i in todo], finished, disable_tqdm)
@@ -471,14 +474,11 @@ class AudioLM(LM):
         """The requests as questions, clip by clip in order of first appearance, each
         clip's contexts in order (a continuation of several tokens is said once)."""
         by_clip: OrderedDict[Hashable, OrderedDict[str, Question]] = OrderedDict()
-        keys: dict[int, Hashable] = {}  # the letters of one document share its source
         multi_token: dict[str, list[int]] = {}
-        for index, (request, source) in enumerate(todo):
+        heard = self.heard_keys([source for _, source in todo])
+        for index, ((request, source), key) in enumerate(zip(todo, heard, strict=True)):
             context, continuation = request.args[:2]
             context = self.question_text(context, source)
-            if id(source.parts) not in keys:
-                keys[id(source.parts)] = source.key(self.spec)
-            key = keys[id(source.parts)]
             _, ctx_ids, cont_ids = self._encode_request(
                 context, continuation, source.clips(self.spec)
             )
