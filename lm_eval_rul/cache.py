@@ -27,6 +27,7 @@ True
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
@@ -47,7 +48,12 @@ _OPENED: weakref.WeakSet[ResultCache] = weakref.WeakSet()
 
 
 def opened_caches() -> list[ResultCache]:
-    """The result caches this process has open (e.g. to say what a stopped run kept)."""
+    """The result caches this process has open (e.g. to say what a stopped run kept).
+
+    Garbage is collected first: a model left in a reference cycle (an exception's
+    traceback holds its frames) is not in use, and neither is its cache.
+    """
+    gc.collect()
     return list(_OPENED)
 
 _T = TypeVar("_T")
