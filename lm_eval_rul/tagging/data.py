@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..audio.sources import file_ref
+from ..paths import contained_path
 from .readers import Clip, TaggingDataError, read_gtzan_split, read_mtg_tsv, read_mtt, vocabulary_of
 from .sources import gtzan_split_path, mtg_tsv_path, mtt_split_path
 from .vocab import GTZAN_GENRES, MTT_TOP50
@@ -138,12 +139,12 @@ def audio_file(folder: Path, clip: Clip, family: str) -> tuple[Path | None, tupl
     """The clip's file in ``folder`` (or None) and the paths tried."""
     tried = []
     for relative in _alternates(clip.path, family):
-        path = folder / relative
-        if not path.resolve().is_relative_to(folder.resolve()):
-            raise TaggingDataError(
-                f"clip {clip.id}: its path {clip.path!r} leads out of the audio folder {folder}. "
-                "Correct the metadata file."
-            )
+        # the project's one containment rule (lexical): links the user placed inside the
+        # folder (genre folders linked from elsewhere) are followed, as for music_mc
+        path = contained_path(
+            folder, relative, item=f"clip {clip.id}", option="the audio folder",
+            fix="correct the metadata file.",
+        )  # fmt: skip
         if path.is_file():
             return path, tuple(tried)
         tried.append(str(path))
