@@ -238,3 +238,25 @@ def test_tag_likelihoods_over_top_tokens_match_case_variants_and_stay_finite(tmp
     # a word's case variants add up; a letter keeps its case ("a" is a word, not option A)
     assert top_path_scores([("Yes", -2.0), (" yes", -2.0), ("a", -0.5)], [" yes", " A"]) == [
         (pytest.approx(math.log(2 * math.exp(-2.0))), False), None]
+
+
+def test_a_file_shorter_than_its_duration_logs_the_stretch_heard_and_warns_once(tmp_path, caplog):
+    import logging
+
+    from lm_eval_rul.testing.audio import synth_clip, write_clip
+
+    write_clip(tmp_path / "audio" / "1" / "1.mp3", synth_clip("tone", seconds=3.0))
+    write_clip(tmp_path / "audio" / "1" / "2.mp3", synth_clip("chord", seconds=3.0))
+    tsv = _tsv(tmp_path / "mtg", ["t1\ta\tb\t1/1.mp3\t200\tgenre---pop",
+                                  "t2\ta\tb\t1/2.mp3\t3\tgenre---rock"])  # fmt: skip
+    metadata = {"mtg_data_dir": str(tsv.parent), "mtg_audio_dir": str(tmp_path / "audio"),
+                "tagging_seconds": 2, "tagging_offset": "middle"}  # fmt: skip
+    with caplog.at_level(logging.WARNING, logger="lm_eval_rul"):
+        docs = make_documents("mtg_genre", "gen", metadata)  # 53.11
+        make_documents("mtg_genre", "likelihood", metadata)
+    # the middle 2 s of the 3 s file, as heard (not [99, 101] of the 200 s DURATION)
+    assert [d["audio_window"] for d in docs] == [[0.5, 2.5], [0.5, 2.5]]
+    warned = [r.getMessage() for r in caplog.records if "shorter than" in r.getMessage()]
+    assert len(warned) == 1
+    assert warned[0].startswith("mtg_genre: 1 of 2 clips are shorter than the length their "
+                                "metadata gives (first: t1, 3.0 s of 200.0 s)")  # fmt: skip
