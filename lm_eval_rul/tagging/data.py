@@ -134,7 +134,7 @@ def clip_window(clip: Clip, window: Window, length: float | None = None) -> list
 #: Seconds a file may fall short of its metadata's length before it is counted (GTZAN's
 #: "30 s" clips run 29.98 s to 30.01 s).
 _SHORT_SLACK = 0.5
-_WARNED: set[tuple[str, Window]] = set()
+_WARNED: set[tuple[TaskData, Window]] = set()  # warned once per task, files and window
 
 
 @functools.lru_cache(maxsize=8192)
@@ -171,8 +171,8 @@ def heard_windows(data: TaskData, window: Window) -> list[list[float]]:
                 length = seconds
                 short.append((clip, seconds))
         windows.append(clip_window(clip, window, length))
-    if short and (data.task, window) not in _WARNED:
-        _WARNED.add((data.task, window))
+    if short and (data, window) not in _WARNED:
+        _WARNED.add((data, window))
         clip, seconds = short[0]
         logger.warning(
             "%s: %d of %d clips are shorter than the length their metadata gives (first: "
