@@ -400,19 +400,27 @@ def top_path_scores(
     """``(log p, greedy)`` of each continuation from the top tokens; ``None`` when absent.
 
     A continuation (``" A"``) is matched by every top token spelling it once stripped
-    (``"A"``, ``" A"``); their probabilities add up. It is greedy when the most likely
-    token spells it. ``None`` means "not among the top tokens": the caller counts it.
+    (``"A"``, ``" A"``); a word (``" yes"``) by its case variants too (``"Yes"``,
+    ``" YES"``), a single letter keeping its case (``"a"`` is a word, not option A); their
+    probabilities add up. It is greedy when the most likely token spells it. ``None`` means
+    "not among the top tokens": the caller counts it.
     """
     _check_mass(top)  # a stored list of an older version is read here too
-    best = max(top, key=lambda pair: pair[1])[0].strip() if top else None
+    best = max(top, key=lambda pair: pair[1])[0] if top else None
     out: list[tuple[float, bool] | None] = []
     for continuation in continuations:
-        wanted = continuation.strip()
-        matches = [logprob for token, logprob in top if token.strip() == wanted]
+        matches = [logprob for token, logprob in top if _spells(token, continuation)]
         if not matches:
             out.append(None)
             continue
         peak = max(matches)
         total = peak + math.log(sum(math.exp(lp - peak) for lp in matches))
-        out.append((min(total, 0.0), best == wanted))  # within _MASS_SLACK of 0: rounding
+        greedy = best is not None and _spells(best, continuation)
+        out.append((min(total, 0.0), greedy))  # within _MASS_SLACK of 0: rounding
     return out
+
+
+def _spells(token: str, continuation: str) -> bool:
+    """Whether a top token spells the continuation (:func:`top_path_scores`' rule)."""
+    token, wanted = token.strip(), continuation.strip()
+    return token == wanted or (len(wanted) > 1 and token.casefold() == wanted.casefold())

@@ -314,6 +314,20 @@ def _text_position(text: str, options: Sequence[str | None]) -> int | None:
     return None
 
 
+def repeated_answer(value: Any, options: Sequence[str | None]) -> list[int]:
+    """The positions of the options the answer's text names when it names several (the
+    options repeat, so no one of them is the answer); ``[]`` otherwise.
+
+    >>> repeated_answer("piano", ["piano", "Piano", "drums"])
+    [0, 1]
+    """
+    if not isinstance(value, str) or not value.strip():
+        return []
+    text = normalize_answer(value.strip())
+    hits = [i for i, o in enumerate(options) if o is not None and normalize_answer(o) == text]
+    return hits if len(hits) > 1 else []
+
+
 def index_base(rows: Sequence[tuple[Any, int]], numbered: int | None) -> int:
     """The base of the file's numeric answers (``rows``: (answer, number of options)):
     numbered choice columns give it; else 0, unless no answer is 0 and one equals its

@@ -35,7 +35,19 @@ def _load(source: str, split: str, key: str) -> Any:
 
     path = Path(os.path.expanduser(source))
     if path.is_dir() and any((path / name).is_file() for name in _SAVED):
-        return datasets.load_from_disk(str(path))
+        try:
+            return datasets.load_from_disk(str(path))
+        except FileNotFoundError:
+            raise  # a missing shard: the harness-wide one line naming the file
+        except (OSError, ValueError) as error:
+            # a truncated arrow shard (pyarrow's OSError), a state.json or
+            # dataset_info.json that is not JSON (a ValueError): the folder, not a bug
+            raise DataSourceError(
+                f"--metadata {key}={source!r}: the save_to_disk folder {path} cannot be read "
+                f"({type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+                "); a shard or its JSON is damaged (a copy cut short?). Save the dataset "
+                "again (Dataset.save_to_disk), or copy the folder again."
+            ) from None
     if path.is_file() or (path.is_dir() and any(path.rglob("*.parquet"))):
         files = [str(path)] if path.is_file() else sorted(str(p) for p in path.rglob("*.parquet"))
         return datasets.load_dataset("parquet", data_files={split: files})

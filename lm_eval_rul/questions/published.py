@@ -11,8 +11,6 @@ layer with soundfile / librosa). Every row's problem is named in one error.
 
 from __future__ import annotations
 
-import csv
-import io
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -27,10 +25,11 @@ from .columns import (
     index_base,
     map_columns,
     parse_mc_columns,
+    repeated_answer,
 )
 from .datasets_io import choose_split, is_local_dataset, load_dataset_splits, open_dataset
-from .reading import read_text
-from .schema import AudioLocation, DataValidationError, Question
+from .reading import csv_reader, read_text
+from .schema import AudioLocation, Question
 from .validation import rows_to_questions
 
 __all__ = ["Table", "read_table", "read_published", "is_dataset_source", "HUB_NAME", "tsv_table"]
@@ -73,7 +72,7 @@ def is_dataset_source(source: str | os.PathLike[str]) -> bool:
 
 def tsv_table(path: Path) -> tuple[list[str], list[dict[str, Any]]]:
     """``(header, rows)`` of a tab-separated file."""
-    reader = csv.DictReader(io.StringIO(read_text(path), newline=""), delimiter="\t")
+    reader = csv_reader(read_text(path), delimiter="\t")
     rows = list(reader)
     return list(reader.fieldnames or []), rows
 
@@ -173,25 +172,31 @@ def read_published(
     options = [choice_cells(row, mapping.choices) for row in table.rows]
     base = index_base([(row.get(mapping.answer), len(o)) for row, o in
                        zip(table.rows, options, strict=True)], mapping.index_base)  # fmt: skip
-    problems = list(table.problems)
     prepared = []
     for position, (row, shown) in enumerate(zip(table.rows, options, strict=True)):
         qid = row.get(mapping.id) if mapping.id else position
         where_row = f"id {str(qid).strip()!r}" if mapping.id else f"row {position}"
-        gold = answer_position(row.get(mapping.answer), shown, base)
+        answer = row.get(mapping.answer)
+        gold = answer_position(answer, shown, base)
+        base_row = {"id": qid, "question": row.get(mapping.question),
+                    "_audio": _location(table, mapping, row, position)}  # fmt: skip
         if gold is None:
-            problems.append(
-                f"{where_row}: answer {row.get(mapping.answer)!r} ({mapping.answer!r}) is not "
-                f"one of its {sum(o is not None for o in shown)} choices, nor their letter or "
-                f"index (from {base})"
-            )
+            # checked with every other row's problems (a repeated id, repeated options),
+            # so one pass names them all
+            repeats = repeated_answer(answer, shown)
+            problem = (
+                f"{where_row}: answer {answer!r} ({mapping.answer!r}) names choices "
+                f"{' and '.join(str(i + 1) for i in repeats)}, which repeat the same text; "
+                "make the options differ"
+                if repeats else
+                f"{where_row}: answer {answer!r} ({mapping.answer!r}) is not one of its "
+                f"{sum(o is not None for o in shown)} choices, nor their letter or index "
+                f"(from {base})"
+            )  # fmt: skip
+            prepared.append({**base_row, "correct_answer": "?", "distractors": [],
+                             "_problem": problem})  # fmt: skip
             continue
         kept = [o for i, o in enumerate(shown) if o is not None and i != gold]
-        prepared.append({
-            "id": qid, "question": row.get(mapping.question), "correct_answer": shown[gold],
-            "distractors": kept, "_audio": _location(table, mapping, row, position),
-        })  # fmt: skip
-    if problems:
-        raise DataValidationError(where, problems, hint="Fix or remove these rows; nothing was "
-                                  "loaded.")  # fmt: skip
-    return rows_to_questions(Path(where), prepared, n_distractors=n_distractors)
+        prepared.append({**base_row, "correct_answer": shown[gold], "distractors": kept})
+    return rows_to_questions(Path(where), prepared, n_distractors=n_distractors,
+                             problems=table.problems)  # fmt: skip

@@ -43,6 +43,7 @@ __all__ = [
     "json_value",
     "jsonl_values",
     "csv_table",
+    "csv_reader",
     "file_digest",
 ]
 
@@ -265,12 +266,32 @@ def jsonl_values(path: str | os.PathLike[str]) -> list[tuple[int, Any]]:
     return _cached(path, "jsonl", lambda: _timed(path, "JSON lines", parse))
 
 
+def csv_reader(text: str, *, delimiter: str = ",", header: bool = True) -> Any:
+    """A :class:`csv.DictReader` (``header``) or :class:`csv.reader` over ``text``: every
+    CSV and TSV of the project is parsed through here.
+
+    The csv module refuses a cell above 128 KiB (``_csv.Error: field larger than field
+    limit``), which a caption or a lyrics cell can exceed; no cell can be longer than the
+    file holding it, so the limit is raised to the text's length for this file.
+    """
+    if len(text) > csv.field_size_limit():
+        csv.field_size_limit(min(len(text) + 1, _C_LONG_MAX))
+    stream = io.StringIO(text, newline="")
+    if header:
+        return csv.DictReader(stream, delimiter=delimiter)
+    return csv.reader(stream, delimiter=delimiter)
+
+
+#: The csv module's largest field limit (a C long; 32 bits on Windows).
+_C_LONG_MAX = 2**31 - 1
+
+
 def csv_table(path: str | os.PathLike[str]) -> tuple[list[str], list[dict[str, Any]]]:
     """``(header, rows)`` of a CSV file (rows as :class:`csv.DictReader` gives them)."""
     path = Path(path)
 
     def parse() -> tuple[list[str], list[dict[str, Any]]]:
-        reader = csv.DictReader(io.StringIO(read_text(path), newline=""))
+        reader = csv_reader(read_text(path))
         rows = list(reader)
         return list(reader.fieldnames or []), rows
 

@@ -90,14 +90,18 @@ def rows_to_questions(
     n_distractors: int | None,
     min_distractors: int = 1,
     check_options: bool = True,
+    problems: Iterable[str] = (),
 ) -> list[Question]:
     """Validate rows into questions; every problem is collected, then raised together.
 
     ``check_options`` rejects empty distractors, a distractor equal to the correct answer
     and repeated distractors (pools skip it: :func:`read_pools` cleans those instead).
+    ``problems``: what a reader found before (listed first); a row with ``_problem`` is
+    one a reader could not read (its id still counted), so every problem is named in one
+    pass.
     """
     questions: list[Question] = []
-    problems: list[str] = []
+    problems = list(problems)
     near_duplicates: list[str] = []
     seen: set[str] = set()
     missing_by_row: list[frozenset[str]] = []  # the fields each row lacks (empty: none)
@@ -127,6 +131,9 @@ def rows_to_questions(
             problems.append(f"{where}: appears more than once")
             continue
         seen.add(qid)
+        if "_problem" in row:
+            problems.append(str(row["_problem"]))
+            continue
         distractors = row["distractors"]
         if not isinstance(distractors, list | tuple) or not all(
             isinstance(d, str) for d in distractors

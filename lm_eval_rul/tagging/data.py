@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import math
 import os
 from collections.abc import Mapping
@@ -28,9 +29,12 @@ from pathlib import Path
 from typing import Any
 
 from ..audio.sources import file_ref
+from ..paths import contained_path
 from .readers import Clip, TaggingDataError, read_gtzan_split, read_mtg_tsv, read_mtt, vocabulary_of
 from .sources import gtzan_split_path, mtg_tsv_path, mtt_split_path
 from .vocab import GTZAN_GENRES, MTT_TOP50
+
+logger = logging.getLogger(__name__)
 
 __all__ = [
     "TAGGING_METADATA_KEYS",
@@ -40,6 +44,7 @@ __all__ = [
     "Window",
     "task_clips",
     "window_of",
+    "heard_windows",
     "audio_file",
     "check_tagging_data",
 ]
@@ -113,9 +118,10 @@ def window_of(metadata: Mapping[str, Any]) -> Window:
     return Window(seconds, offset)
 
 
-def clip_window(clip: Clip, window: Window) -> list[float]:
-    """``[start_s, end_s]`` of ``clip`` the model hears (the clip's end when shorter)."""
-    duration = clip.duration
+def clip_window(clip: Clip, window: Window, length: float | None = None) -> list[float]:
+    """``[start_s, end_s]`` of ``clip`` the model hears (the clip's end when shorter);
+    ``length``: the file's own length, when it is known to be shorter than the metadata's."""
+    duration = clip.duration if length is None else min(length, clip.duration or length)
     start = 0.0
     if window.offset == "middle" and duration is not None and duration > window.seconds:
         start = round((duration - window.seconds) / 2, 3)
@@ -123,6 +129,58 @@ def clip_window(clip: Clip, window: Window) -> list[float]:
     if duration is not None and duration > start:
         end = min(end, duration)
     return [start, round(end, 3)]
+
+
+#: Seconds a file may fall short of its metadata's length before it is counted (GTZAN's
+#: "30 s" clips run 29.98 s to 30.01 s).
+_SHORT_SLACK = 0.5
+_WARNED: set[tuple[TaskData, Window]] = set()  # warned once per task, files and window
+
+
+@functools.lru_cache(maxsize=8192)
+def _file_seconds(path: Path) -> float | None:
+    """The file's own length from its header (None when it cannot be read: the audio
+    check names such a file)."""
+    try:
+        import soundfile
+
+        return float(soundfile.info(str(path)).duration)
+    except Exception:  # noqa: BLE001 - an mp3 or m4a soundfile cannot read: librosa's path
+        try:
+            import librosa
+
+            return float(librosa.get_duration(path=str(path)))
+        except Exception:  # noqa: BLE001 - unreadable: the audio check reports it
+            return None
+
+
+def heard_windows(data: TaskData, window: Window) -> list[list[float]]:
+    """Each clip's ``[start_s, end_s]`` as the model hears it.
+
+    With ``tagging_offset=middle`` the window's place depends on the clip's length, so the
+    file's own length is read from its header: a file shorter than its metadata says
+    (an MTG-Jamendo ``DURATION`` above the file's) is windowed by the file's length, so
+    ``audio_window`` logs the stretch heard, and one warning per task counts them.
+    """
+    windows, short = [], []
+    for clip, path in zip(data.clips, data.files, strict=True):
+        length = None
+        if window.offset == "middle" and path is not None and clip.duration is not None:
+            seconds = _file_seconds(path)
+            if seconds is not None and seconds < clip.duration - _SHORT_SLACK:
+                length = seconds
+                short.append((clip, seconds))
+        windows.append(clip_window(clip, window, length))
+    if short and (data, window) not in _WARNED:
+        _WARNED.add((data, window))
+        clip, seconds = short[0]
+        logger.warning(
+            "%s: %d of %d clips are shorter than the length their metadata gives (first: "
+            "%s, %.1f s of %.1f s); each is windowed by its file's own length (logged as "
+            "audio_window)", data.task, len(short), len(data.clips), clip.id, seconds,
+            clip.duration,
+        )  # fmt: skip
+    return windows
 
 
 def _alternates(relative: str, family: str) -> list[str]:
@@ -138,12 +196,12 @@ def audio_file(folder: Path, clip: Clip, family: str) -> tuple[Path | None, tupl
     """The clip's file in ``folder`` (or None) and the paths tried."""
     tried = []
     for relative in _alternates(clip.path, family):
-        path = folder / relative
-        if not path.resolve().is_relative_to(folder.resolve()):
-            raise TaggingDataError(
-                f"clip {clip.id}: its path {clip.path!r} leads out of the audio folder {folder}. "
-                "Correct the metadata file."
-            )
+        # the project's one containment rule (lexical): links the user placed inside the
+        # folder (genre folders linked from elsewhere) are followed, as for music_mc
+        path = contained_path(
+            folder, relative, item=f"clip {clip.id}", option="the audio folder",
+            fix="correct the metadata file.",
+        )  # fmt: skip
         if path.is_file():
             return path, tuple(tried)
         tried.append(str(path))

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..audio.conditions import register_clip_pool
-from .data import TASK_SOURCES, audio_refs, clip_window, task_clips, window_of
+from .data import TASK_SOURCES, audio_refs, heard_windows, task_clips, window_of
 from .prompts import gen_prompt, letters_prompt, protocol_of, tag_question
 from .vocab import tag_text
 
@@ -54,7 +54,8 @@ def make_documents(task: str, form: str, metadata: Mapping[str, Any]) -> list[di
     else:
         shared.update(prompt=gen_prompt(task, data.tags, protocol), tagging_protocol=protocol)
     docs = []
-    for clip, ref, tried in zip(data.clips, refs, data.tried, strict=True):
+    windows = heard_windows(data, window)
+    for clip, ref, tried, heard in zip(data.clips, refs, data.tried, windows, strict=True):
         doc = {
             "id": clip.id,
             **shared,
@@ -65,7 +66,7 @@ def make_documents(task: str, form: str, metadata: Mapping[str, Any]) -> list[di
             "audio_track": clip.id,
             "audio_tried": list(tried) or [f"--metadata {audio_key}/{clip.path}"],
             "audio_pool": pool,
-            "audio_window": clip_window(clip, window),
+            "audio_window": heard,
             "audio_window_key": "tagging_seconds",
             "tagging_offset": window.offset,
         }

@@ -65,7 +65,7 @@ def macro_auc(
     >>> macro_auc(["a"], [[0.3], [0.3], [0.3]], [["a"], [], []]).roc_auc
     0.5
     """
-    matrix = np.asarray(scores, dtype=float).reshape(len(gold), len(tags))
+    matrix = _finite(np.asarray(scores, dtype=float).reshape(len(gold), len(tags)))
     truth = np.array([[tag in set(g) for tag in tags] for g in gold], dtype=int)
     per_tag: dict[str, tuple[float, float]] = {}
     skipped = []
@@ -84,6 +84,21 @@ def macro_auc(
     return AucScores(
         float(values[:, 0].mean()), float(values[:, 1].mean()), per_tag, tuple(skipped)
     )
+
+
+def _finite(matrix: np.ndarray) -> np.ndarray:
+    """The scores with ``±inf`` (one answer left out of a served model's top tokens) put
+    just past every finite score, and NaN (no score) at 0: the rankings are the same and
+    scikit-learn sees finite numbers only.
+
+    >>> _finite(np.array([[np.inf, -1.0], [2.0, -np.inf], [np.nan, 0.5]])).tolist()
+    [[3.0, -1.0], [2.0, -2.0], [0.0, 0.5]]
+    """
+    if np.isfinite(matrix).all():
+        return matrix
+    finite = matrix[np.isfinite(matrix)]
+    low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 0.0)
+    return np.nan_to_num(matrix, nan=0.0, posinf=max(high, 0.0) + 1.0, neginf=min(low, 0.0) - 1.0)
 
 
 @dataclass(frozen=True)

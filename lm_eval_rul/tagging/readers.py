@@ -15,13 +15,15 @@ Every problem is one :class:`TaggingDataError` naming the file, the row and the 
 
 from __future__ import annotations
 
-import csv
+import logging
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import UserInputError
+from ..questions.reading import FileEncodingError, csv_reader, read_text
 from .vocab import GTZAN_GENRES, MTG_CATEGORIES, MTT_TOP50
 
 __all__ = [
@@ -32,6 +34,8 @@ __all__ = [
     "read_mtt",
     "vocabulary_of",
 ]
+
+logger = logging.getLogger(__name__)
 
 _GTZAN_LINE = re.compile(r"^(?P<genre>[a-z]+)/(?P=genre)\.(?P<num>\d{5})\.(?:wav|au)$")
 
@@ -59,12 +63,34 @@ class Clip:
 
 
 def _lines(path: Path, what: str, fix: str) -> list[str]:
+    """The file's lines, read as every data file is (:func:`~..questions.reading.read_text`:
+    strict UTF-8, a byte-order mark dropped, read once per command)."""
     try:
-        return path.read_text(encoding="utf-8").splitlines()
+        return read_text(path).splitlines()
     except FileNotFoundError:
         raise TaggingDataError(f"{what} {path}: no such file. {fix}") from None
-    except (OSError, UnicodeDecodeError) as error:
+    except FileEncodingError as error:
+        raise TaggingDataError(f"{what} {path}: {error.problems[0]}. {fix}") from None
+    except OSError as error:
         raise TaggingDataError(f"{what} {path}: cannot be read ({error}). {fix}") from None
+
+
+class _Once:
+    """Every tagging reader's check that a file lists each clip once: one line naming the
+    file, the line and the clip on a repeat (a clip counted twice weighs twice in every
+    figure, and a ranking figure sees it as two clips)."""
+
+    def __init__(self, what: str, path: Path, unit: str = "line", thing: str = "clip") -> None:
+        self.where, self.unit, self.thing = f"{what} {path}", unit, thing
+        self.seen: dict[str, int] = {}
+
+    def add(self, clip: str, number: int) -> None:
+        first = self.seen.setdefault(clip, number)
+        if first != number:
+            raise TaggingDataError(
+                f"{self.where}, {self.unit} {number}: {self.thing} {clip} is listed twice "
+                f"(first on {self.unit} {first}). Remove the repeated {self.unit}."
+            )
 
 
 def read_gtzan_split(path: str | Path) -> list[Clip]:
@@ -77,7 +103,7 @@ def read_gtzan_split(path: str | Path) -> list[Clip]:
     path = Path(path)
     fix = "Give --metadata gtzan_split_file a list of genre/genre.000NN.wav lines."
     clips: list[Clip] = []
-    seen: set[str] = set()
+    once = _Once("gtzan_split_file", path)
     for number, raw in enumerate(_lines(path, "gtzan_split_file", fix), start=1):
         line = raw.strip()
         if not line:
@@ -89,12 +115,7 @@ def read_gtzan_split(path: str | Path) -> list[Clip]:
                 f"genre/genre.000NN.wav with a GTZAN genre ({', '.join(GTZAN_GENRES)}). {fix}"
             )
         clip_id = line.rsplit("/", 1)[1].rsplit(".", 1)[0]
-        if clip_id in seen:
-            raise TaggingDataError(
-                f"gtzan_split_file {path}, line {number}: clip {clip_id} is listed twice. "
-                "Remove the repeated line."
-            )
-        seen.add(clip_id)
+        once.add(clip_id, number)
         clips.append(Clip(clip_id, line, (match["genre"],), 30.0))
     if not clips:
         raise TaggingDataError(f"gtzan_split_file {path}: no clip listed. {fix}")
@@ -128,7 +149,8 @@ def read_mtg_tsv(path: str | Path, task: str) -> list[Clip]:
         )
     prefixes = tuple(f"{c}---" for c in MTG_CATEGORIES[task])
     clips: list[Clip] = []
-    seen: set[str] = set()
+    once = _Once("MTG-Jamendo file", path, "row", "track")
+    cased: list[str] = []
     for number, raw in enumerate(lines[1:], start=2):
         if not raw.strip():
             continue
@@ -142,22 +164,35 @@ def read_mtg_tsv(path: str | Path, task: str) -> list[Clip]:
         try:
             duration = float(cells[4])
         except ValueError:
+            duration = math.nan
+        if not math.isfinite(duration) or duration <= 0:
+            # inf, nan or a negative length would place the middle window nowhere
             raise TaggingDataError(
-                f"{where}: DURATION {cells[4]!r} is not a number of seconds. {fix}"
-            ) from None
-        tags = tuple(dict.fromkeys(t for t in cells[5:] if t))
+                f"{where}: DURATION {cells[4]!r} is not a number of seconds above 0 "
+                f"(track {cells[0]}). {fix}"
+            )
+        # tags are folded to lower case (the release writes them so): "genre---Rock" beside
+        # "genre---rock" is one tag, as answers are read case-blind, never two of which
+        # one takes every answer
+        tags = tuple(dict.fromkeys(t.lower() for t in cells[5:] if t))
+        if any(t != t.lower() for t in cells[5:]):
+            cased.append(cells[0])
         wrong = [t for t in tags if not t.startswith(prefixes) or t in prefixes]
         if wrong or not tags:
             raise TaggingDataError(
                 f"{where}: tag {wrong[0] if wrong else '(none)'!r} is not "
                 f"{' or '.join(p + '<tag>' for p in prefixes)}; is this the {task} file? {fix}"
             )
-        if cells[0] in seen:
-            raise TaggingDataError(f"{where}: track {cells[0]} is listed twice. {fix}")
-        seen.add(cells[0])
+        once.add(cells[0], number)
         clips.append(Clip(cells[0], cells[3], tags, duration))
     if not clips:
         raise TaggingDataError(f"MTG-Jamendo file {path}: no track listed. {fix}")
+    if cased:
+        logger.warning(
+            "MTG-Jamendo file %s: %d track(s) write a tag with capitals (first: %s); tags are "
+            "read in lower case, so tags differing only in case are one tag",
+            path, len(cased), cased[0],
+        )  # fmt: skip
     return clips
 
 
@@ -198,7 +233,7 @@ def read_mtt(annotations: str | Path, split_file: str | Path) -> list[Clip]:
     annotations, split_file = Path(annotations), Path(split_file)
     fix = "Give --metadata mtt_annotations MagnaTagATune's annotations_final.csv."
     lines = _lines(annotations, "mtt_annotations", fix)
-    reader = csv.reader(lines, delimiter="\t")
+    reader = csv_reader("\n".join(lines), delimiter="\t", header=False)
     header = [h.strip().strip('"') for h in next(reader, [])]
     missing = [c for c in ("clip_id", "mp3_path", *MTT_TOP50) if c not in header]
     if missing:
@@ -226,6 +261,7 @@ def read_mtt(annotations: str | Path, split_file: str | Path) -> list[Clip]:
             )
         by_path[cells[path_column]] = tuple(t for t, i in columns.items() if cells[i] == "1")
     clips = []
+    once = _Once("mtt_split_file", split_file)
     for number, clip_path in _split_paths(split_file):
         if clip_path not in by_path:
             raise TaggingDataError(
@@ -233,6 +269,7 @@ def read_mtt(annotations: str | Path, split_file: str | Path) -> list[Clip]:
                 f"mtt_annotations {annotations}. Use the test list of the same release."
             )
         stem = clip_path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        once.add(stem, number)
         clips.append(Clip(stem, clip_path, by_path[clip_path], 29.1))
     return clips
 

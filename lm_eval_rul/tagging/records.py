@@ -3,9 +3,10 @@
 A tagging task's metric value per document is its **clip record** (kept in the sample
 log), and the harness's aggregation functions score all clips at once:
 
-* likelihood tasks: ``{"id", "task", "tags", "gold", "scores", "predicted"}``, ``scores``
-  one per tag (:func:`tag_score`), ``predicted`` the tags scored above 0 (yes more likely
-  than no); figures ``roc_auc``, ``pr_auc``, ``micro_f1`` (:func:`likelihood_figures`);
+* likelihood tasks: ``{"id", "task", "tags", "gold", "scores", "predicted", "unscored"}``,
+  ``scores`` one per tag (:func:`tag_score`), ``predicted`` the tags scored above 0 (yes
+  more likely than no), ``unscored`` the tags no score could be formed for; figures
+  ``roc_auc``, ``pr_auc``, ``micro_f1`` (:func:`likelihood_figures`);
 * free-text tasks: ``{"id", "task", "gold", "labels", "unparsed"}``; figures
   ``micro_f1``, ``micro_precision``, ``micro_recall``, ``samples_f1`` and
   ``parse_failure`` (:func:`gen_figures`; an unparsed answer is an empty prediction).
@@ -39,12 +40,18 @@ GEN_FIGURES: tuple[str, ...] = (
 
 def tag_score(loglik_yes: float, loglik_no: float) -> float:
     """A tag's score on a clip: ``log p(yes) − log p(no)`` (the log-odds of yes between
-    the two answers; above 0: the tag is predicted).
+    the two answers; above 0: the tag is predicted). An answer a served model's top tokens
+    leave out has ``log p = -inf``: the score is then ``±inf`` (the other answer is the
+    likelier), and NaN when both are left out (no score can be formed: counted, see
+    :func:`likelihood_record`).
 
-    >>> tag_score(-0.5, -1.5)
-    1.0
+    >>> tag_score(-0.5, -1.5), tag_score(-0.5, float("-inf"))
+    (1.0, inf)
     """
-    return float(loglik_yes) - float(loglik_no)
+    yes, no = float(loglik_yes), float(loglik_no)
+    if math.isinf(yes) and math.isinf(no) and yes == no:
+        return math.nan  # -inf - -inf: neither answer was scored
+    return yes - no
 
 
 def likelihood_record(doc: Mapping[str, Any], results: Sequence[Sequence[float]]) -> dict[str, Any]:
@@ -55,6 +62,10 @@ def likelihood_record(doc: Mapping[str, Any], results: Sequence[Sequence[float]]
             f"clip {doc.get('id')!r}: {len(results)} results for {len(tags)} tags (2 per tag)"
         )
     scores = [tag_score(results[2 * i][0], results[2 * i + 1][0]) for i in range(len(tags))]
+    # a tag with no score (neither answer among a served model's top tokens) is listed
+    # in ``unscored``, scored 0 (no evidence either way) and not predicted
+    unscored = [t for t, s in zip(tags, scores, strict=True) if math.isnan(s)]
+    scores = [0.0 if math.isnan(s) else s for s in scores]
     return {
         "id": str(doc["id"]),
         "task": str(doc["tagging_task"]),
@@ -62,6 +73,7 @@ def likelihood_record(doc: Mapping[str, Any], results: Sequence[Sequence[float]]
         "gold": list(doc["gold_tags"]),
         "scores": scores,
         "predicted": [t for t, s in zip(tags, scores, strict=True) if s > 0],
+        "unscored": unscored,
     }
 
 

@@ -12,9 +12,10 @@ One source of truth per vocabulary:
 :func:`tag_text` is how a tag is shown to the model ("hip hop", "alternative rock");
 :func:`tag_lexicon` builds the lexicon parser's aliases
 (:class:`~lm_eval_rul.factual.reading.lexicon.Lexicon`) of a vocabulary: the tag as
-written, its spaced and hyphenated spellings (:data:`COMPOUND_WORDS`), and the few names
-listed in :data:`EXTRA_ALIASES`. Longest match first, so "alternative rock" reads
-``alternativerock`` and not also ``rock``.
+written, its spaced and hyphenated spellings (:data:`COMPOUND_WORDS`), every spelling of
+a joining "n" (:data:`JOINERS`: "rock 'n' roll", "rock n' roll", "drum and bass",
+"drum'n'bass"...) and the few names listed in :data:`EXTRA_ALIASES`. Longest match first,
+so "alternative rock" reads ``alternativerock`` and not also ``rock``.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ __all__ = [
     "MTG_CATEGORIES",
     "COMPOUND_WORDS",
     "EXTRA_ALIASES",
+    "JOINERS",
     "tag_name",
     "tag_text",
     "tag_aliases",
@@ -82,9 +84,8 @@ COMPOUND_WORDS: dict[str, str] = {
 
 #: More names of a tag (normalised text -> the tag's name without category).
 EXTRA_ALIASES: dict[str, tuple[str, ...]] = {
-    "drumnbass": ("drum and bass", "drum & bass", "drum'n'bass", "dnb"),
+    "drumnbass": ("dnb",),
     "rnb": ("r&b", "r and b", "rhythm and blues"),
-    "rocknroll": ("rock and roll", "rock & roll", "rock'n'roll"),
     "hiphop": ("hip-hop",),
     "idm": ("intelligent dance music",),
     "edm": ("electronic dance music",),
@@ -95,6 +96,26 @@ EXTRA_ALIASES: dict[str, tuple[str, ...]] = {
     "synthesizer": ("synthesiser", "synth"),
     "saxophone": ("sax",),
 }
+
+
+#: How people write the "n" joining two words ("rock n roll", "drum n bass"): with
+#: apostrophes on either side or both, as "and" or "&"; spaced, and without spaces when
+#: both apostrophes are there ("rock'n'roll").
+JOINERS: tuple[str, ...] = (" n ", " 'n' ", " n' ", " 'n ", " and ", " & ", "'n'", " 'n'", "'n' ")
+
+
+def _joined_forms(form: str) -> list[str]:
+    """Every spelling of ``form``'s joining "n" (:data:`JOINERS`; none when it has none).
+
+    >>> _joined_forms("rock n roll")[:3]
+    ['rock n roll', "rock 'n' roll", "rock n' roll"]
+    """
+    words = form.split(" ")
+    if len(words) < 3 or "n" not in words[1:-1]:
+        return []
+    at = words.index("n", 1)
+    left, right = " ".join(words[:at]), " ".join(words[at + 1 :])
+    return [f"{left}{joiner}{right}" for joiner in JOINERS]
 
 
 def tag_name(tag: str) -> str:
@@ -120,7 +141,8 @@ def tag_aliases(tag: str) -> tuple[str, ...]:
     """
     name = tag_name(tag)
     spoken = COMPOUND_WORDS.get(name, name)
-    forms = [name, spoken, spoken.replace(" ", "-"), *EXTRA_ALIASES.get(name, ())]
+    forms = [name, spoken, spoken.replace(" ", "-"), *_joined_forms(spoken),
+             *EXTRA_ALIASES.get(name, ())]  # fmt: skip
     if "/" in name:
         forms.append(name.replace("/", " "))
     return tuple(dict.fromkeys(normalize_text(f) for f in forms if f))
