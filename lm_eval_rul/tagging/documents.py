@@ -5,7 +5,8 @@ Every document carries ``id`` (the clip), ``benchmark`` (the task family), ``tag
 (``audio_ref``, ``audio_track``, ``audio_tried``, ``audio_pool``) and ``audio_window``
 (``[start_s, end_s]`` heard, logged per sample), plus by form:
 
-* ``letters`` (``gtzan``, the single-label releases): ``options``, ``letters``, ``gold`` (the option index), ``prompt``;
+* ``letters`` (``gtzan``, the single-label releases): ``options``, ``letters``, ``gold``
+  (the option index), ``prompt``;
 * ``likelihood``: ``prompt``, the per-tag question with :data:`~.prompts.TAG_SLOT`
   (:mod:`.harness` makes two requests per tag from it);
 * ``gen``: ``prompt``, the free-text instruction of the protocol.

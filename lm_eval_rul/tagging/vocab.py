@@ -116,12 +116,25 @@ EXTRA_ALIASES: dict[str, tuple[str, ...]] = {
     "saxophone": ("sax",),
     # NSynth and Medley-solos-DB: names a free-text answer gives these labels, each unique
     # within its own vocabulary (an answer naming two labels is unparsed, never guessed)
-    "synth_lead": ("lead synth", "synthesizer lead", "synthesiser lead", "synthesizer",
-                   "synthesiser", "synth"),
+    "synth_lead": (
+        "lead synth",
+        "synthesizer lead",
+        "synthesiser lead",
+        "synthesizer",
+        "synthesiser",
+        "synth",
+    ),
     "synthetic": ("synthesized", "synthesised"),
     "distorted electric guitar": ("distorted guitar", "electric guitar", "guitar"),
-    "female singer": ("singer", "female voice", "female vocal", "female vocals", "voice",
-                      "vocals", "singing"),
+    "female singer": (
+        "singer",
+        "female voice",
+        "female vocal",
+        "female vocals",
+        "voice",
+        "vocals",
+        "singing",
+    ),
     "tenor saxophone": ("tenor sax", "saxophone", "sax"),
 }
 
