@@ -141,16 +141,17 @@ def test_text_only_letters_one_prompt_for_every_clip(tiny_lm, releases, tmp_path
 
 def test_lalm_original_and_noise_then_report_sections(tiny_audio_lm, releases, tmp_path):
     letters = {}
+    metadata = {**_metadata(releases), "tagging_seconds": 1.5}  # the tiny model hears 2 s
     for condition in ("original", "noise"):
         out = tmp_path / condition
         run_cli(["run", "--model", "lalm", "--model_args",
                  f"pretrained={tiny_audio_lm},audio={condition},noise_seconds=1,"
                  "results_cache=none", "--tasks", "nsynth_instrument,medley_solos", "--limit", "3",
-                 "--batch_size", "8", "--metadata", json.dumps(_metadata(releases)),
+                 "--batch_size", "8", "--metadata", json.dumps(metadata),
                  "--device", "cpu", "--output_path", str(out), "--log_samples"])  # fmt: skip
         _, samples = read_output(out)
         rows = samples["nsynth_instrument"]
-        assert [r["doc"]["audio_window"] for r in rows] == [[0.0, 4.0]] * 3
+        assert [r["doc"]["audio_window"] for r in rows] == [[0.0, 1.5]] * 3
         heard = rows[0]["doc"]["audio_heard"]
         assert (f"{rows[0]['doc']['id']}.wav" in heard) == (condition == "original")
         assert all("_test-" in r["doc"]["audio_path"] for r in samples["medley_solos"])
