@@ -221,7 +221,12 @@ def test_served_free_text_answers_scored_as_read_independently(releases, tmp_pat
     assert len(samples["medley_solos_gen"]) == 10
     report_dir = tmp_path / "report"
     run_cli(["report", str(out), "--out", str(report_dir), "--n-resamples", "99"])
-    table = json.loads((report_dir / "report.json").read_text())["tagging"]["understanding"]
+    tagging = json.loads((report_dir / "report.json").read_text())["tagging"]
+    (medley,) = tagging["tasks"]["medley_solos_gen"]["rows"]
+    assert medley["parse_failure"] == pytest.approx(
+        results["results"]["medley_solos_gen"]["parse_failure,none"]
+    )
+    table = tagging["understanding"]
     (row,) = table["rows"]
     for column, task in (("NSynth instrument", "nsynth_instrument_gen"),
                          ("NSynth source", "nsynth_source_gen"),

@@ -50,7 +50,10 @@ def figures_of(clips: Sequence[Mapping[str, Any]]) -> dict[str, float]:
         return likelihood_figures(clips)
     if form == "gen":
         return gen_figures(clips)
-    return {"acc": float(np.mean([c["acc"] for c in clips]))}
+    figures = {"acc": float(np.mean([c["acc"] for c in clips]))}
+    if form == "genre":
+        figures["parse_failure"] = float(np.mean([bool(c.get("unparsed")) for c in clips]))
+    return figures
 
 
 def _baseline(clips: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
