@@ -8,7 +8,12 @@ task                labels                                  audio (``--metadata`
 ``gtzan``           ``gtzan_split_file`` (default: public)  ``gtzan_audio_dir``
 ``mtg_<task>``      ``mtg_data_dir`` (default: public)      ``mtg_audio_dir``
 ``magnatagatune``   ``mtt_annotations`` + ``mtt_split_file`` ``mtt_audio_dir``
+``nsynth_*``        ``nsynth_dir``'s ``examples.json``      ``nsynth_dir``
+``medley_solos``    ``medley_metadata`` (default: public)   ``medley_audio_dir``
 ==================  ======================================  ==========================
+
+The single-label releases (NSynth, Medley-solos-DB) are entries of
+:data:`~.releases.RELEASES`, which this module asks for their readers and keys.
 
 Each clip's file is ``<audio dir>/<path as the metadata writes it>``; GTZAN's ``.au``
 copies and MTG-Jamendo's ``.low.mp3`` copies are accepted beside the listed name. The
@@ -31,6 +36,7 @@ from typing import Any
 from ..audio.sources import file_ref
 from ..paths import contained_path
 from .readers import Clip, TaggingDataError, read_gtzan_split, read_mtg_tsv, read_mtt, vocabulary_of
+from .releases import RELEASES, release_keys
 from .sources import gtzan_split_path, mtg_tsv_path, mtt_split_path
 from .vocab import GTZAN_GENRES, MTT_TOP50
 
@@ -57,6 +63,7 @@ TASK_SOURCES: dict[str, tuple[str, str]] = {
     "mtg_instrument": ("instrument", "mtg_audio_dir"),
     "mtg_top50": ("top50tags", "mtg_audio_dir"),
     "magnatagatune": ("mtt", "mtt_audio_dir"),
+    **{task: (task, release.audio_key) for task, release in RELEASES.items()},
 }
 OFFSETS: tuple[str, ...] = ("start", "middle")
 #: Every ``--metadata`` key the tagging tasks read.
@@ -71,6 +78,7 @@ TAGGING_METADATA_KEYS: tuple[str, ...] = (
     "tagging_seconds",
     "tagging_offset",
     "tagging_protocol",
+    *release_keys(),
 )
 _LABEL_KEYS = ("gtzan_split_file", "mtg_data_dir", "mtt_annotations", "mtt_split_file")
 
@@ -184,6 +192,8 @@ def heard_windows(data: TaskData, window: Window) -> list[list[float]]:
 
 
 def _alternates(relative: str, family: str) -> list[str]:
+    if family in RELEASES:
+        return RELEASES[family].alternates(relative)
     if family == "gtzan":
         stem = relative.rsplit(".", 1)[0]
         return [relative, *(f"{stem}.{ext}" for ext in ("wav", "au") if not relative.endswith(ext))]
@@ -210,6 +220,8 @@ def audio_file(folder: Path, clip: Clip, family: str) -> tuple[Path | None, tupl
 
 def _labels(task: str, metadata: Mapping[str, Any]) -> tuple[list[Clip], tuple[str, ...]]:
     family = TASK_SOURCES[task][0]
+    if family in RELEASES:
+        return RELEASES[family].read(metadata), RELEASES[family].vocabulary
     if family == "gtzan":
         clips = read_gtzan_split(gtzan_split_path(metadata))
         return clips, GTZAN_GENRES
@@ -254,7 +266,8 @@ def task_clips(task: str, metadata: Mapping[str, Any]) -> TaskData:
         TaggingDataError: A metadata file that cannot be read, or an audio folder that is
             not one.
     """
-    keys = (*_LABEL_KEYS, TASK_SOURCES[task][1])
+    own = RELEASES[task].label_keys if task in RELEASES else ()
+    keys = (*_LABEL_KEYS, *own, TASK_SOURCES[task][1])
     relevant = {k: str(metadata[k]) for k in keys if metadata.get(k) not in (None, "")}
     return _cached(task, json.dumps(relevant, sort_keys=True))
 
@@ -283,9 +296,10 @@ def check_tagging_data(metadata: dict[str, Any]) -> None:
         wanted += ["mtg_genre", "mtg_moodtheme", "mtg_instrument", "mtg_top50"]
     if metadata.get("mtt_annotations"):
         wanted.append("magnatagatune")
+    wanted += [t for t, r in RELEASES.items() if any(metadata.get(k) for k in r.label_keys)]
     for task in wanted:
         family = TASK_SOURCES[task][0]
-        if family not in ("gtzan", "mtt") and not _has_tsv(metadata, family):
+        if family not in ("gtzan", "mtt", *RELEASES) and not _has_tsv(metadata, family):
             continue  # a folder with only some of the four files: the others are not run
         data = task_clips(task, metadata)
         audio_key = TASK_SOURCES[task][1]

@@ -5,7 +5,8 @@ Every document carries ``id`` (the clip), ``benchmark`` (the task family), ``tag
 (``audio_ref``, ``audio_track``, ``audio_tried``, ``audio_pool``) and ``audio_window``
 (``[start_s, end_s]`` heard, logged per sample), plus by form:
 
-* ``letters`` (``gtzan``): ``options``, ``letters``, ``gold`` (the option index), ``prompt``;
+* ``letters`` (``gtzan``, the single-label releases): ``options``, ``letters``, ``gold``
+  (the option index), ``prompt``;
 * ``likelihood``: ``prompt``, the per-tag question with :data:`~.prompts.TAG_SLOT`
   (:mod:`.harness` makes two requests per tag from it);
 * ``gen``: ``prompt``, the free-text instruction of the protocol.
@@ -19,6 +20,7 @@ from typing import Any
 from ..audio.conditions import register_clip_pool
 from .data import TASK_SOURCES, audio_refs, heard_windows, task_clips, window_of
 from .prompts import gen_prompt, letters_prompt, protocol_of, tag_question
+from .releases import RELEASES
 from .vocab import tag_text
 
 __all__ = ["FORMS", "make_documents"]
@@ -45,7 +47,8 @@ def make_documents(task: str, form: str, metadata: Mapping[str, Any]) -> list[di
     audio_key = TASK_SOURCES[task][1]
     shared: dict[str, Any] = {"benchmark": task, "tagging_task": task, "tags": list(data.tags)}
     if form == "letters":
-        prompt, letters = letters_prompt(data.tags)
+        own = RELEASES.get(task)
+        prompt, letters = letters_prompt(data.tags, *((own.question,) if own else ()))
         shared.update(
             options=[tag_text(t) for t in data.tags], letters=list(letters), prompt=prompt
         )

@@ -4,8 +4,9 @@
 spellings of :mod:`.vocab`, longest match first; a negated, hedged or rejected mention is
 not a mention: the rules of :mod:`lm_eval_rul.factual.reading.parser`). An answer naming
 no tag is *unparsed*: it is scored as an empty prediction (every gold tag a false
-negative) and counted, never replaced by a guess. :func:`read_genre` is GTZAN's rule: exactly
-one genre, else unparsed (wrong).
+negative) and counted, never replaced by a guess. :func:`read_one` is the single-label rule
+(GTZAN, NSynth, Medley-solos-DB): exactly one label, else unparsed (wrong); :func:`read_genre`
+is it for GTZAN.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from ..factual.reading.parser import parse_labels
 from .vocab import tag_lexicon
 
-__all__ = ["TagReading", "read_tags", "read_genre"]
+__all__ = ["TagReading", "read_tags", "read_one", "read_genre"]
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,21 @@ def read_tags(answer: str, vocabulary: str, tags: Sequence[str]) -> TagReading:
     return TagReading(result.labels, not result.labels, dropped)
 
 
+def read_one(answer: str, vocabulary: str, labels: Sequence[str]) -> TagReading:
+    """Exactly one label of ``labels`` named, else unparsed (no label kept).
+
+    >>> from lm_eval_rul.tagging.vocab import NSYNTH_FAMILIES
+    >>> read_one("Strings, bowed.", "nsynth_instrument", NSYNTH_FAMILIES).tags
+    ('string',)
+    >>> read_one("a bass guitar", "nsynth_instrument", NSYNTH_FAMILIES).unparsed
+    True
+    """
+    reading = read_tags(answer, vocabulary, labels)
+    if len(reading.tags) == 1:
+        return reading
+    return TagReading((), True, reading.dropped)
+
+
 def read_genre(answer: str, genres: Sequence[str]) -> TagReading:
     """Exactly one genre of ``genres`` named, else unparsed (no tags kept).
 
@@ -61,7 +77,4 @@ def read_genre(answer: str, genres: Sequence[str]) -> TagReading:
     >>> read_genre("Hip-hop.", GTZAN_GENRES).tags, read_genre("pop or rock", GTZAN_GENRES).unparsed
     (('hiphop',), True)
     """
-    reading = read_tags(answer, "gtzan", genres)
-    if len(reading.tags) == 1:
-        return reading
-    return TagReading((), True, reading.dropped)
+    return read_one(answer, "gtzan", genres)

@@ -7,6 +7,10 @@
   free-text tasks (:data:`CMI_INSTRUCTIONS`). CMI-Bench publishes generation instructions
   only, so the likelihood and letter tasks ask the same question under both protocols.
 
+The single-label releases (NSynth, Medley-solos-DB: :data:`~.releases.RELEASES`) ask their
+own question for letters and "choose exactly one <kind> from this list" in free text, under
+both protocols (no CMI-Bench instruction of theirs is reproduced here).
+
 Qwen3-Omni's report publishes no prompt for its music table (only greedy decoding, no
 system prompt, the text after the audio): no protocol claims to be it.
 """
@@ -18,6 +22,7 @@ from typing import Any
 
 from ..errors import UserInputError
 from ..mcqa.prompts import letters_for, pi_prompt
+from .releases import RELEASES
 from .vocab import tag_text
 
 __all__ = [
@@ -83,17 +88,27 @@ def protocol_of(metadata: Mapping[str, Any]) -> str:
     return str(value)
 
 
-def letters_prompt(genres: Sequence[str]) -> tuple[str, tuple[str, ...]]:
-    """``gtzan``'s letter prompt and its letters (the genres as options, in order)."""
-    shown = [tag_text(g) for g in genres]
-    return pi_prompt("Which genre is this music?", shown), letters_for(len(shown))
+def letters_prompt(
+    labels: Sequence[str], question: str = "Which genre is this music?"
+) -> tuple[str, tuple[str, ...]]:
+    """A letter task's prompt and its letters (the labels as options, in order; GTZAN's
+    genres unless another ``question`` is asked)."""
+    shown = [tag_text(g) for g in labels]
+    return pi_prompt(question, shown), letters_for(len(shown))
 
 
 def gen_prompt(task: str, tags: Sequence[str], protocol: str) -> str:
-    """The free-text prompt of ``task`` (``gtzan`` or a tag task) under ``protocol``."""
+    """The free-text prompt of ``task`` (``gtzan``, a tag task or a single-label release)
+    under ``protocol``."""
+    listed = ", ".join(tag_text(t) for t in tags)
+    if task in RELEASES:
+        kind = RELEASES[task].kind
+        return (
+            f"Identify the {kind} of the given audio. Choose exactly one {kind} from this "
+            f"list: {listed}. Answer with the {kind} only."
+        )
     if protocol == "cmi":
         return CMI_INSTRUCTIONS[task]
-    listed = ", ".join(tag_text(t) for t in tags)
     if task == "gtzan":
         return (
             "Identify the genre of the given music. Choose exactly one genre from this list: "

@@ -7,7 +7,9 @@ downloaded once into the package's cache (``$LM_EVAL_RUL_CACHE``, :func:`cache_d
   ``data/splits/split-0/autotagging_<task>-test.tsv``;
 * MagnaTagATune's top-50 test list as CMI-Bench ships it: ``nicolaus625/CMI-bench``,
   ``data/MTT/test.tsv`` (the annotations and the audio are never downloaded: the release
-  is behind its own site's terms).
+  is behind its own site's terms);
+* Medley-solos-DB's ``Medley-solos-DB_metadata.csv``: its Zenodo record (3464194), the file
+  mirdata's loader downloads too (the audio is never downloaded).
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ PUBLIC_COPIES: dict[str, str] = {
         for task in ("genre", "moodtheme", "instrument", "top50tags")
     },
     "mtt_cmi_test.tsv": f"{_RAW}/nicolaus625/CMI-bench/main/data/MTT/test.tsv",
+    "Medley-solos-DB_metadata.csv": (
+        "https://zenodo.org/record/3464194/files/Medley-solos-DB_metadata.csv?download=1"
+    ),
 }
 
 

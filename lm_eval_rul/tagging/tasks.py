@@ -8,7 +8,8 @@
   with the clip's audio, so an audio model encodes each clip once and scores every tag from
   that prefix; :func:`process_results_likelihood` turns them into the clip's record;
 * free text: :func:`process_results_gen` (a tag set), :func:`process_results_genre`
-  (exactly one GTZAN genre, else wrong and unparsed);
+  (exactly one label of the task's vocabulary: a GTZAN genre, an NSynth family or source, a
+  Medley-solos-DB instrument; else wrong and unparsed);
 * :data:`AGGREGATIONS`: the harness aggregation of each figure over all clip records.
 """
 
@@ -22,7 +23,7 @@ from typing import Any
 
 from ..audio.requests import heard_fields
 from .documents import make_documents
-from .parsing import read_genre, read_tags
+from .parsing import read_one, read_tags
 from .prompts import TAG_SLOT
 from .records import (
     GEN_FIGURES,
@@ -104,9 +105,10 @@ def process_results_gen(doc: dict[str, Any], results: Sequence[str]) -> dict[str
 
 
 def process_results_genre(doc: dict[str, Any], results: Sequence[str]) -> dict[str, float]:
-    """``acc`` and ``parse_failure`` of a free-text GTZAN answer (exactly one genre)."""
+    """``acc`` and ``parse_failure`` of a free-text single-label answer (exactly one label of
+    the task's vocabulary: GTZAN's genres, NSynth's families or sources, Medley's instruments)."""
     doc.update(heard_fields(doc))
-    reading = read_genre(str(results[0]), doc["tags"])
+    reading = read_one(str(results[0]), str(doc["tagging_task"]), doc["tags"])
     doc["parsed"] = reading.to_log()
     right = not reading.unparsed and reading.tags[0] == doc["gold_tags"][0]
     return {"acc": float(right), "parse_failure": float(reading.unparsed)}

@@ -7,7 +7,11 @@ One source of truth per vocabulary:
   has 87 genre, 56 mood/theme, 40 instrument and 50 top-50 tags); the category prefix is
   kept in the label (``genre---hiphop``), the part after it is what the model reads;
 * MagnaTagATune: the 50 tags of the top-50 split, in the label matrix's order
-  (:data:`MTT_TOP50`), negative tags (``no vocals``) included.
+  (:data:`MTT_TOP50`), negative tags (``no vocals``) included;
+* NSynth: the 11 instrument families (:data:`NSYNTH_FAMILIES`) and the 3 sources
+  (:data:`NSYNTH_SOURCES`), as ``examples.json`` writes them (``synth_lead``);
+* Medley-solos-DB: its 8 instruments in ``instrument_id`` order
+  (:data:`MEDLEY_INSTRUMENTS`), as its metadata CSV writes them.
 
 :func:`tag_text` is how a tag is shown to the model ("hip hop", "alternative rock");
 :func:`tag_lexicon` builds the lexicon parser's aliases
@@ -29,6 +33,9 @@ __all__ = [
     "GTZAN_GENRES",
     "MTT_TOP50",
     "MTG_CATEGORIES",
+    "NSYNTH_FAMILIES",
+    "NSYNTH_SOURCES",
+    "MEDLEY_INSTRUMENTS",
     "COMPOUND_WORDS",
     "EXTRA_ALIASES",
     "JOINERS",
@@ -52,6 +59,19 @@ MTT_TOP50: tuple[str, ...] = (
     "flute", "woman", "male vocal", "no vocal", "pop", "soft", "sitar", "solo", "man",
     "classic", "choir", "voice", "new age", "dance", "male voice", "female vocal", "beats",
     "harp", "cello", "no voice", "weird", "country", "metal", "female voice", "choral",
+)  # fmt: skip
+
+#: NSynth's instrument families, in ``instrument_family`` order (magenta's dataset page).
+NSYNTH_FAMILIES: tuple[str, ...] = (
+    "bass", "brass", "flute", "guitar", "keyboard", "mallet",
+    "organ", "reed", "string", "synth_lead", "vocal",
+)  # fmt: skip
+#: NSynth's instrument sources, in ``instrument_source`` order.
+NSYNTH_SOURCES: tuple[str, ...] = ("acoustic", "electronic", "synthetic")
+#: Medley-solos-DB's instruments; the position is the metadata CSV's ``instrument_id``.
+MEDLEY_INSTRUMENTS: tuple[str, ...] = (
+    "clarinet", "distorted electric guitar", "female singer", "flute",
+    "piano", "tenor saxophone", "trumpet", "violin",
 )  # fmt: skip
 
 #: MTG-Jamendo's category prefixes, by task.
@@ -79,7 +99,7 @@ COMPOUND_WORDS: dict[str, str] = {
     "drummachine": "drum machine", "electricpiano": "electric piano",
     "classicalguitar": "classical guitar", "doublebass": "double bass",
     "acousticbassguitar": "acoustic bass guitar", "pipeorgan": "pipe organ",
-    "filmscore": "film score",
+    "filmscore": "film score", "synth_lead": "synth lead",
 }  # fmt: skip
 
 #: More names of a tag (normalised text -> the tag's name without category).
@@ -95,6 +115,28 @@ EXTRA_ALIASES: dict[str, tuple[str, ...]] = {
     "60s": ("sixties",),
     "synthesizer": ("synthesiser", "synth"),
     "saxophone": ("sax",),
+    # NSynth and Medley-solos-DB: names a free-text answer gives these labels, each unique
+    # within its own vocabulary (an answer naming two labels is unparsed, never guessed)
+    "synth_lead": (
+        "lead synth",
+        "synthesizer lead",
+        "synthesiser lead",
+        "synthesizer",
+        "synthesiser",
+        "synth",
+    ),
+    "synthetic": ("synthesized", "synthesised"),
+    "distorted electric guitar": ("distorted guitar", "electric guitar", "guitar"),
+    "female singer": (
+        "singer",
+        "female voice",
+        "female vocal",
+        "female vocals",
+        "voice",
+        "vocals",
+        "singing",
+    ),
+    "tenor saxophone": ("tenor sax", "saxophone", "sax"),
 }
 
 

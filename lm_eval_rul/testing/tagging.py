@@ -5,17 +5,33 @@
 * :func:`write_mtg`: split-0-shaped ``autotagging_<task>-test.tsv`` files (CRLF, one tag a
   column) and the ``NN/ID.mp3`` audio folder (one clip only as its ``.low.mp3`` copy);
 * :func:`write_mtt`: ``annotations_final.csv`` (tab-separated, quoted header), a test
-  list as CMI-Bench ships it and the ``f/...mp3`` audio.
+  list as CMI-Bench ships it and the ``f/...mp3`` audio;
+* :func:`write_nsynth`: an ``nsynth-test/`` folder (``examples.json`` keyed by ``note_str``
+  with the release's fields, ``audio/<note_str>.wav`` of 4 s at 16 kHz);
+* :func:`write_medley`: ``Medley-solos-DB_metadata.csv`` (test, training and validation
+  rows) and the flat folder of ``Medley-solos-DB_<subset>-<id>_<uuid4>.wav``, or mirdata's
+  layout (``annotation/`` and ``audio/``).
 """
 
 from __future__ import annotations
 
+import json
+import uuid
 from pathlib import Path
 
-from ..tagging.vocab import GTZAN_GENRES, MTT_TOP50
+from ..tagging.vocab import (
+    GTZAN_GENRES,
+    MEDLEY_INSTRUMENTS,
+    MTT_TOP50,
+    NSYNTH_FAMILIES,
+    NSYNTH_SOURCES,
+)
 from .audio import synth_clip, write_clip
 
-__all__ = ["MTG_TRACKS", "MTT_CLIPS", "write_gtzan", "write_mtg", "write_mtt"]
+__all__ = [
+    "MTG_TRACKS", "MTT_CLIPS", "NSYNTH_NOTES", "MEDLEY_ROWS",
+    "write_gtzan", "write_mtg", "write_mtt", "write_nsynth", "write_medley",
+]  # fmt: skip
 
 _KINDS = ("tone", "chord", "clicks", "sweep")
 
@@ -103,3 +119,67 @@ def write_mtt(root: str | Path, seconds: float = 1.5) -> dict[str, Path]:
     split = root / "test.tsv"
     split.write_text("".join(f"{i}\t{p}\n" for i, (p, _) in enumerate(MTT_CLIPS)), encoding="utf-8")
     return {"annotations": annotations, "split": split, "audio": root / "mp3"}
+
+
+#: (family, source, instrument number, pitch, velocity) of the NSynth fixture's notes.
+NSYNTH_NOTES: tuple[tuple[str, str, int, int, int], ...] = (
+    ("keyboard", "acoustic", 4, 60, 25), ("guitar", "electronic", 2, 64, 100),
+    ("string", "acoustic", 1, 57, 75), ("synth_lead", "synthetic", 0, 72, 127),
+    ("bass", "synthetic", 9, 36, 50), ("vocal", "acoustic", 3, 67, 100),
+    ("organ", "electronic", 1, 60, 127), ("brass", "acoustic", 5, 62, 75),
+)  # fmt: skip
+
+
+def write_nsynth(root: str | Path, seconds: float = 4.0) -> Path:
+    """The fixture's ``nsynth-test/`` folder (returned), in the release's layout."""
+    folder = Path(root) / "nsynth-test"
+    examples = {}
+    for index, (family, source, number, pitch, velocity) in enumerate(NSYNTH_NOTES):
+        instrument = f"{family}_{source}_{number:03d}"
+        note = f"{instrument}-{pitch:03d}-{velocity:03d}"
+        examples[note] = {
+            "note": 200000 + index, "note_str": note, "instrument": 100 + index,
+            "instrument_str": instrument, "pitch": pitch, "velocity": velocity,
+            "sample_rate": 16000, "qualities": [0] * 10, "qualities_str": [],
+            "instrument_family": NSYNTH_FAMILIES.index(family), "instrument_family_str": family,
+            "instrument_source": NSYNTH_SOURCES.index(source), "instrument_source_str": source,
+        }  # fmt: skip
+        wave = synth_clip(_KINDS[index % 4], seconds=seconds, sr=16000, seed=index)
+        write_clip(folder / "audio" / f"{note}.wav", wave, sr=16000)
+    (folder / "examples.json").write_text(json.dumps(examples, indent=4), encoding="utf-8")
+    return folder
+
+
+#: (subset, instrument) of the Medley-solos-DB fixture's rows, in file order.
+MEDLEY_ROWS: tuple[tuple[str, str], ...] = (
+    *(("test", i) for i in MEDLEY_INSTRUMENTS),
+    ("test", "piano"), ("test", "violin"),
+    ("training", "clarinet"), ("training", "trumpet"), ("training", "flute"),
+    ("validation", "piano"), ("validation", "female singer"),
+)  # fmt: skip
+
+
+def write_medley(root: str | Path, *, mirdata: bool = False, seconds: float = 2.97) -> dict:
+    """``{"metadata": the CSV, "audio": the clips' folder, "test": test uuids}``; with
+    ``mirdata``, the CSV is ``annotation/Medley-solos-DB_metadata.csv`` and the clips are in
+    ``audio/`` of the folder returned as ``"home"``. Every row's clip is written (the
+    training and validation ones too: only the test subset may be asked)."""
+    root = Path(root)
+    audio = root / "audio" if mirdata else root / "Medley-solos-DB"
+    metadata = (
+        root / "annotation" / "Medley-solos-DB_metadata.csv"
+        if mirdata
+        else root / "Medley-solos-DB_metadata.csv"
+    )
+    lines, test = ["subset,instrument,instrument_id,song_id,uuid4"], []
+    for index, (subset, instrument) in enumerate(MEDLEY_ROWS):
+        number = MEDLEY_INSTRUMENTS.index(instrument)
+        clip = str(uuid.uuid5(uuid.NAMESPACE_URL, f"medley-fixture-{index}"))
+        lines.append(f"{subset},{instrument},{number},{index // 2:03d},{clip}")
+        if subset == "test":
+            test.append(clip)
+        wave = synth_clip(_KINDS[index % 4], seconds=seconds, sr=22050, seed=index)
+        write_clip(audio / f"Medley-solos-DB_{subset}-{number}_{clip}.wav", wave, sr=22050)
+    metadata.parent.mkdir(parents=True, exist_ok=True)
+    metadata.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return {"metadata": metadata, "audio": audio, "home": root, "test": test}

@@ -9,7 +9,7 @@ __all__ = ["render_tagging"]
 
 _FIGURES = {"likelihood": ("roc_auc", "pr_auc", "micro_f1"),
             "gen": ("micro_f1", "micro_precision", "micro_recall", "samples_f1", "parse_failure"),
-            "letters": ("acc",), "genre": ("acc",)}  # fmt: skip
+            "letters": ("acc",), "genre": ("acc", "parse_failure")}  # fmt: skip
 
 
 def _number(value: Any) -> str:

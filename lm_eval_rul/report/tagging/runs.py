@@ -48,8 +48,11 @@ def tagging_clip(row: Mapping[str, Any], where: str) -> dict[str, Any]:
         return {**base, "form": "gen", "labels": list(record["labels"]),
                 "unparsed": bool(record["unparsed"])}  # fmt: skip
     if "acc" in row:
-        form = "letters" if "letters" in doc else "genre"
-        return {**base, "form": form, "acc": float(row["acc"])}
+        if "letters" in doc:
+            return {**base, "form": "letters", "acc": float(row["acc"])}
+        # a single-label free-text answer: its parse failure is shown beside its accuracy
+        return {**base, "form": "genre", "acc": float(row["acc"]),
+                "unparsed": bool(row.get("parse_failure"))}  # fmt: skip
     raise RunReadError(
         f"{where}: logged tagging sample doc_id={row.get('doc_id')} has none of its metric "
         "values (roc_auc, micro_f1, acc); was it written by this plugin's tagging tasks?"

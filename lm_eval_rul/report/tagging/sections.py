@@ -3,7 +3,8 @@
 Per task: one row per run (model × condition, text-only runs included) with the task's
 figures recomputed from the logged clips (:mod:`lm_eval_rul.tagging.records`, so they
 equal the harness's); the popularity baseline (always the k most frequent tags of the
-evaluated labels; GTZAN: always the most frequent genre); the gains ``original − X`` of
+evaluated labels; a single-label task (GTZAN, NSynth, Medley-solos-DB): always its most
+frequent label); the gains ``original − X`` of
 each model on the clips both runs scored, with a percentile bootstrap interval that
 resamples clips (at most 1,000 resamples: each one re-ranks every tag); per-tag ROC-AUC of
 ``original`` and ``noise`` for the first model that has both.
@@ -36,6 +37,9 @@ UNDERSTANDING_COLUMNS: dict[str, tuple[str, str]] = {
     "MTG instrument": ("mtg_instrument_gen", "micro_f1"),
     "MTG top-50": ("mtg_top50_gen", "micro_f1"),
     "MagnaTagATune": ("magnatagatune_gen", "micro_f1"),
+    "NSynth instrument": ("nsynth_instrument_gen", "acc"),
+    "NSynth source": ("nsynth_source_gen", "acc"),
+    "Medley-solos-DB": ("medley_solos_gen", "acc"),
 }
 
 
@@ -46,7 +50,10 @@ def figures_of(clips: Sequence[Mapping[str, Any]]) -> dict[str, float]:
         return likelihood_figures(clips)
     if form == "gen":
         return gen_figures(clips)
-    return {"acc": float(np.mean([c["acc"] for c in clips]))}
+    figures = {"acc": float(np.mean([c["acc"] for c in clips]))}
+    if form == "genre":
+        figures["parse_failure"] = float(np.mean([bool(c.get("unparsed")) for c in clips]))
+    return figures
 
 
 def _baseline(clips: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
