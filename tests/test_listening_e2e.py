@@ -132,3 +132,36 @@ def test_the_logged_samples_name_the_excerpt_heard(listened):
     windows = {json.loads(line)["doc"]["id"]: json.loads(line)["doc"]["audio_window"]
                for line in path.read_text().splitlines()}  # fmt: skip
     assert windows == {qid: [0.0, 3.0] for qid in CONSTRUCTION}
+
+
+def test_the_subset_runs_as_a_benchmark_holding_exactly_the_chosen_items(listened, capsys):
+    from lm_eval_rul.cli import main
+    from lm_eval_rul.testing.harness import cli_error_line
+
+    out = listened["root"] / "subset" / "tones_listening.jsonl"
+    out.parent.mkdir()
+    main(["subset", str(listened["report"]), "--benchmark", "tones_gen", "--models", "listener",
+          "--out", str(out)])  # fmt: skip
+    assert "4 item(s) of tones_gen" in capsys.readouterr().out
+    lines = listened["questions"].read_text().splitlines()
+    source = {json.loads(line)["id"]: line for line in lines}
+    kept = out.read_text().splitlines()
+    assert kept == [source[q] for q in ("q3", "q4", "q5", "q6")]  # its own lines, byte for byte
+    record = json.loads(out.with_name(out.name + ".provenance.json").read_text())
+    assert record["ids"] == ["q3", "q4", "q5", "q6"] and record["kept_source_layout"] is True
+    assert record["rule"]["models"] == ["listener"] and record["rule"]["at_least"] == 1
+    assert record["runs"]["listener"]["original"] == "listener [original]"
+    assert record["source"] == str(listened["questions"])
+    assert "never instead of" in record["caution"]
+
+    metadata = {**listened["metadata"], "mc_data_path": str(out), "benchmark_name": "subset"}
+    _run(listened["server"], "original", metadata, listened["root"] / "runs_subset")
+    (path,) = (listened["root"] / "runs_subset").rglob("samples_*.jsonl")
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    assert sorted(row["doc"]["id"] for row in rows) == ["q3", "q4", "q5", "q6"]
+    assert all(row["acc"] == 1.0 for row in rows)  # heard with the whole clip: all right
+
+    line = cli_error_line(["subset", str(listened["report"]), "--benchmark", "tones_gen",
+                           "--models", "nobody", "--out", str(out)], capsys)  # fmt: skip
+    assert "--models nobody: no listening classes for them on tones_gen" in line
+    assert "models with classes: listener" in line
