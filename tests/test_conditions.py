@@ -48,7 +48,7 @@ def test_every_condition_declares_every_field():
     conditions = registered_conditions()
     assert [c.name for c in conditions] == list(condition_names())
     assert set(condition_names()) == {
-        "original", "excerpt", "reversed", "noise", "silence", "random", "none"
+        "original", "reversed", "noise", "silence", "random", "none", "excerpt"
     }
     for condition in conditions:
         for field in FIELDS:

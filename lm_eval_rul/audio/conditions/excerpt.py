@@ -129,7 +129,7 @@ class Excerpt(Condition):
     )
     reads = OWN_CLIP
     parameters = (EXCERPT_SECONDS, EXCERPT_AT, SEED)
-    report_order = 12
+    report_order = 70
     colour = "#4C9F9F"
 
     def key(self, doc: Mapping[str, Any], spec: AudioSpec) -> Hashable:
