@@ -27,14 +27,14 @@ RATE = 16_000
 SECONDS = 8.0
 #: id -> (kind, tone start s, tone end s); the expected class and needs_whole_clip.
 CONSTRUCTION = {
-    "q0": ("text", 0, 0, "answered_without_audio", ""),
-    "q1": ("text", 0, 0, "answered_without_audio", ""),
-    "q2": ("never", 0, 0, "missed", ""),
+    "q0": ("text", 0, 0, "answered_without_audio", "false"),
+    "q1": ("text", 0, 0, "answered_without_audio", "false"),
+    "q2": ("never", 0, 0, "missed", "false"),
     "q3": ("audio", 0.0, 8.0, "needs_audio", "false"),
     "q4": ("audio", 0.5, 2.5, "needs_audio", "false"),
     "q5": ("audio", 6.0, 8.0, "needs_audio", "true"),
     "q6": ("audio", 5.5, 8.0, "needs_audio", "true"),
-    "q7": ("never", 0, 0, "missed", ""),
+    "q7": ("never", 0, 0, "missed", "false"),
 }
 
 

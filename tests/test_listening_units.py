@@ -89,7 +89,8 @@ def test_a_models_section_with_letter_scoring_and_two_excerpt_lengths(tmp_path):
     assert rows["3"]["audio_reliance"] == pytest.approx(0.3 - 0.6)
     assert (rows["1"]["shortest_excerpt_seconds"], rows["1"]["needs_whole_clip"]) == (5.0, False)
     assert (rows["4"]["shortest_excerpt_seconds"], rows["4"]["needs_whole_clip"]) == (2.0, False)
-    assert rows["2"]["needs_whole_clip"] is None  # defined for needs_audio items only
+    assert rows["2"]["needs_whole_clip"] is False  # right without audio: not only with the clip
+    assert rows["3"]["needs_whole_clip"] is None  # no excerpt run logged item 3
     assert rows["1"]["p_correct[noise]"] == pytest.approx(0.4)
     assert rows["1"]["correct[excerpt, excerpt_seconds=2]"] == 0.0
     assert model["counts"] == {"needs_audio": 2, "answered_without_audio": 1, "missed": 1}

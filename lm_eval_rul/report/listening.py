@@ -16,8 +16,9 @@ sample, the normalised probability of the correct letter, averaged over folds) a
 **audio reliance** ``p_original(correct) − max over the no-audio runs of p(correct)``.
 
 With ``excerpt`` runs (:mod:`lm_eval_rul.audio.conditions.excerpt`), each ``needs_audio``
-item gets the shortest excerpt with which it is right, and ``needs_whole_clip``: right
-with the whole clip only, in none of the excerpts. The excerpt runs of one length are
+item gets the shortest excerpt with which it is right; every item an excerpt run logged gets
+``needs_whole_clip``: right with the whole clip only (``needs_audio`` and right in none of
+the excerpts), false for every other item, None when no excerpt run logged it. The excerpt runs of one length are
 pooled whatever their ``excerpt_at``.
 
 Everything is linear in the items: each run's samples are read once into a map by id.
@@ -243,9 +244,9 @@ def _model_section(
             if qid in scores:
                 by_seconds[seconds] = by_seconds.get(seconds, False) or scores[qid].right
         shortest = shortest_excerpt(by_seconds) if item_class == "needs_audio" else None
-        whole = None
-        if item_class == "needs_audio" and by_seconds:
-            whole = shortest is None
+        # right only with the whole clip: in no excerpt and no no-audio run (false for every
+        # other item, empty only when no excerpt run logged the item)
+        whole = (item_class == "needs_audio" and shortest is None) if by_seconds else None
         row: dict[str, Any] = {
             "benchmark": benchmark,
             "model": model,
