@@ -72,7 +72,7 @@ def test_a_models_section_with_letter_scoring_and_two_excerpt_lengths(tmp_path):
     ]
     folders.append(_run(tmp_path / "x2", "excerpt", [("1", 0, 0.3), ("4", 1, 0.6)],
                         excerpt_seconds=2.0, excerpt_at="end"))  # fmt: skip
-    folders.append(_run(tmp_path / "x5", "excerpt", [("1", 1, 0.6), ("4", 1, 0.6)],
+    folders.append(_run(tmp_path / "x5", "excerpt", [("1", 1, 0.6), ("2", 1, 0.7), ("4", 1, 0.6)],
                         excerpt_seconds=5.0, excerpt_at="end"))  # fmt: skip
     runs = load_runs(folders)
     assert sorted(r.setting for r in runs if r.condition == "excerpt") == [
