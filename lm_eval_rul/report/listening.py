@@ -18,8 +18,8 @@ sample, the normalised probability of the correct letter, averaged over folds) a
 With ``excerpt`` runs (:mod:`lm_eval_rul.audio.conditions.excerpt`), each ``needs_audio``
 item gets the shortest excerpt with which it is right; every item an excerpt run logged gets
 ``needs_whole_clip``: right with the whole clip only (``needs_audio`` and right in none of
-the excerpts), false for every other item, None when no excerpt run logged it. The excerpt runs of one length are
-pooled whatever their ``excerpt_at``.
+the excerpts), false for every other item, None when no excerpt run logged it. The excerpt
+runs of one length are pooled whatever their ``excerpt_at``.
 
 Everything is linear in the items: each run's samples are read once into a map by id.
 """
