@@ -53,6 +53,8 @@ def _run(root: Path, condition: str, rows, **settings) -> Path:
     stamp = "2026-01-01T00-00-00.000001"
     config = {"model": "lalm", "model_args": "pretrained=/m/tiny", "audio_condition": condition,
               **{f"audio_{k}": v for k, v in settings.items()}}  # fmt: skip
+    if condition == "text":
+        config = {"model": "hf", "model_args": "pretrained=/m/textlm"}
     results = {"results": {"music_mc": {"acc,none": sum(r[1] for r in rows) / len(rows)}},
                "configs": {"music_mc": {"output_type": "multiple_choice",
                                         "metadata": {"mc_data_path": "bench.jsonl"}}},
@@ -74,12 +76,15 @@ def test_a_models_section_with_letter_scoring_and_two_excerpt_lengths(tmp_path):
                         excerpt_seconds=2.0, excerpt_at="end"))  # fmt: skip
     folders.append(_run(tmp_path / "x5", "excerpt", [("1", 1, 0.6), ("2", 1, 0.7), ("4", 1, 0.6)],
                         excerpt_seconds=5.0, excerpt_at="end"))  # fmt: skip
+    folders.append(_run(tmp_path, "text", [("1", 0, 0.2), ("2", 1, 0.9), ("3", 0, 0.4),
+                                           ("4", 0, 0.5)]))  # fmt: skip
     runs = load_runs(folders)
+    backbone = next(r for r in runs if r.is_text)
     assert sorted(r.setting for r in runs if r.condition == "excerpt") == [
         "excerpt, excerpt_seconds=2", "excerpt, excerpt_seconds=5"
     ]
     notes: list[str] = []
-    section = listening_report(runs, ReportSettings(n_resamples=99), None, notes)
+    section = listening_report(runs, ReportSettings(n_resamples=99), backbone, notes)
     (model,) = section["music_mc"]["models"]
     rows = {row["id"]: row for row in section["music_mc"]["_items"]}
     assert {q: r["class"] for q, r in rows.items()} == {
@@ -97,6 +102,9 @@ def test_a_models_section_with_letter_scoring_and_two_excerpt_lengths(tmp_path):
     assert model["shortest_excerpt_counts"] == {"2": 1, "5": 1}
     assert [p["seconds"] for p in model["curve"]] == [0.0, 0.0, 2.0, 5.0, None]
     assert model["mean_audio_reliance"] == pytest.approx(((0.5) + (0.8 - 0.6) + (-0.3) + 0.4) / 4)
+    assert rows["1"]["text_pi"] == pytest.approx(0.8) and rows["2"]["text_pi"] == pytest.approx(0.1)
+    assert model["text_mean_pi"] == pytest.approx((0.8 + 0.1 + 0.6 + 0.5) / 4)
+    assert section["music_mc"]["pi_source"] == "the text-only run of textlm"
     assert notes == []
     alone = listening_report(load_runs(folders[:1]), ReportSettings(n_resamples=99), None, notes)
     assert alone == {} and notes == []  # an original run alone: no section, nothing to say

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from ..audio.conditions import NOTHING, REFERENCE_CONDITION
+from ..audio.conditions.excerpt import EXCERPT_SECONDS, Excerpt
 from ..questions import derive_seed
 from .runs import Run
 from .settings import BENCHMARK_NAMES, ReportSettings, audio_condition_of, id_sort_key
@@ -52,7 +53,7 @@ __all__ = [
 #: The classes, in the order the report lists them.
 CLASSES: tuple[str, ...] = ("needs_audio", "answered_without_audio", "missed")
 #: The condition whose runs hear part of the clip (their length: ``excerpt_seconds``).
-EXCERPT_CONDITION = "excerpt"
+EXCERPT_CONDITION = Excerpt.name
 
 
 @dataclass(frozen=True)
@@ -150,7 +151,8 @@ def _roles(runs: Sequence[Run], notes: list[str], name: str) -> dict[str, _Model
             roles.without.append(run)
         elif run.condition == EXCERPT_CONDITION:
             seconds = run.audio_settings.get("excerpt_seconds")
-            roles.excerpts.append((float(seconds if seconds is not None else 10.0), run))
+            length = EXCERPT_SECONDS.default if seconds is None else seconds  # not recorded
+            roles.excerpts.append((float(length), run))
         else:
             roles.others.append(run)
     return models
