@@ -148,7 +148,14 @@ def test_the_subset_keeps_the_files_own_layout(tmp_path):
                    "p1\tFirst?\tA\tred\tblue\np2\tSecond?\tB\tgreen\tpink\n")  # fmt: skip
     done = write_subset(tsv, ["p2"], tmp_path / "tsv_subset.tsv")
     assert done.layout == "tsv" and done.path.read_text().splitlines()[1].startswith("p2\t")
-    assert _ids(done.path) == ["p2"] and TABLE_LAYOUT.startswith("jsonl")
+    assert _ids(done.path) == ["p2"]
+
+    no_ids = tmp_path / "no_ids.tsv"  # ids are row numbers: the layout cannot be kept
+    no_ids.write_text("question\tanswer\tchoice_a\tchoice_b\n"
+                      "First?\tA\tred\tblue\nSecond?\tB\tgreen\tpink\n")  # fmt: skip
+    for name in ("fallback.json", "fallback.jsonl"):  # one JSON line alone is a JSON list
+        done = write_subset(no_ids, ["1"], tmp_path / name)
+        assert not done.kept_layout and done.layout == TABLE_LAYOUT and _ids(done.path) == ["1"]
 
     from lm_eval_rul.questions import DataValidationError
 

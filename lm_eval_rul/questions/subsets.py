@@ -10,8 +10,9 @@ The written file is then read back with the readers the benchmark uses
 (:func:`~lm_eval_rul.questions.load_questions`): it must hold exactly the chosen ids, or
 nothing is kept. A source whose ids are not fields of its records (a dataset folder, a hub
 dataset, a table whose ids are row numbers) cannot keep its layout: its chosen questions
-are written as a JSON-lines table of ``id, question, correct_answer, distractors`` (with
-``track`` when known), and the result says so.
+are written as our own table of ``id, question, correct_answer, distractors`` (with
+``track`` when known; JSON lines for a ``.jsonl`` name, else a JSON list), and the result
+says so.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..files import write_text_atomic
+from ..files import atomic_write, write_text_atomic
 from .file_kinds import question_format
 from .loading import load_questions
 from .reading import json_value, read_text
@@ -35,8 +36,8 @@ __all__ = ["SubsetWritten", "write_subset", "ID_FIELDS", "TABLE_LAYOUT"]
 
 #: The fields a record's id is read from, in order (as the readers do).
 ID_FIELDS: tuple[str, ...] = ("id", "question_id", "qid", "")
-#: The layout of the fallback: our own JSON-lines table.
-TABLE_LAYOUT = "jsonl table (id, question, correct_answer, distractors)"
+#: The layout of the fallback: our own table (JSON lines for a ``.jsonl`` name, else JSON).
+TABLE_LAYOUT = "our own table (id, question, correct_answer, distractors)"
 
 
 @dataclass(frozen=True)
@@ -103,16 +104,20 @@ def _from_table(path: Path, ids: Collection[str], field: str | None) -> tuple[st
     return buffer.getvalue(), "tsv" if delimiter == "\t" else "csv"
 
 
-def _table_rows(questions: list[Question], ids: Collection[str]) -> str:
-    lines = []
+def _table_rows(questions: list[Question], ids: Collection[str], out: Path) -> str:
+    """Our own rows of the chosen questions: JSON lines for a ``.jsonl`` name, else a JSON
+    list (one JSON line alone would read as a file keyed by id)."""
+    rows = []
     for q in questions:
         if q.id in ids:
             row: dict[str, Any] = {"id": q.id, "question": q.question,
                                    "correct_answer": q.correct_answer,
                                    "distractors": list(q.distractors)}  # fmt: skip
             row.update({k: v for k, v in (("track", q.track), ("caption", q.caption)) if v})
-            lines.append(json.dumps(row, ensure_ascii=False))
-    return "".join(line + "\n" for line in lines)
+            rows.append(row)
+    if out.suffix.lower() == ".jsonl":
+        return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+    return json.dumps(rows, indent=2, ensure_ascii=False) + "\n"
 
 
 def write_subset(
@@ -173,7 +178,13 @@ def write_subset(
         back = {q.id for q in load_questions(out, **options)}
         if back == wanted:
             return SubsetWritten(out, written, tuple(sorted(wanted)), True)
-    write_text_atomic(out, _table_rows(questions, wanted))  # the layout cannot be kept
+    if out.suffix.lower() == ".parquet":
+        raise DataValidationError(
+            out,
+            ["the source's layout cannot be kept (its ids are no field of its records)"],
+            hint="Name --out .json or .jsonl for a table of our own.",
+        )
+    write_text_atomic(out, _table_rows(questions, wanted, out))  # the layout cannot be kept
     back = {q.id for q in load_questions(out)}
     if back != wanted:
         raise DataValidationError(out, [f"reads back as {len(back)} question(s), not the "
@@ -192,5 +203,6 @@ def _write_parquet(path: Path, ids: Collection[str], out: Path, field: str | Non
     if column is None:
         return None
     keep = pc.is_in(pc.cast(table[column], pa.string()), value_set=pa.array(sorted(ids)))
-    pq.write_table(table.filter(keep), out)
+    with atomic_write(out, "wb") as handle:
+        pq.write_table(table.filter(keep), handle)
     return "parquet"
