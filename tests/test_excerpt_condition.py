@@ -40,6 +40,9 @@ def test_excerpt_bounds_and_the_word_parameter_are_checked_before_anything_loads
     )
     with pytest.raises(UserInputError, match=r"lalm-api: excerpt_seconds='0' must be"):
         api_args({"base_url": "http://127.0.0.1:9/v1", "model": "m", "excerpt_seconds": "0"})
+    assert AudioSpec(16_000, 30.0, "excerpt", excerpt_at=" Middle").excerpt_at == "middle"
+    with pytest.raises(UserInputError, match="excerpt_at='late' must be one of"):
+        AudioSpec(16_000, 30.0, "excerpt", excerpt_at="late")
     spec = AudioSpec(16_000, 30.0, "excerpt", excerpt_seconds=2.0, excerpt_at="end")
     assert spec.settings() == {"excerpt_seconds": 2.0, "excerpt_at": "end", "seed": 0}
     from lm_eval_rul.models.core import audio_settings

@@ -72,8 +72,10 @@ def excerpt_bounds(
         first = room // 2
     elif at == "end":
         first = room
-    else:
+    elif at == "random":
         first = int(item_rng("audio-excerpt", int(seed), str(item_id)).integers(0, room + 1))
+    else:
+        raise ValueError(f"excerpt_at={at!r} is not one of {', '.join(EXCERPT_POSITIONS)}")
     return first, first + wanted
 
 
