@@ -69,15 +69,15 @@ def _section(report_dir: Path, benchmark: str) -> tuple[str, dict[str, Any]]:
     path = report_dir / "report.json"
     if not path.is_file():
         raise UserInputError(
-            f"subset: {report_dir} has no report.json; give a folder lm-eval-rul report wrote"
+            f"{report_dir} has no report.json; give a folder lm-eval-rul report wrote"
         )
     try:
         listening = json.loads(path.read_text(encoding="utf-8")).get("listening") or {}
     except (OSError, json.JSONDecodeError, AttributeError) as error:
-        raise UserInputError(f"subset: cannot read {path} ({error}); rerun the report") from None
+        raise UserInputError(f"cannot read {path} ({error}); rerun the report") from None
     if not listening:
         raise UserInputError(
-            f"subset: {path} has no section 'Which items need the audio': it needs an original "
+            f"{path} has no section 'Which items need the audio': it needs an original "
             "and a no-audio run (none, noise or silence) of each model; add them and rerun "
             "the report"
         )
@@ -85,14 +85,14 @@ def _section(report_dir: Path, benchmark: str) -> tuple[str, dict[str, Any]]:
         if benchmark in (key, data.get("name")):
             return key, data
     known = ", ".join(sorted(listening))
-    raise UserInputError(f"subset: --benchmark {benchmark!r} is not in the section; known: {known}")
+    raise UserInputError(f"--benchmark {benchmark!r} is not in the section; known: {known}")
 
 
 def _needs_audio(report_dir: Path, benchmark: str, models: list[str]) -> dict[str, set[str]]:
     """Model -> its needs_audio ids, from ``items.csv``."""
     path = report_dir / "items.csv"
     if not path.is_file():
-        raise UserInputError(f"subset: {report_dir} has no items.csv; rerun lm-eval-rul report")
+        raise UserInputError(f"{report_dir} has no items.csv; rerun lm-eval-rul report")
     found: dict[str, set[str]] = {model: set() for model in models}
     with path.open(newline="", encoding="utf-8") as handle:
         for row in csv.DictReader(handle):
@@ -127,28 +127,28 @@ def _execute(args: argparse.Namespace) -> None:
     unknown = [m for m in models if m not in by_model]
     if unknown:
         raise UserInputError(
-            f"subset: --models {', '.join(unknown)}: no listening classes for them on {key}; "
+            f"--models {', '.join(unknown)}: no listening classes for them on {key}; "
             f"models with classes: {', '.join(by_model)}"
         )
     at_least = len(models) if args.at_least is None else args.at_least
     if not 1 <= at_least <= len(models):
-        raise UserInputError(f"subset: --at-least {at_least} must be from 1 to {len(models)} "
+        raise UserInputError(f"--at-least {at_least} must be from 1 to {len(models)} "
                              "(the number of --models)")  # fmt: skip
     chosen = choose(_needs_audio(report_dir, key, models), at_least)
     rule = (f"needs_audio for all of {', '.join(models)}" if at_least == len(models)
             else f"needs_audio for at least {at_least} of {', '.join(models)}")  # fmt: skip
     if not chosen:
-        raise UserInputError(f"subset: no item of {key} is {rule}; nothing written")
+        raise UserInputError(f"no item of {key} is {rule}; nothing written")
     sources = {by_model[m].get("question_file") or "" for m in models}
     source = args.source or (sources.pop() if len(sources) == 1 else None)
     if not source:
         raise UserInputError(
-            f"subset: the runs of {key} read "
+            f"the runs of {key} read "
             + ("the public release" if sources == {""} else "different question files")
             + "; give the question file with --source FILE"
         )
     if not Path(source).expanduser().exists():
-        raise UserInputError(f"subset: the question file {source} is not here; give it with "
+        raise UserInputError(f"the question file {source} is not here; give it with "
                              "--source FILE")  # fmt: skip
     out = check_output_file(args.out, flag="--out")
     metadata = by_model[models[0]].get("task_metadata") or {}
