@@ -47,7 +47,7 @@ def _samples_file(folder: Path, stamp: str, rows: list[tuple[str, float, float]]
     (folder / f"samples_music_mc_{stamp}.jsonl").write_text("\n".join(lines) + "\n")
 
 
-def _run(root: Path, condition: str, rows, **settings) -> Path:
+def _run(root: Path, condition: str, rows, data: str = "bench.jsonl", **settings) -> Path:
     folder = root / condition / "tiny"
     folder.mkdir(parents=True)
     stamp = "2026-01-01T00-00-00.000001"
@@ -57,7 +57,7 @@ def _run(root: Path, condition: str, rows, **settings) -> Path:
         config = {"model": "hf", "model_args": "pretrained=/m/textlm"}
     results = {"results": {"music_mc": {"acc,none": sum(r[1] for r in rows) / len(rows)}},
                "configs": {"music_mc": {"output_type": "multiple_choice",
-                                        "metadata": {"mc_data_path": "bench.jsonl"}}},
+                                        "metadata": {"mc_data_path": data}}},
                "config": config, "n-samples": {"music_mc": {"original": len(rows)}}}  # fmt: skip
     (folder / f"results_{stamp}.json").write_text(json.dumps(results))
     _samples_file(folder, stamp, rows)
@@ -108,6 +108,21 @@ def test_a_models_section_with_letter_scoring_and_two_excerpt_lengths(tmp_path):
     assert notes == []
     alone = listening_report(load_runs(folders[:1]), ReportSettings(n_resamples=99), None, notes)
     assert alone == {} and notes == []  # an original run alone: no section, nothing to say
+
+
+def test_two_question_files_of_one_model_are_never_mixed(tmp_path):
+    from lm_eval_rul.report import ReportSettings, load_runs
+
+    folders = [
+        _run(tmp_path / "a", "original", [("1", 1, 0.9)], data="a.jsonl"),
+        _run(tmp_path / "a", "none", [("1", 0, 0.1)], data="a.jsonl"),
+        _run(tmp_path / "b", "original", [("1", 1, 0.9)], data="b.jsonl"),
+        _run(tmp_path / "b", "none", [("1", 1, 0.8)], data="b.jsonl"),
+    ]
+    section = listening_report(load_runs(folders), ReportSettings(n_resamples=99), None, [])
+    classes = {(r["model"], r["class"]) for r in section["music_mc"]["_items"]}
+    assert classes == {("tiny [questions=a.jsonl]", "needs_audio"),
+                       ("tiny [questions=b.jsonl]", "answered_without_audio")}  # fmt: skip
 
 
 def _ids(path: Path, **options) -> list[str]:

@@ -36,6 +36,7 @@ import numpy as np
 from ..audio.conditions import NOTHING, REFERENCE_CONDITION
 from ..audio.conditions.excerpt import EXCERPT_SECONDS, Excerpt
 from ..questions import derive_seed
+from .run_keys import question_file_label
 from .runs import Run
 from .settings import BENCHMARK_NAMES, ReportSettings, audio_condition_of, id_sort_key
 from .stats import accuracy_ci
@@ -134,11 +135,22 @@ class _ModelRuns:
     others: list[Run] = field(default_factory=list)
 
 
-def _roles(runs: Sequence[Run], notes: list[str], name: str) -> dict[str, _ModelRuns]:
+def _roles(
+    runs: Sequence[Run], benchmark: str, notes: list[str], name: str
+) -> dict[str, _ModelRuns]:
+    """Model -> its runs by role; a model that ran the benchmark on several question files
+    is one entry per file (``model [questions=FILE]``): items of two files never mix."""
+    files: dict[str, set[str]] = defaultdict(set)
+    for run in runs:
+        files[run.model].add(run.question_file(benchmark) or "")
     models: dict[str, _ModelRuns] = defaultdict(_ModelRuns)
     for run in runs:
         condition = audio_condition_of(run.condition)
-        roles = models[run.model]
+        key = run.model
+        if len(files[run.model]) > 1:
+            label = question_file_label(run.question_file(benchmark) or "")
+            key = f"{run.model} [questions={label}]"
+        roles = models[key]
         if run.condition == REFERENCE_CONDITION and roles.original is None:
             roles.original = run
         elif run.condition == REFERENCE_CONDITION:
@@ -315,7 +327,7 @@ def listening_report(
         members = [r for r in runs if not r.is_text and r.tasks_of(benchmark)]
         text_pi, pi_source = _text_pi(benchmark, backbone, settings)
         models, items = [], []
-        for model, roles in _roles(members, notes, name).items():
+        for model, roles in _roles(members, benchmark, notes, name).items():
             if roles.original is None or not roles.without:
                 if roles.without or roles.excerpts:
                     missing = "an original run" if roles.original is None else "a no-audio run"
