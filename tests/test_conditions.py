@@ -47,7 +47,9 @@ FIELDS = ("name", "description", "reads", "audio_slot", "synthetic_length", "alt
 def test_every_condition_declares_every_field():
     conditions = registered_conditions()
     assert [c.name for c in conditions] == list(condition_names())
-    assert set(condition_names()) == {"original", "reversed", "noise", "silence", "random", "none"}
+    assert set(condition_names()) == {
+        "original", "reversed", "noise", "silence", "random", "none", "excerpt"
+    }
     for condition in conditions:
         for field in FIELDS:
             assert hasattr(condition, field), (condition.name, field)

@@ -35,6 +35,7 @@ from .not_audio import text_instead_of_audio
 from .sources import clip_source
 
 __all__ = [
+    "add_run_report",
     "decode_audio",
     "load_clip",
     "load_window",
@@ -219,9 +220,23 @@ def _report_at_exit() -> None:
         logging.raiseExceptions = raising
 
 
+#: Other once-per-run reports said with the trims (:func:`add_run_report`).
+_RUN_REPORTS: list[Any] = []
+
+
+def add_run_report(report: Any) -> None:
+    """Have :func:`report_trims` also call ``report()`` (a condition's own once-per-run
+    warning with a count, e.g. ``excerpt``'s clips shorter than the excerpt)."""
+    if report not in _RUN_REPORTS:
+        _RUN_REPORTS.append(report)
+
+
 def report_trims() -> int:
     """Log the one warning about the clips trimmed so far (if any), and start counting
-    again; returns how many there were. Runs by itself when the process exits."""
+    again; returns how many there were. Runs by itself when the process exits (with the
+    reports added by :func:`add_run_report`)."""
+    for report in _RUN_REPORTS:
+        report()
     with _TRIMS._lock:
         count, first = _TRIMS.count, _TRIMS.first
         _TRIMS.count, _TRIMS.first = 0, None

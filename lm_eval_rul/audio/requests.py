@@ -21,7 +21,8 @@ the task, the document and what was given.
 
 What each document heard is recorded (:func:`record_heard`) and written into the logged
 samples of this package's tasks as ``audio_heard`` and ``audio_replaced``
-(:func:`heard_fields`, called by their ``process_results``).
+(:func:`heard_fields`, called by their ``process_results``), and ``audio_window`` when the
+condition cut the stretch heard itself (``excerpt``).
 """
 
 from __future__ import annotations
@@ -244,10 +245,13 @@ def record_heard(source: RequestAudio, spec: AudioSpec, doc: Mapping[str, Any] |
         replaced = " + ".join(ref_name(ref) for ref in own if ref)
     else:
         replaced = None
-    _HEARD[_signature(doc)] = {
-        "audio_heard": describe_heard(source.key(spec)),
-        "audio_replaced": replaced,
-    }
+    key = source.key(spec)
+    heard: dict[str, Any] = {"audio_heard": describe_heard(key), "audio_replaced": replaced}
+    condition = None if key[0] == "clips" else condition_of_key(key)
+    window = None if condition is None else condition.window(key)
+    if window is not None:  # the condition cut the stretch itself (excerpt): what was heard
+        heard[WINDOW_FIELD] = [round(window[0], 6), round(window[1], 6)]
+    _HEARD[_signature(doc)] = heard
 
 
 def heard_fields(doc: Mapping[str, Any]) -> dict[str, Any]:

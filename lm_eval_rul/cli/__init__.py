@@ -43,6 +43,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "reparse",
     "parse",
     "bridge",
+    "subset",
 )
 
 #: Harness subcommands that read task folders.

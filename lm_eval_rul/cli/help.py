@@ -20,7 +20,8 @@ DESCRIPTION = textwrap.fill(
     "with the RUL-MuChoMusic, MuChoMusic and factual-comprehension tasks and the `lalm`, "
     "`lalm-vllm` and `lalm-api` audio models registered, plus pi, build, report, diagnose, "
     "reparse, parse (how the factual parser reads an answer), bridge (research audio LMs "
-    "in their own environment, behind lalm-api) and tasks-dir.",
+    "in their own environment, behind lalm-api), subset (the items audio models needed the "
+    "audio for, as a question file) and tasks-dir.",
     width=88,
 )
 

@@ -195,3 +195,5 @@ def _execute(args: argparse.Namespace) -> None:
     for note in report["notes"]:
         print(f"note: {note}")
     print(f"wrote {paths['markdown']} and {paths['json']}")
+    if "items" in paths:  # the section "Which items need the audio"
+        print(f"wrote {paths['items']} (each item's listening class per model)")

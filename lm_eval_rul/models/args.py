@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..audio import UnknownConditionError, condition_named, condition_names, condition_parameters
+from ..audio.errors import AudioError
 from ..errors import UserInputError
 
 __all__ = [
@@ -205,10 +206,21 @@ def number_range(name: str) -> NumberRange | None:
     )
 
 
+def _word(parameter: Any, value: Any) -> str:
+    """A condition's word parameter read, or :class:`LALMArgumentError` listing its words."""
+    try:
+        return parameter.read("lalm", value)
+    except AudioError as error:
+        raise LALMArgumentError(str(error)) from None
+
+
 def _converter(name: str) -> Callable[[str, Any], Any] | None:
     """How the ``model_args`` value ``name`` is read (``None``: as given)."""
     if name in _CONVERTERS:
         return _CONVERTERS[name]
+    parameter = condition_parameters().get(name)
+    if parameter is not None and parameter.choices:  # a word (excerpt_at)
+        return lambda n, v: _word(parameter, v)
     rule = number_range(name)
     return None if rule is None else rule.read
 

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from .factual.markdown import render_factual
+from .listening_output import listening_lines
 from .settings import BENCHMARK_NAMES, covered_share
 from .tagging.markdown import render_tagging
 
@@ -220,6 +221,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         lines.append("")
     lines += render_factual(report.get("factual") or {}, settings["confidence_level"])
     lines += render_tagging(report.get("tagging") or {}, settings["confidence_level"])
+    lines += listening_lines(report.get("listening") or {}, settings["confidence_level"])
     distributions = report["pi_distributions"]
     if distributions["summary"]:
         lines += [

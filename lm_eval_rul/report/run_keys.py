@@ -29,6 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..audio import condition_parameters
 from ..errors import UserInputError
 from ..mcqa.tasks import data_path_key
 
@@ -65,7 +66,15 @@ AUDIO_SETTINGS: dict[str, tuple[str, type]] = {
     "audio_noise_seconds": ("noise_seconds", float),
     "audio_noise_std": ("noise_std", float),
     "audio_max_seconds": ("max_audio_seconds", float),
+    # a condition's own parameters, recorded only by runs of that condition (excerpt_seconds)
+    **{
+        f"audio_{p.name}": (p.name, p.kind)
+        for p in condition_parameters().values()
+        if not p.recorded
+    },
 }
+#: The settings every run has (None when unrecorded); the others only where recorded.
+_ALWAYS = ("audio_seed", "audio_noise_seconds", "audio_noise_std", "audio_max_seconds")
 #: How a run on the default question file (no ``--metadata`` path) is named.
 RELEASE_LABEL = "the public release"
 
@@ -82,7 +91,11 @@ def audio_settings_of(
     for key, (name, kind) in AUDIO_SETTINGS.items():
         value = config[key] if key in config else args.get(name)
         if value in (None, "", "None"):
-            settings[name] = None  # not recorded (text-only models) or the model's default
+            if key in _ALWAYS:
+                settings[name] = None  # not recorded (text-only models) or the model's default
+            continue
+        if kind is str:
+            settings[name] = str(value)
             continue
         try:
             number = kind(float(value))

@@ -14,6 +14,7 @@ from ..questions import derive_seed
 from .breakdowns import category_breakdowns, category_keys, load_categories
 from .comparisons import find_backbone, paired_comparisons, pi_correlations
 from .factual.sections import factual_report
+from .listening import listening_report
 from .mmau import always_letter_baselines, label_breakdowns
 from .run_keys import question_files_note
 from .runs import Run, RunReadError
@@ -221,6 +222,7 @@ def build_report(runs: Sequence[Run], settings: ReportSettings | None = None) ->
         ],
         "factual": factual_report(runs, settings, notes),
         "tagging": tagging_report(runs, settings, notes),
+        "listening": listening_report(runs, settings, backbone, notes),
         "pi_distributions": pi_distributions(runs, settings, notes),
         "notes": notes,
     }

@@ -15,6 +15,7 @@ from . import plots
 from .factual.plots import factual_f1_bars
 from .factual.studies_plots import draw_study_figures
 from .forest import perception_gain_forest
+from .listening_output import draw_listening_figures, write_items_csv
 from .markdown import render_markdown
 from .runs import TEXT_CONDITION
 from .settings import BENCHMARK_NAMES, condition_rank, covered_share
@@ -94,6 +95,8 @@ def draw_figures(report: dict[str, Any], out: Path) -> None:
         draw_study_figures(report["factual"]["studies"], out, level)
     if (report.get("tagging") or {}).get("tasks"):
         draw_tagging_figures(report["tagging"], out)
+    if report.get("listening"):
+        draw_listening_figures(report["listening"], out, level)
     distributions = report["pi_distributions"]
     if distributions["values"]:
         path = plots.pi_histograms(
@@ -143,13 +146,17 @@ def write_report(report: dict[str, Any], out: str | Path) -> dict[str, Path]:
         out: Report folder (created).
 
     Returns:
-        ``{"json": ..., "markdown": ...}`` paths.
+        ``{"json": ..., "markdown": ...}`` paths (and ``items.csv``, one row per item of
+        the section "Which items need the audio", when it has one).
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     draw_figures(report, out)
     for data in report["benchmarks"].values():
         data.pop("_scatter", None)
+    items = write_items_csv(report.get("listening") or {}, out)
+    if items is not None:
+        report["items_csv"] = items.name
     json_path = out / "report.json"
     write_text_atomic(
         json_path,
@@ -157,7 +164,8 @@ def write_report(report: dict[str, Any], out: str | Path) -> dict[str, Path]:
     )
     md_path = out / "report.md"
     write_text_atomic(md_path, render_markdown(report))
-    return {"json": json_path, "markdown": md_path}
+    written = {"json": json_path, "markdown": md_path}
+    return written if items is None else {**written, "items": items}
 
 
 def _finite(value: Any) -> Any:

@@ -9,6 +9,7 @@ that needs to know something about a condition asks its object
   :class:`Parameter` entries they read (``seed``, ``noise_seconds``, ``noise_std``);
   :func:`condition_parameters` lists every registered condition's;
 * :mod:`.reversed_clip`: ``reversed``, the example of a condition added as one class;
+* :mod:`.excerpt`: ``excerpt``, ``excerpt_seconds`` of the clip cut at ``excerpt_at``;
 * :mod:`.pools`: the clip pools of ``random`` and its one draw, :func:`draw_other`, shared
   by the multiple-choice and the factual tasks;
 * :mod:`.heard`: :func:`condition_key` (the key of what is heard, reading no audio) and
@@ -26,7 +27,7 @@ work with the conditions that read nothing.
 
 from __future__ import annotations
 
-from . import basic, reversed_clip  # noqa: F401 - importing a module registers its conditions
+from . import basic, excerpt, reversed_clip  # noqa: F401 - importing a module registers its conditions
 from .availability import check_audio_available
 from .basic import noise_waveform
 from .heard import condition_audio, condition_key

@@ -25,7 +25,9 @@ compares condition names:
   them (:func:`condition_parameters`), checks them before anything loads, records them in
   its results and keys its caches with them: a new parameter is declared by its condition
   and nowhere else;
-* :meth:`Condition.check_spec`: a warning about the settings the user gave (default: none).
+* :meth:`Condition.check_spec`: a warning about the settings the user gave (default: none);
+* :meth:`Condition.window`: the stretch of the document's own file a key plays, in
+  seconds, when the condition cuts one (``excerpt``; logged as ``audio_window``).
 
 A new condition is one subclass decorated with :func:`register_condition` in a module the
 package :mod:`lm_eval_rul.audio.conditions` imports (see :mod:`.reversed_clip`, the example).
@@ -79,7 +81,8 @@ _COMPOSITE_KINDS = ("clips", "text")
 
 @dataclass(frozen=True)
 class Parameter:
-    """A ``--model_args`` entry a condition reads: a finite number of ``kind``.
+    """A ``--model_args`` entry a condition reads: a finite number of ``kind``, or one of
+    ``choices`` (a word: ``excerpt_at``).
 
     Attributes:
         name: The ``model_args`` name (also ``audio_<name>`` in the results' ``config``).
@@ -94,6 +97,7 @@ class Parameter:
             (``seed``, ``noise_seconds``, ``noise_std``: as every release before the
             conditions declared them did, so no key changes). Any other parameter is
             recorded only under the conditions that read it.
+        choices: The words it takes (``kind`` is ``str``); empty for a number.
     """
 
     name: str
@@ -105,10 +109,24 @@ class Parameter:
     unit: str = ""
     doc: str = ""
     recorded: bool = False
+    choices: tuple[str, ...] = ()
+
+    def read(self, who: str, value: Any) -> str:
+        """``value`` of a word parameter, or one line naming it and the words it takes
+        (``who`` prefixes the line: ``lalm: excerpt_at='x' ...``)."""
+        word = str(value).strip().lower() if value is not None else ""
+        if word not in self.choices:
+            raise AudioError(
+                f"{who}: {self.name}={value!r} must be one of: {', '.join(self.choices)}"
+            )
+        return word
 
     def check(self, value: Any) -> None:
         """Refuse a value out of range (:class:`~lm_eval_rul.errors.AudioError`), for
         specs built without the model's ``model_args`` checks."""
+        if self.choices:
+            self.read("audio", value)
+            return
         if self.low is not None and (value <= self.low if self.above else value < self.low):
             bound = "positive" if self.above and self.low == 0 else f">= {self.low:g}"
             raise AudioError(f"{self.name} must be {bound}, got {value!r}")
@@ -151,6 +169,11 @@ class Condition(ABC):
 
     def check_spec(self, spec: AudioSpec) -> None:  # noqa: B027 - a hook, no-op by default
         """Warn about settings that do not do what they say (called once per spec)."""
+
+    def window(self, key: tuple[Any, ...]) -> tuple[float, float] | None:
+        """``[start_s, end_s]`` of the document's own file that ``key`` plays, when the
+        condition cuts the clip itself (``excerpt``); None (the default) otherwise."""
+        return None
 
     def __repr__(self) -> str:
         return f"<audio condition {self.name!r}>"

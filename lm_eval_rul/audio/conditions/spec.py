@@ -57,6 +57,9 @@ class AudioSpec:
         for name, value in params.items():
             declared[name].check(value)
         values = {name: params.get(name, p.default) for name, p in declared.items()}
+        for name, p in declared.items():
+            if p.choices:  # a word is kept as the parameter spells it (``End`` -> ``end``)
+                values[name] = p.read("audio", values[name])
         for name, value in (
             ("sampling_rate", sampling_rate),
             ("max_seconds", max_seconds),
