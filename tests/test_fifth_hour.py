@@ -1,0 +1,75 @@
+"""The traps of issue 52 (the fifth first hour): the headline group offline, no silent
+answer shift, a missing checkpoint said before anything loads, GTZAN as users hold it,
+long tagging clips, and ``report``'s wording and figures."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from lm_eval_rul.testing.harness import cli_error_line as fail
+from lm_eval_rul.testing.harness import read_output
+from lm_eval_rul.testing.tagging import write_gtzan, write_mtg, write_mtt
+
+
+@pytest.fixture(scope="module")
+def tagging_data(tmp_path_factory) -> dict[str, str]:
+    root = tmp_path_factory.mktemp("tagging5")
+    gtzan, mtg = write_gtzan(root / "gtzan", per_genre=1), write_mtg(root / "mtg")
+    mtt = write_mtt(root / "mtt")
+    return {
+        "gtzan_split_file": str(gtzan["split"]), "gtzan_audio_dir": str(gtzan["audio"]),
+        "mtg_data_dir": str(mtg["data"]), "mtg_audio_dir": str(mtg["audio"]),
+        "mtt_annotations": str(mtt["annotations"]), "mtt_split_file": str(mtt["split"]),
+        "mtt_audio_dir": str(mtt["audio"]), "tagging_seconds": 1.5,
+    }  # fmt: skip
+
+
+# -- 3: a group's members' keys ------------------------------------------------------------
+
+
+def test_music_understanding_runs_offline_with_each_members_keys(
+    tiny_lm, data_dir, tagging_data, tmp_path
+):
+    from lm_eval_rul.cli import main
+
+    out = tmp_path / "out"
+    metadata = {**tagging_data, "data_path": str(data_dir / "rul.json")}
+    main(["run", "--model", "hf", "--model_args", f"pretrained={tiny_lm},dtype=float32",
+          "--tasks", "music_understanding", "--metadata", json.dumps(metadata),
+          "--device", "cpu", "--batch_size", "8", "--limit", "1", "--output_path", str(out)])  # fmt: skip
+    results, _ = read_output(out)
+    ran = set(results["results"])
+    assert {"rul_muchomusic_fold0", "gtzan_gen", "mtg_top50_gen", "magnatagatune_gen"} <= ran
+
+
+def test_a_key_no_task_of_the_group_reads_is_one_line(
+    tiny_lm, data_dir, tmp_path, capsys, constructions
+):
+    metadata = {"data_path": str(data_dir / "rul.json"), "gtzan_audio_dirr": "x"}
+    line = fail(["run", "--model", "hf", "--model_args", f"pretrained={tiny_lm}",
+                 "--tasks", "music_understanding", "--metadata", json.dumps(metadata),
+                 "--output_path", str(tmp_path / "out")], capsys)  # fmt: skip
+    assert "unknown --metadata key 'gtzan_audio_dirr' (did you mean 'gtzan_audio_dir'?)" in line
+    assert "'data_path'" not in line.split("Known keys")[0]  # a member's key is known
+    assert "rul_muchomusic" in line and "data_path" in line.split("Known keys")[1]
+    assert constructions == []
+
+
+# -- 5: the checkpoint a model cannot start without ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("model", "key"), [("lalm", "pretrained"), ("lalm-vllm", "pretrained"),
+                       ("lalm-api", "base_url")],
+)  # fmt: skip
+def test_a_model_without_its_checkpoint_is_one_line_before_anything_loads(
+    model, key, data_dir, tmp_path, capsys, constructions
+):
+    line = fail(["run", "--model", model, "--model_args", "dtype=float32", "--tasks",
+                 "muchomusic", "--metadata", f"muchomusic_data_path={data_dir / 'muchomusic.csv'}",
+                 "--output_path", str(tmp_path / "out")], capsys)  # fmt: skip
+    assert f"MissingModelArgError: --model {model} needs --model_args {key}=" in line
+    assert "Nothing was loaded" in line
+    assert constructions == []
