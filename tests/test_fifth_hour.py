@@ -38,7 +38,8 @@ def test_music_understanding_runs_offline_with_each_members_keys(
     metadata = {**tagging_data, "data_path": str(data_dir / "rul.json")}
     main(["run", "--model", "hf", "--model_args", f"pretrained={tiny_lm},dtype=float32",
           "--tasks", "music_understanding", "--metadata", json.dumps(metadata),
-          "--device", "cpu", "--batch_size", "8", "--limit", "1", "--output_path", str(out)])  # fmt: skip
+          "--device", "cpu", "--batch_size", "8", "--limit", "1",
+          "--output_path", str(out)])  # fmt: skip
     results, _ = read_output(out)
     ran = set(results["results"])
     assert {"rul_muchomusic_fold0", "gtzan_gen", "mtg_top50_gen", "magnatagatune_gen"} <= ran

@@ -84,8 +84,12 @@ def check_command_line(args: argparse.Namespace) -> None:
     """
     from .limits import check_run_limit
     from .processes import check_processes
-    from .run_flags import (check_model_key, check_required_model_args, check_tasks_given,
-                            warn_unlogged)  # fmt: skip
+    from .run_flags import (
+        check_model_key,
+        check_required_model_args,
+        check_tasks_given,
+        warn_unlogged,
+    )
     from .run_inputs import check_device, check_metadata_keys, check_model_name, task_folders
 
     check_tasks_given(getattr(args, "tasks", None))
