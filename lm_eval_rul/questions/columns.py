@@ -12,8 +12,9 @@ the roles still missing and the ``mc_columns`` to give (:func:`unplaced`).
 Cells: ``choices`` a list, its JSON text, one option per line, ``(A) x (B) y`` on one line
 or ``a|b|c``; ``(A)`` / ``A.`` prefixes carried by every option are dropped. ``answer`` the
 option's text, a letter (``B``, ``(B)``, ``(B) text``) or an index: numbered choice columns
-give the index base (``option_1``: 1); otherwise 0, unless no answer is 0 and some answer
-equals its item's number of options (then the file counts from 1). Empty choice cells (a
+give the index base (``option_1``: 1); an answer 0 says 0, an answer equal to its item's
+number of options says 1; a file that settles neither is refused unless ``--metadata
+mc_answer_base`` (0 or 1) says where its numbers count from. Empty choice cells (a
 spreadsheet whose items have 3 and 4 options) are left out.
 """
 
@@ -38,6 +39,8 @@ __all__ = [
     "choice_cells",
     "answer_position",
     "index_base",
+    "answer_base_value",
+    "unsettled_base",
     "unplaced",
     "OUR_FIELDS",
 ]
@@ -314,17 +317,71 @@ def _text_position(text: str, options: Sequence[str | None]) -> int | None:
     return None
 
 
-def index_base(rows: Sequence[tuple[Any, int]], numbered: int | None) -> int:
+def index_base(rows: Sequence[tuple[Any, int]], numbered: int | None) -> int | None:
     """The base of the file's numeric answers (``rows``: (answer, number of options)):
-    numbered choice columns give it; else 0, unless no answer is 0 and one equals its
-    item's number of options."""
+    0 when an answer is 0, numbered choice columns' first number, 1 when an answer equals
+    its item's number of options; None when numeric answers leave it open (``2, 3, 1``
+    over ``choice_a..d`` reads as B, C, A or as C, D, B: a guess would shift every gold
+    answer by one)."""
     numbers = [(_as_number(a), n) for a, n in rows]
     numbers = [(a, n) for a, n in numbers if a is not None]
     if any(a == 0 for a, _ in numbers):
         return 0
     if numbered is not None:
         return numbered
-    return 1 if any(a == n for a, n in numbers) else 0
+    if any(a == n for a, n in numbers):
+        return 1
+    return None if numbers else 0
+
+
+def answer_base_value(value: Any, where: str) -> int | None:
+    """``--metadata mc_answer_base`` as 0 or 1 (None when not given).
+
+    Raises:
+        DataValidationError: any other value.
+    """
+    if value in (None, ""):
+        return None
+    number = _as_number(value)
+    if number not in (0, 1):
+        raise DataValidationError(
+            where, [f"--metadata mc_answer_base={value!r}: give 0 (the first choice is 0) "
+                    "or 1 (the first choice is 1)"],
+        )  # fmt: skip
+    return number
+
+
+def unsettled_base(
+    where: str, answer: str, choices: str | tuple[str, ...],
+    rows: Sequence[tuple[Any, Sequence[str | None]]],
+) -> None:  # fmt: skip
+    """Raise the one line of a numeric answer column whose base the file does not settle:
+    the column, the first rows read from 0 and from 1, and the keys that settle it.
+
+    Raises:
+        DataValidationError: always.
+    """
+    shown = [(a, o) for a, o in rows if _as_number(a) is not None][:2]
+
+    def reading(base: int) -> str:
+        read = []
+        for value, options in shown:
+            at = _as_number(value) - base  # type: ignore[operator]
+            inside = 0 <= at < len(options) and options[at] is not None
+            text = f"{OPTION_LETTERS[at]} {str(options[at])[:30]!r}" if inside else "no choice"
+            read.append(f"{value} -> {text}")
+        return "; ".join(read)
+
+    columns = f"{choices!r}" if isinstance(choices, str) else f"{choices[0]}..{choices[-1]}"
+    raise DataValidationError(
+        where,
+        [f"the answer column {answer!r} holds numbers over the choices {columns}, none 0 "
+         f"and none equal to its item's number of choices, so nothing says where they "
+         f"count from: from 0 the first rows read {reading(0)}; from 1 {reading(1)}"],
+        hint="Say which: --metadata mc_answer_base=1 (or 0), or map numbered choice columns "
+        "(option_1.. count from 1) with --metadata mc_columns; nothing was loaded "
+        "(docs/your_own_benchmark.md).",
+    )  # fmt: skip
 
 
 def answer_position(value: Any, options: Sequence[str | None], base: int) -> int | None:

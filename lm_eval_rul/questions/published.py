@@ -22,11 +22,13 @@ from typing import Any
 
 from .columns import (
     ColumnMap,
+    answer_base_value,
     answer_position,
     choice_cells,
     index_base,
     map_columns,
     parse_mc_columns,
+    unsettled_base,
 )
 from .datasets_io import choose_split, is_local_dataset, load_dataset_splits, open_dataset
 from .reading import read_text
@@ -159,8 +161,10 @@ def read_published(
     split: str | None = None,
     n_distractors: int | None = None,
     json_rows: Callable[[Path], list[Any]] | None = None,
+    answer_base: Any = None,
 ) -> list[Question]:
-    """The questions of a published table (``columns``: ``--metadata mc_columns``).
+    """The questions of a published table (``columns``: ``--metadata mc_columns``;
+    ``answer_base``: ``--metadata mc_answer_base``, where numeric answers count from).
 
     Raises:
         DataValidationError: its columns cannot be placed, or rows whose choices or answer
@@ -171,8 +175,14 @@ def read_published(
     mapping = map_columns(where, table.columns, parse_mc_columns(columns, where),
                           audio_columns=table.audio_columns, n_rows=len(table.rows))  # fmt: skip
     options = [choice_cells(row, mapping.choices) for row in table.rows]
-    base = index_base([(row.get(mapping.answer), len(o)) for row, o in
-                       zip(table.rows, options, strict=True)], mapping.index_base)  # fmt: skip
+    answers = [row.get(mapping.answer) for row in table.rows]
+    base = answer_base_value(answer_base, where)
+    if base is None:
+        base = index_base([(a, len(o)) for a, o in zip(answers, options, strict=True)],
+                          mapping.index_base)  # fmt: skip
+    if base is None:
+        unsettled_base(where, mapping.answer, mapping.choices,
+                       list(zip(answers, options, strict=True)))  # fmt: skip
     problems = list(table.problems)
     prepared = []
     for position, (row, shown) in enumerate(zip(table.rows, options, strict=True)):
