@@ -119,3 +119,75 @@ def test_a_file_or_the_key_that_settles_the_base_reads_as_it_says(answers, base,
     path = _choice_csv(tmp_path / "bench.csv", answers)
     questions = load_questions(path, answer_base=base)
     assert [q.correct_answer for q in questions[:3]] == gold
+
+
+# -- 6: GTZAN as users hold it -------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def gtzan_layouts(tmp_path_factory) -> dict[str, str]:
+    """One GTZAN fixture as the release's folders, Kaggle's ``Data`` folder and the hub's
+    ``marsyas/gtzan`` saved with ``save_to_disk`` (rows in another order than the split)."""
+    import shutil
+
+    import datasets
+
+    from lm_eval_rul.tagging.vocab import GTZAN_GENRES
+
+    root = tmp_path_factory.mktemp("gtzan_layouts")
+    release = write_gtzan(root / "release", per_genre=1)
+    kaggle = root / "kaggle" / "Data"
+    shutil.copytree(release["audio"], kaggle / "genres_original")
+    files = sorted(p for p in release["audio"].rglob("*") if p.is_file())[::-1]
+    rows = {
+        "file": [f"/home/u/.cache/extracted/genres/{p.parent.name}/{p.name}" for p in files],
+        "audio": [{"bytes": p.read_bytes(), "path": p.name} for p in files],
+        "genre": [GTZAN_GENRES.index(p.parent.name) for p in files],
+    }
+    cell = {"bytes": datasets.Value("binary"), "path": datasets.Value("string")}
+    features = datasets.Features({
+        "file": datasets.Value("string"), "audio": cell,
+        "genre": datasets.ClassLabel(names=list(GTZAN_GENRES)),
+    })  # fmt: skip
+    table = datasets.Dataset.from_dict(rows, features=features).cast_column(
+        "audio", datasets.Audio(decode=False)
+    )  # the hub's features (encoding needs torchcodec; the cells are already bytes)
+    hub = root / "marsyas_gtzan"
+    datasets.DatasetDict({"train": table}).save_to_disk(str(hub))
+    return {"split": str(release["split"]), "release": str(release["audio"]),
+            "kaggle": str(kaggle), "hub": str(hub)}  # fmt: skip
+
+
+def test_gtzan_as_the_hub_or_kaggle_hold_it_reads_the_releases_letters_and_clips(
+    gtzan_layouts,
+):
+    from lm_eval_rul.audio.sources import clip_identity
+    from lm_eval_rul.tagging.data import check_tagging_data
+    from lm_eval_rul.tagging.documents import make_documents
+
+    read = {}
+    for layout in ("release", "kaggle", "hub"):
+        metadata = {"gtzan_split_file": gtzan_layouts["split"],
+                    "gtzan_audio_dir": gtzan_layouts[layout]}  # fmt: skip
+        check_tagging_data(metadata)  # every clip found, before any model
+        docs = make_documents("gtzan", "letters", metadata)
+        read[layout] = [(d["id"], d["prompt"], d["gold"],
+                         clip_identity(d["audio_ref"])["sha256"]) for d in docs]  # fmt: skip
+    assert len(read["release"]) == 10
+    assert read["kaggle"] == read["release"] and read["hub"] == read["release"]
+    assert '"kind": "hf"' in make_documents(
+        "gtzan", "letters", {"gtzan_split_file": gtzan_layouts["split"],
+                             "gtzan_audio_dir": gtzan_layouts["hub"]})[0]["audio_ref"]  # fmt: skip
+
+
+def test_gtzan_without_its_clips_advises_its_own_key(gtzan_layouts):
+    from lm_eval_rul.audio.conditions.availability import check_audio_available
+    from lm_eval_rul.audio.errors import MissingAudioError
+    from lm_eval_rul.tagging.documents import make_documents
+
+    docs = make_documents("gtzan", "letters", {"gtzan_split_file": gtzan_layouts["split"]})
+    with pytest.raises(MissingAudioError) as caught:
+        check_audio_available(docs, "original")
+    advice = str(caught.value).splitlines()[-1]
+    assert "gtzan_audio_dir" in advice and "marsyas/gtzan" in advice
+    assert "audio_dir /" not in advice and "audio_hf_dataset" not in advice
