@@ -191,3 +191,35 @@ def test_gtzan_without_its_clips_advises_its_own_key(gtzan_layouts):
     advice = str(caught.value).splitlines()[-1]
     assert "gtzan_audio_dir" in advice and "marsyas/gtzan" in advice
     assert "audio_dir /" not in advice and "audio_hf_dataset" not in advice
+
+
+# -- 7: a tagging clip longer than the model hears -----------------------------------------
+
+
+def test_a_tagging_clip_longer_than_the_model_hears_is_trimmed_and_counted(
+    tiny_audio_lm, tagging_data, tmp_path
+):
+    from lm_eval_rul.testing.harness import run_cli
+
+    out = tmp_path / "out"
+    done = run_cli(["run", "--model", "lalm", "--model_args",
+                    f"pretrained={tiny_audio_lm},max_audio_seconds=1,results_cache=none",
+                    "--tasks", "gtzan", "--limit", "3", "--batch_size", "16",
+                    "--metadata", json.dumps(tagging_data), "--device", "cpu",
+                    "--output_path", str(out), "--log_samples"])  # fmt: skip
+    results, samples = read_output(out)
+    assert len(samples["gtzan"]) == 3 and "acc,none" in results["results"]["gtzan"]
+    assert "3 clip(s) longer than the model's limit of 1 s were trimmed to their first 1 s" in (
+        done.stderr
+    )
+    assert "[0-1.5 s] (1.5 s) and 2 other clip(s)" in done.stderr
+
+
+def test_a_window_a_task_asks_about_is_still_never_cut(tmp_path):
+    from lm_eval_rul.audio.conditions.basic import clip_key
+    from lm_eval_rul.audio.conditions.spec import AudioSpec
+    from lm_eval_rul.audio.errors import AudioError
+
+    doc = {"id": "piece-3", "audio_window": [0.0, 40.0], "audio_window_key": "chunk_seconds"}
+    with pytest.raises(AudioError, match="Set --metadata chunk_seconds to at most 30"):
+        clip_key(doc, '{"kind": "file", "path": "/x.wav"}', AudioSpec(16000, 30.0))

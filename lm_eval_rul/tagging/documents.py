@@ -69,6 +69,7 @@ def make_documents(task: str, form: str, metadata: Mapping[str, Any]) -> list[di
             "audio_fix": AUDIO_FIX[audio_key],
             "audio_window": clip_window(clip, window),
             "audio_window_key": "tagging_seconds",
+            "audio_window_trims": True,  # a stretch of the clip, as music_mc trims a clip
             "tagging_offset": window.offset,
         }
         if form == "letters":

@@ -24,7 +24,7 @@ from ...questions import item_rng
 from ..arrays import array_clip, is_array_ref
 from ..decoding import CLIP_CACHE, load_clip, load_window
 from ..sources import ref_name
-from ..windows import check_window_fits, doc_window
+from ..windows import doc_window, fit_window
 from .availability import check_audio_available
 from .pools import random_clip
 from .registry import CLIP_POOL, NOTHING, OWN_CLIP, Condition, Parameter, register_condition
@@ -80,7 +80,7 @@ def clip_key(doc: Mapping[str, Any], ref: str | None, spec: AudioSpec) -> tuple[
     window = doc_window(doc)
     if window is None:
         return ("clip", ref, sr, spec.max_seconds)
-    check_window_fits(doc, window, spec.max_seconds)
+    window = fit_window(doc, window, spec.max_seconds, ref_name(ref))
     return ("clip", ref, sr, spec.max_seconds, *window)
 
 
