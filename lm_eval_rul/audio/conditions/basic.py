@@ -80,7 +80,7 @@ def clip_key(doc: Mapping[str, Any], ref: str | None, spec: AudioSpec) -> tuple[
     window = doc_window(doc)
     if window is None:
         return ("clip", ref, sr, spec.max_seconds)
-    window = fit_window(doc, window, spec.max_seconds, ref_name(ref))
+    window = fit_window(doc, window, spec.max_seconds, ref)
     return ("clip", ref, sr, spec.max_seconds, *window)
 
 
