@@ -5,6 +5,7 @@ long tagging clips, and ``report``'s wording and figures."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -277,3 +278,88 @@ def test_a_run_of_an_include_path_task_reported_without_it_names_what_it_could_n
     notes = [line for line in capsys.readouterr().out.splitlines() if line.startswith("note:")]
     assert any("could not be read as a benchmark's: mybench_fold0" in n
                and "report --include_path FOLDER" in n for n in notes), notes  # fmt: skip
+
+
+# -- 8: the figures ------------------------------------------------------------------------
+
+
+def _kept(monkeypatch, module) -> list:
+    """Figures ``module`` draws, kept open instead of written (their parts are read)."""
+    drawn = []
+
+    def keep(fig, path):
+        drawn.append(fig)
+        return Path(path)
+
+    monkeypatch.setattr(module, "save_figure", keep)
+    return drawn
+
+
+def test_pi_accuracy_fits_no_line_through_zeros_and_ones_and_says_what_is_averaged(
+    monkeypatch, tmp_path
+):
+    from lm_eval_rul.report import plots
+
+    drawn = _kept(monkeypatch, plots)
+    pi = [0.1, 0.4, 0.6, 0.9]
+    one_run = "accuracy per question (0 or 1: one run, one prompt)"
+    plots.pi_accuracy_scatter(tmp_path / "a.png", {"audio (original)": (pi, [1, 0, 1, 0])},
+                              ylabel=one_run)  # fmt: skip
+    plots.pi_accuracy_scatter(tmp_path / "b.png", {"audio (original)": (pi, [1, 0.5, 0.75, 0])})
+    binary, averaged = (fig.axes[0] for fig in drawn)
+    assert binary.get_lines() == [] and len(averaged.get_lines()) == 1
+    assert binary.get_ylabel() == one_run
+    assert "mean over" in averaged.get_ylabel()
+
+
+def test_a_text_only_runs_pi_is_never_set_against_its_own_accuracy(
+    tiny_lm, data_dir, tmp_path, capsys
+):
+    from lm_eval_rul.cli import main
+    from lm_eval_rul.testing.harness import text_run_args
+
+    out = tmp_path / "text"
+    main(text_run_args(tiny_lm, data_dir, out, "muchomusic", "--log_samples"))
+    capsys.readouterr()
+    main(["report", str(out), "--out", str(tmp_path / "report"), "--n-resamples", "50"])
+    printed = capsys.readouterr().out
+    report = json.loads((tmp_path / "report" / "report.json").read_text())
+    assert report["benchmarks"]["muchomusic"]["correlations"] == []
+    assert "PI-accuracy of text-only: not reported, as its PI comes from the same run" in printed
+    assert not (tmp_path / "report" / "figures" / "pi_vs_accuracy_muchomusic.png").exists()
+
+
+def test_per_tag_figure_names_its_tags_and_side_and_keeps_edge_points_whole(
+    monkeypatch, tmp_path
+):
+    from lm_eval_rul.report.tagging import plots as tagging_plots
+
+    drawn = _kept(monkeypatch, tagging_plots)
+    data = {"model": "m", "tags": ["rock", "jazz", "piano"], "original": [1.0, 0.0, 0.5],
+            "noise": [0.5, 1.0, 0.0]}  # fmt: skip
+    tagging_plots.per_tag_auc_scatter(tmp_path / "t.png", data, "m: MTG top-50, per-tag ROC-AUC")
+    ax = drawn[0].axes[0]
+    texts = [t.get_text() for t in ax.texts]
+    assert ax.get_title().endswith("(3 tags)")
+    assert {"rock", "jazz", "piano"} <= set(texts)
+    assert any("the audio helps" in t for t in texts)
+    (points,) = ax.collections
+    assert not points.get_clip_on()
+    for low, high in (ax.get_xlim(), ax.get_ylim()):
+        assert low < 0 and high > 1
+
+
+def test_perception_gain_figure_marks_an_interval_that_contains_zero(monkeypatch, tmp_path):
+    from lm_eval_rul.report import forest
+
+    drawn = _kept(monkeypatch, forest)
+    forest.perception_gain_forest(
+        tmp_path / "f.png",
+        [("m", "noise", 0.20, 0.10, 0.30), ("m", "none", 0.05, -0.02, 0.12)],
+    )
+    ax = drawn[0].axes[0]
+    notes = sorted(t.get_text() for t in ax.texts)
+    assert notes == ["+0.050 (interval contains 0)", "+0.200"]
+    faces = [line.get_markerfacecolor() for line in ax.get_lines() if line.get_marker() == "o"]
+    assert faces.count("white") == 1
+    assert "hollow: the interval contains 0" in ax.get_xlabel()
