@@ -302,7 +302,7 @@ def test_pi_accuracy_fits_no_line_through_zeros_and_ones_and_says_what_is_averag
 
     drawn = _kept(monkeypatch, plots)
     pi = [0.1, 0.4, 0.6, 0.9]
-    one_run = "accuracy per question (0 or 1: one run, one prompt)"
+    one_run = "accuracy per question\n(0 or 1: one run, one prompt)"
     plots.pi_accuracy_scatter(tmp_path / "a.png", {"audio (original)": (pi, [1, 0, 1, 0])},
                               ylabel=one_run)  # fmt: skip
     plots.pi_accuracy_scatter(tmp_path / "b.png", {"audio (original)": (pi, [1, 0.5, 0.75, 0])})

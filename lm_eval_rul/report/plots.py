@@ -322,7 +322,7 @@ def pi_accuracy_scatter(
     *,
     title: str = "PI vs accuracy",
     annotations: Mapping[str, str] | None = None,
-    ylabel: str = "accuracy per question (mean over the group's runs and folds)",
+    ylabel: str = "accuracy per question\n(mean over the group's runs and folds)",
 ) -> Path:
     """Per-question PI (x) vs accuracy (y), one colour and marker per group, each with its
     fitted line, except a group whose accuracies are all 0 or 1 (one run, one prompt: a

@@ -30,8 +30,8 @@ def _averaged(data: dict) -> str:
     over = [f"{folds} folds" if folds > 1 else "", "the group's runs" if runs - {1} else ""]
     over = [o for o in over if o]
     if not over:
-        return "accuracy per question (0 or 1: one run, one prompt)"
-    return f"accuracy per question (mean over {' and '.join(over)})"
+        return "accuracy per question\n(0 or 1: one run, one prompt)"
+    return f"accuracy per question\n(mean over {' and '.join(over)})"
 
 
 def draw_figures(report: dict[str, Any], out: Path) -> None:
