@@ -122,6 +122,21 @@ def test_a_file_or_the_key_that_settles_the_base_reads_as_it_says(answers, base,
     assert [q.correct_answer for q in questions[:3]] == gold
 
 
+def test_answers_that_are_their_options_text_need_no_base(tmp_path):
+    import csv
+
+    from lm_eval_rul.questions import load_questions
+
+    path = tmp_path / "beats.csv"
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["id", "question", "choice_a", "choice_b", "choice_c", "choice_d",
+                         "answer"])  # fmt: skip
+        writer.writerows([["q0", "How many beats?", "2", "3", "4", "5", "3"],
+                          ["q1", "How many bars?", "2", "3", "4", "5", "2"]])  # fmt: skip
+    assert [q.correct_answer for q in load_questions(path)] == ["3", "2"]
+
+
 # -- 6: GTZAN as users hold it -------------------------------------------------------------
 
 

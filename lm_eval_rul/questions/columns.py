@@ -40,6 +40,7 @@ __all__ = [
     "answer_position",
     "index_base",
     "answer_base_value",
+    "names_an_option",
     "unsettled_base",
     "unplaced",
     "OUR_FIELDS",
@@ -332,6 +333,12 @@ def index_base(rows: Sequence[tuple[Any, int]], numbered: int | None) -> int | N
     if any(a == n for a, n in numbers):
         return 1
     return None if numbers else 0
+
+
+def names_an_option(value: Any, options: Sequence[str | None]) -> bool:
+    """Whether an answer cell is one of its options' own text (``"3"`` among ``2, 3, 4``):
+    read as text first, so it says nothing about where numbers count from."""
+    return value is not None and _text_position(str(value).strip(), options) is not None
 
 
 def answer_base_value(value: Any, where: str) -> int | None:

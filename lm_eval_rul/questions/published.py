@@ -27,6 +27,7 @@ from .columns import (
     choice_cells,
     index_base,
     map_columns,
+    names_an_option,
     parse_mc_columns,
     unsettled_base,
 )
@@ -175,14 +176,13 @@ def read_published(
     mapping = map_columns(where, table.columns, parse_mc_columns(columns, where),
                           audio_columns=table.audio_columns, n_rows=len(table.rows))  # fmt: skip
     options = [choice_cells(row, mapping.choices) for row in table.rows]
-    answers = [row.get(mapping.answer) for row in table.rows]
+    numeric = [(a, o) for a, o in zip((row.get(mapping.answer) for row in table.rows), options,
+                                      strict=True) if not names_an_option(a, o)]  # fmt: skip
     base = answer_base_value(answer_base, where)
     if base is None:
-        base = index_base([(a, len(o)) for a, o in zip(answers, options, strict=True)],
-                          mapping.index_base)  # fmt: skip
+        base = index_base([(a, len(o)) for a, o in numeric], mapping.index_base)
     if base is None:
-        unsettled_base(where, mapping.answer, mapping.choices,
-                       list(zip(answers, options, strict=True)))  # fmt: skip
+        unsettled_base(where, mapping.answer, mapping.choices, numeric)
     problems = list(table.problems)
     prepared = []
     for position, (row, shown) in enumerate(zip(table.rows, options, strict=True)):
