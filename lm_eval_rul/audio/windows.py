@@ -89,11 +89,10 @@ def check_window_fits(
 
 
 def fit_window(
-    doc: Mapping[str, Any], window: tuple[float, float], max_seconds: float | None, ref: str
+    doc: Mapping[str, Any], window: tuple[float, float], max_seconds: float | None
 ) -> tuple[float, float]:
     """``window``, cut to its first ``max_seconds`` when the document allows it
-    (:data:`WINDOW_TRIMS_FIELD`; counted once per clip and window in the run's warning
-    about trimmed clips, the clip named from its reference ``ref``).
+    (:data:`WINDOW_TRIMS_FIELD`; the caller counts the cut with the run's trimmed clips).
 
     Raises:
         AudioError: A longer window the document does not allow to cut
@@ -104,10 +103,6 @@ def fit_window(
         return window
     if not doc.get(WINDOW_TRIMS_FIELD):
         check_window_fits(doc, window, max_seconds)
-    from .decoding import count_trim
-    from .sources import ref_name
-
-    count_trim(f"{ref_name(ref)} [{window[0]:g}-{window[1]:g} s]", length, max_seconds)
     return window[0], window[0] + max_seconds
 
 

@@ -20,16 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .answer_base import answer_base_value, names_an_option, unsettled_base
 from .columns import (
     ColumnMap,
-    answer_base_value,
     answer_position,
     choice_cells,
     index_base,
     map_columns,
-    names_an_option,
     parse_mc_columns,
-    unsettled_base,
 )
 from .datasets_io import choose_split, is_local_dataset, load_dataset_splits, open_dataset
 from .reading import read_text
