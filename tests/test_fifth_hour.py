@@ -146,19 +146,28 @@ def gtzan_layouts(tmp_path_factory) -> dict[str, str]:
     ``marsyas/gtzan`` saved with ``save_to_disk`` (rows in another order than the split)."""
     import shutil
 
-    import datasets
-
-    from lm_eval_rul.tagging.vocab import GTZAN_GENRES
-
     root = tmp_path_factory.mktemp("gtzan_layouts")
     release = write_gtzan(root / "release", per_genre=1)
     kaggle = root / "kaggle" / "Data"
     shutil.copytree(release["audio"], kaggle / "genres_original")
     files = sorted(p for p in release["audio"].rglob("*") if p.is_file())[::-1]
+    hub = _hub_gtzan(root / "marsyas_gtzan", files, [p.parent.name for p in files])
+    wrong = _hub_gtzan(root / "mislabelled", files, ["rock" for _ in files])
+    return {"split": str(release["split"]), "release": str(release["audio"]),
+            "kaggle": str(kaggle), "hub": str(hub), "mislabelled": str(wrong)}  # fmt: skip
+
+
+def _hub_gtzan(path: Path, files: list[Path], genres: list[str]) -> Path:
+    """``marsyas/gtzan``'s columns (``file``, ``audio``, ``genre`` a ClassLabel), saved
+    with ``save_to_disk`` as its one ``train`` split."""
+    import datasets
+
+    from lm_eval_rul.tagging.vocab import GTZAN_GENRES
+
     rows = {
         "file": [f"/home/u/.cache/extracted/genres/{p.parent.name}/{p.name}" for p in files],
         "audio": [{"bytes": p.read_bytes(), "path": p.name} for p in files],
-        "genre": [GTZAN_GENRES.index(p.parent.name) for p in files],
+        "genre": [GTZAN_GENRES.index(g) for g in genres],
     }
     cell = {"bytes": datasets.Value("binary"), "path": datasets.Value("string")}
     features = datasets.Features({
@@ -168,10 +177,8 @@ def gtzan_layouts(tmp_path_factory) -> dict[str, str]:
     table = datasets.Dataset.from_dict(rows, features=features).cast_column(
         "audio", datasets.Audio(decode=False)
     )  # the hub's features (encoding needs torchcodec; the cells are already bytes)
-    hub = root / "marsyas_gtzan"
-    datasets.DatasetDict({"train": table}).save_to_disk(str(hub))
-    return {"split": str(release["split"]), "release": str(release["audio"]),
-            "kaggle": str(kaggle), "hub": str(hub)}  # fmt: skip
+    datasets.DatasetDict({"train": table}).save_to_disk(str(path))
+    return path
 
 
 def test_gtzan_as_the_hub_or_kaggle_hold_it_reads_the_releases_letters_and_clips(
@@ -194,6 +201,15 @@ def test_gtzan_as_the_hub_or_kaggle_hold_it_reads_the_releases_letters_and_clips
     assert '"kind": "hf"' in make_documents(
         "gtzan", "letters", {"gtzan_split_file": gtzan_layouts["split"],
                              "gtzan_audio_dir": gtzan_layouts["hub"]})[0]["audio_ref"]  # fmt: skip
+
+
+def test_a_hub_dataset_whose_genres_contradict_the_split_is_one_line(gtzan_layouts):
+    from lm_eval_rul.tagging.data import check_tagging_data
+    from lm_eval_rul.tagging.readers import TaggingDataError
+
+    with pytest.raises(TaggingDataError, match=r"is labelled 'rock', the split file says 'blues'"):
+        check_tagging_data({"gtzan_split_file": gtzan_layouts["split"],
+                            "gtzan_audio_dir": gtzan_layouts["mislabelled"]})  # fmt: skip
 
 
 def test_gtzan_without_its_clips_advises_its_own_key(gtzan_layouts):

@@ -196,54 +196,59 @@ def audio_file(folder: Path, clip: Clip, family: str) -> tuple[Path | None, tupl
     return None, tuple(tried)
 
 
+def _named_rows(dataset: Any, audio: str) -> list[str]:
+    """Each row's clip name: from the hub's ``file`` column, else its audio cell's path
+    (read from the Arrow table, without decoding any audio)."""
+    if "file" in dataset.column_names:
+        return [_clip_name(str(v)) for v in dataset["file"]]
+    cells = dataset.data.column(audio).combine_chunks().field("path").to_pylist()
+    return [_clip_name(str(v or "")) for v in cells]
+
+
 def _dataset_rows(task: str, clips: list[Clip], source: str, audio_key: str) -> TaskData:
-    """GTZAN as the hub's dataset: each clip's row, matched by the file name in its
-    ``file`` column (or its audio cell's path), its ``genre`` label checked against the
-    split's."""
+    """GTZAN as the hub's dataset: each clip's row in any of its splits (the hub has one,
+    ``train``), matched by file name, its ``genre`` label checked against the split file's."""
     from datasets import Audio, ClassLabel
 
-    from ..questions.datasets_io import choose_split, load_dataset_splits, open_dataset
+    from ..questions.datasets_io import load_dataset_splits, open_dataset
     from ..questions.schema import DataSourceError
 
+    found: dict[str, tuple[str, str, int, str | None]] = {}  # name -> split, column, row, genre
     try:
-        split = choose_split(load_dataset_splits(source, key=audio_key), None, source, audio_key)
-        dataset = open_dataset(source, split, key=audio_key, split_key=audio_key)
+        splits = load_dataset_splits(source, key=audio_key) or ("train",)
+        for split in splits:
+            dataset = open_dataset(source, split, key=audio_key, split_key=audio_key)
+            audio = next((c for c, f in dataset.features.items() if isinstance(f, Audio)), None)
+            if audio is None:
+                raise TaggingDataError(
+                    f"--metadata {audio_key}={source!r}: its split {split!r} has no Audio column "
+                    f"(columns: {', '.join(dataset.column_names)}); give the hub's marsyas/gtzan "
+                    "or the release's genres_original folder."
+                )
+            label = dataset.features.get("genre")
+            genres = ([label.int2str(int(v)) for v in dataset["genre"]]
+                      if isinstance(label, ClassLabel) else None)  # fmt: skip
+            for row, name in enumerate(_named_rows(dataset, audio)):
+                found.setdefault(name, (split, audio, row, genres[row] if genres else None))
     except DataSourceError as error:
         raise TaggingDataError(str(error)) from error
-    features = dataset.features
-    audio = next((c for c, f in features.items() if isinstance(f, Audio)), None)
-    if audio is None:
-        raise TaggingDataError(
-            f"--metadata {audio_key}={source!r}: a dataset without an Audio column (columns: "
-            f"{', '.join(dataset.column_names)}); give the hub's marsyas/gtzan or the release's "
-            "genres_original folder."
-        )
-    if "file" in dataset.column_names:
-        names = [_clip_name(str(v)) for v in dataset["file"]]
-    else:  # the cells' own file names, without decoding the audio
-        cells = dataset.data.column(audio).combine_chunks().field("path").to_pylist()
-        names = [_clip_name(str(v or "")) for v in cells]
-    genre = features.get("genre")
-    genres = (
-        [genre.int2str(int(v)) for v in dataset["genre"]]
-        if isinstance(genre, ClassLabel) else None
-    )  # fmt: skip
-    row_of: dict[str, int] = {}
-    for row, name in enumerate(names):
-        row_of.setdefault(name, row)
     refs: list[str | None] = []
     tried: list[tuple[str, ...]] = []
     for clip in clips:
         name = _clip_name(clip.path)
-        row = row_of.get(name)
-        if row is not None and genres is not None and genres[row] != clip.tags[0]:
+        if name not in found:
+            refs.append(None)
+            tried.append((f"{source} row named {name} (splits {', '.join(splits)})",))
+            continue
+        split, audio, row, genre = found[name]
+        if genre is not None and genre != clip.tags[0]:
             raise TaggingDataError(
-                f"--metadata {audio_key}={source!r}: row {row} ({name}) is labelled "
-                f"{genres[row]!r}, the split file says {clip.tags[0]!r}; give the dataset "
-                "and split file of one GTZAN release."
+                f"--metadata {audio_key}={source!r}: {split} row {row} ({name}) is labelled "
+                f"{genre!r}, the split file says {clip.tags[0]!r}; give the dataset and split "
+                "file of one GTZAN release."
             )
-        refs.append(None if row is None else hf_ref(source, split, audio, row))
-        tried.append(() if row is not None else (f"{source}[{split}] row named {name}",))
+        refs.append(hf_ref(source, split, audio, row))
+        tried.append(())
     return TaskData(task, tuple(clips), GTZAN_GENRES, tuple(None for _ in clips),
                     tuple(tried), tuple(refs))  # fmt: skip
 
