@@ -184,6 +184,9 @@ def _hub_gtzan(path: Path, files: list[Path], genres: list[str]) -> Path:
 def test_gtzan_as_the_hub_or_kaggle_hold_it_reads_the_releases_letters_and_clips(
     gtzan_layouts,
 ):
+    import numpy as np
+
+    from lm_eval_rul.audio.decoding import load_window
     from lm_eval_rul.audio.sources import clip_identity
     from lm_eval_rul.tagging.data import check_tagging_data
     from lm_eval_rul.tagging.documents import make_documents
@@ -198,9 +201,14 @@ def test_gtzan_as_the_hub_or_kaggle_hold_it_reads_the_releases_letters_and_clips
                          clip_identity(d["audio_ref"])["sha256"]) for d in docs]  # fmt: skip
     assert len(read["release"]) == 10
     assert read["kaggle"] == read["release"] and read["hub"] == read["release"]
-    assert '"kind": "hf"' in make_documents(
-        "gtzan", "letters", {"gtzan_split_file": gtzan_layouts["split"],
-                             "gtzan_audio_dir": gtzan_layouts["hub"]})[0]["audio_ref"]  # fmt: skip
+    heard = []
+    for layout in ("release", "hub"):
+        doc = make_documents("gtzan", "letters", {"gtzan_split_file": gtzan_layouts["split"],
+                                                  "gtzan_audio_dir": gtzan_layouts[layout]})[3]
+        heard.append(load_window(doc["audio_ref"], sampling_rate=16000,
+                                 window=tuple(doc["audio_window"])))  # fmt: skip
+    assert '"kind": "hf"' in doc["audio_ref"]  # the hub's row, decoded from its bytes
+    assert heard[0].size > 16000 and np.array_equal(heard[0], heard[1])
 
 
 def test_a_hub_dataset_whose_genres_contradict_the_split_is_one_line(gtzan_layouts):
