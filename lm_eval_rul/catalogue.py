@@ -58,6 +58,7 @@ __all__ = [
     "tasks_dir",
     "folder_task_names",
     "plugin_task_names",
+    "known_task_names",
     "benchmarks",
     "by_folder",
     "for_question_set",
@@ -101,6 +102,12 @@ def folder_task_names(folders: tuple[str, ...]) -> frozenset[str]:
 def plugin_task_names() -> list[str]:
     """Every task, group and tag the plugin's task folder defines."""
     return sorted(folder_task_names((str(tasks_dir()),)))
+
+
+def known_task_names() -> frozenset[str]:
+    """Every task, group and tag of the plugin's folders and of the ``--include_path``
+    folders this process included (:func:`include_folders`)."""
+    return folder_task_names((str(tasks_dir()), *_INCLUDED))
 
 
 @functools.lru_cache(maxsize=8)

@@ -194,6 +194,7 @@ class _Trims:
     def __init__(self) -> None:
         self.count = 0
         self.first: tuple[str, float, float] | None = None
+        self.seen: set[str] = set()  # windows are asked for once per request: count each once
         self._lock = threading.Lock()
         self._registered = False
 
@@ -210,6 +211,16 @@ class _Trims:
 
 
 _TRIMS = _Trims()
+
+
+def count_trim(label: str, seconds: float, limit: float) -> None:
+    """Count one clip (or window) ``label`` cut to the model's limit, once per label until
+    the next :func:`report_trims`."""
+    with _TRIMS._lock:
+        if label in _TRIMS.seen:
+            return
+        _TRIMS.seen.add(label)
+    _TRIMS.add(label, seconds, limit)
 
 
 def _report_at_exit() -> None:
@@ -240,6 +251,7 @@ def report_trims() -> int:
     with _TRIMS._lock:
         count, first = _TRIMS.count, _TRIMS.first
         _TRIMS.count, _TRIMS.first = 0, None
+        _TRIMS.seen.clear()
     if count and first is not None:
         label, seconds, limit = first
         others = f" and {count - 1} other clip(s)" if count > 1 else ""

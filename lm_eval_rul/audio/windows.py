@@ -6,7 +6,11 @@ it. :func:`~lm_eval_rul.audio.condition_audio` then plays only that stretch, for
 model, with no model code involved. Rules:
 
 * a window longer than the model's limit is an error naming ``chunk_seconds`` (never a
-  silent trim: what the model hears must be what the task asked about);
+  silent trim: what the model hears must be what the task asked about), unless the
+  document marks its window as a listening stretch the task chose (tagging's
+  ``tagging_seconds``, :data:`WINDOW_TRIMS_FIELD`): that one is cut to the limit and
+  counted in the run's one warning about trimmed clips, as a whole clip longer than the
+  limit is (:func:`fit_window`);
 * ``original`` plays the window of the item's own clip (``reversed``: that window,
   backwards); ``random`` plays the same window
   of the other clip, clipped to that clip's length, and when the other clip ends before
@@ -25,13 +29,17 @@ import numpy as np
 
 from .errors import AudioError
 
-__all__ = ["WINDOW_FIELD", "WINDOW_KEY_FIELD", "doc_window", "check_window_fits", "cut_window"]
+__all__ = ["WINDOW_FIELD", "WINDOW_KEY_FIELD", "WINDOW_TRIMS_FIELD", "doc_window",
+           "check_window_fits", "fit_window", "cut_window"]  # fmt: skip
 
 #: The document field holding ``[start_s, end_s]``.
 WINDOW_FIELD = "audio_window"
 #: The document field naming the ``--metadata`` key that sets its window's length (default
 #: ``chunk_seconds``), for the message of a window longer than the model hears.
 WINDOW_KEY_FIELD = "audio_window_key"
+#: The document field saying its window may be cut to the model's limit (a stretch the task
+#: chose to play, not the subject of the question).
+WINDOW_TRIMS_FIELD = "audio_window_trims"
 _TOLERANCE = 1e-6
 
 
@@ -78,6 +86,24 @@ def check_window_fits(
             f"{length:.1f} s long, but the model hears at most {max_seconds:g} s, so the rest "
             f"would be cut off unheard. Set --metadata {key} to at most {max_seconds:g}{after}."
         )
+
+
+def fit_window(
+    doc: Mapping[str, Any], window: tuple[float, float], max_seconds: float | None
+) -> tuple[float, float]:
+    """``window``, cut to its first ``max_seconds`` when the document allows it
+    (:data:`WINDOW_TRIMS_FIELD`; the caller counts the cut with the run's trimmed clips).
+
+    Raises:
+        AudioError: A longer window the document does not allow to cut
+            (:func:`check_window_fits`).
+    """
+    length = window[1] - window[0]
+    if max_seconds is None or length <= max_seconds + _TOLERANCE:
+        return window
+    if not doc.get(WINDOW_TRIMS_FIELD):
+        check_window_fits(doc, window, max_seconds)
+    return window[0], window[0] + max_seconds
 
 
 def cut_window(wave: np.ndarray, sampling_rate: int, window: tuple[float, float]) -> np.ndarray:

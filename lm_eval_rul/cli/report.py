@@ -190,6 +190,7 @@ def _execute(args: argparse.Namespace) -> None:
         plural(len(runs), "run"),
         plural(len(report["benchmarks"]), "benchmark"),
         plural(len(report["factual"]["tasks"]), "factual task"),
+        plural(len(report["tagging"]["tasks"]), "tagging task"),
     )
     print(", ".join(counts))
     for note in report["notes"]:

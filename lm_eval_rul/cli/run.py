@@ -84,7 +84,12 @@ def check_command_line(args: argparse.Namespace) -> None:
     """
     from .limits import check_run_limit
     from .processes import check_processes
-    from .run_flags import check_model_key, check_tasks_given, warn_unlogged
+    from .run_flags import (
+        check_model_key,
+        check_required_model_args,
+        check_tasks_given,
+        warn_unlogged,
+    )
     from .run_inputs import check_device, check_metadata_keys, check_model_name, task_folders
 
     check_tasks_given(getattr(args, "tasks", None))
@@ -94,6 +99,7 @@ def check_command_line(args: argparse.Namespace) -> None:
     check_model_name(model)
     served = _is_api_model(model)
     check_model_key(model, _model_args_of(args), served)
+    check_required_model_args(model, _model_args_of(args))
     if not served:
         check_device(getattr(args, "device", None))
     check_metadata_keys(getattr(args, "metadata", None), getattr(args, "tasks", None))

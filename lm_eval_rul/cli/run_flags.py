@@ -10,8 +10,8 @@ from typing import Any
 
 from ..errors import UserInputError
 
-__all__ = ["NoTasksError", "ModelKeyError", "check_tasks_given", "check_model_key",
-           "warn_unlogged"]  # fmt: skip
+__all__ = ["NoTasksError", "ModelKeyError", "MissingModelArgError", "check_tasks_given",
+           "check_model_key", "check_required_model_args", "warn_unlogged"]  # fmt: skip
 
 logger = logging.getLogger("lm_eval_rul.cli.run")
 
@@ -22,6 +22,34 @@ class NoTasksError(UserInputError, ValueError):
 
 class ModelKeyError(UserInputError, ValueError):
     """``--model_args model=...`` (lmms-eval's name) for a model that reads ``pretrained``."""
+
+
+class MissingModelArgError(UserInputError, ValueError):
+    """``--model lalm`` without ``pretrained=`` (``lalm-api`` without ``base_url=``...)."""
+
+
+#: The ``--model_args`` each plugin model cannot start without, and an example of each: the
+#: harness builds the output folder's name from them before any model check runs.
+_REQUIRED_MODEL_ARGS: dict[str, tuple[tuple[str, str], ...]] = {
+    "lalm": (("pretrained", "Qwen/Qwen2-Audio-7B-Instruct or a local checkpoint folder"),),
+    "lalm-vllm": (("pretrained", "Qwen/Qwen2-Audio-7B-Instruct or a local checkpoint folder"),),
+    "lalm-api": (
+        ("base_url", "http://localhost:8000/v1"),
+        ("model", "the served model's name, e.g. Qwen/Qwen2-Audio-7B-Instruct"),
+    ),
+}
+
+
+def check_required_model_args(model: str | None, model_args: Mapping[str, Any]) -> None:
+    """Raises :class:`MissingModelArgError` naming the first ``--model_args`` key a plugin
+    model needs that is missing or empty, before anything loads."""
+    for key, example in _REQUIRED_MODEL_ARGS.get(str(model), ()):
+        if model_args.get(key) in (None, ""):
+            given = ", ".join(sorted(model_args)) or "none"
+            raise MissingModelArgError(
+                f"--model {model} needs --model_args {key}= ({example}); the model_args given "
+                f"name {given}. Nothing was loaded."
+            )
 
 
 def _names(tasks: Any) -> list[str]:

@@ -129,9 +129,32 @@ def task_folders(names: Sequence[str]) -> dict[str, str | None]:
     return found
 
 
+def _with_members(names: Sequence[str]) -> list[str]:
+    """``names`` and every task of each group among them, nested groups included: a group's
+    members may live in other task folders than its own (``music_understanding``, in
+    ``music_tagging``, runs ``rul_muchomusic``), and each reads its own folder's keys."""
+    from ..catalogue import tasks_dir
+
+    index = _plugin_index(str(tasks_dir()))
+    seen: list[str] = []
+    todo = list(names)
+    while todo:
+        name = todo.pop(0)
+        if name in seen:
+            continue
+        seen.append(name)
+        members = (getattr(index.get(name), "cfg", None) or {}).get("task")
+        if isinstance(members, str):
+            members = [members]
+        if str(getattr(index.get(name), "kind", "")).upper().endswith("GROUP") and members:
+            todo += [m for m in members if isinstance(m, str)]
+    return seen
+
+
 def _families(names: Sequence[str]) -> set[str] | None:
-    """The plugin task folders of ``names``; None when one is not a plugin task."""
-    folders = task_folders(names)
+    """The plugin task folders of ``names`` and of their groups' members; None when one is
+    not a plugin task."""
+    folders = task_folders(_with_members(names))
     known = family_metadata_keys()
     if any(folder not in known for folder in folders.values()):
         return None

@@ -11,6 +11,9 @@
   carries it, so two runs on two files with two names are two benchmarks in the report;
 * ``mc_columns``: a JSON object role -> column for a table whose column names the readers
   do not recognise (roles ``id``, ``question``, ``choices``, ``answer``, ``audio``);
+* ``mc_answer_base``: where a numeric answer column counts from (0 or 1), for a file that
+  does not settle it itself (no answer 0, none equal to its item's number of options, no
+  numbered choice columns): such a file is refused rather than read from a guessed base;
 * ``mc_split``: the split of a dataset with several (default: its only one, else ``test``);
 * ``mc_subset``: for a file in MMAU's or MMAR's layout, the items of one ``task`` /
   ``modality`` value (default ``all``: the file is read whole);
@@ -55,6 +58,7 @@ MUSIC_MC_METADATA_KEYS: tuple[str, ...] = (
     "mc_columns",
     "mc_split",
     "mc_subset",
+    "mc_answer_base",
     "benchmark_name",
     "shuffle_seed",
     "parser",
@@ -82,6 +86,7 @@ def _questions(metadata: dict[str, Any], n_distractors: int | None) -> list[Ques
         split=str(metadata["mc_split"]) if metadata.get("mc_split") else None,
         subset=str(metadata.get("mc_subset") or "all"),
         subset_key="mc_subset",
+        answer_base=metadata.get("mc_answer_base"),
     )
 
 

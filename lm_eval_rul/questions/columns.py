@@ -12,8 +12,9 @@ the roles still missing and the ``mc_columns`` to give (:func:`unplaced`).
 Cells: ``choices`` a list, its JSON text, one option per line, ``(A) x (B) y`` on one line
 or ``a|b|c``; ``(A)`` / ``A.`` prefixes carried by every option are dropped. ``answer`` the
 option's text, a letter (``B``, ``(B)``, ``(B) text``) or an index: numbered choice columns
-give the index base (``option_1``: 1); otherwise 0, unless no answer is 0 and some answer
-equals its item's number of options (then the file counts from 1). Empty choice cells (a
+give the index base (``option_1``: 1); an answer 0 says 0, an answer equal to its item's
+number of options says 1; a file that settles neither is refused unless ``--metadata
+mc_answer_base`` (0 or 1) says where its numbers count from. Empty choice cells (a
 spreadsheet whose items have 3 and 4 options) are left out.
 """
 
@@ -328,17 +329,21 @@ def repeated_answer(value: Any, options: Sequence[str | None]) -> list[int]:
     return hits if len(hits) > 1 else []
 
 
-def index_base(rows: Sequence[tuple[Any, int]], numbered: int | None) -> int:
+def index_base(rows: Sequence[tuple[Any, int]], numbered: int | None) -> int | None:
     """The base of the file's numeric answers (``rows``: (answer, number of options)):
-    numbered choice columns give it; else 0, unless no answer is 0 and one equals its
-    item's number of options."""
+    0 when an answer is 0, numbered choice columns' first number, 1 when an answer equals
+    its item's number of options; None when numeric answers leave it open (``2, 3, 1``
+    over ``choice_a..d`` reads as B, C, A or as C, D, B: a guess would shift every gold
+    answer by one)."""
     numbers = [(_as_number(a), n) for a, n in rows]
     numbers = [(a, n) for a, n in numbers if a is not None]
     if any(a == 0 for a, _ in numbers):
         return 0
     if numbered is not None:
         return numbered
-    return 1 if any(a == n for a, n in numbers) else 0
+    if any(a == n for a, n in numbers):
+        return 1
+    return None if numbers else 0
 
 
 def answer_position(value: Any, options: Sequence[str | None], base: int) -> int | None:

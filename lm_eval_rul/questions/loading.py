@@ -46,6 +46,7 @@ def load_questions(
     split: str | None = None,
     subset: str | None = None,
     subset_key: str | None = None,
+    answer_base: Any = None,
 ) -> list[Question]:
     """Read any supported question file, choosing the reader from its content
     (:func:`~lm_eval_rul.questions.file_kinds.question_format`), not its name.
@@ -55,13 +56,14 @@ def load_questions(
     a benchmark's own layout (MMAU, MMAR: ``subset`` filters it, default its own); a
     published table (CSV/TSV with choice columns, a parquet file or folder, a
     ``save_to_disk`` folder, a cached hub name): :func:`~.published.read_published`
-    (``columns``: ``--metadata mc_columns``; ``split``: the dataset's split).
+    (``columns``: ``--metadata mc_columns``; ``split``: the dataset's split;
+    ``answer_base``: ``--metadata mc_answer_base``).
     """
     from .published import is_dataset_source, is_tsv, read_published, read_table
 
     def published() -> list[Question]:
         return read_published(path, columns=columns, split=split, n_distractors=n_distractors,
-                              json_rows=_read_rows)  # fmt: skip
+                              json_rows=_read_rows, answer_base=answer_base)  # fmt: skip
 
     local = Path(os.path.expanduser(str(path)))
     if not local.is_file():

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .answer_base import answer_base_value, names_an_option, unsettled_base
 from .columns import (
     ColumnMap,
     answer_position,
@@ -158,8 +159,10 @@ def read_published(
     split: str | None = None,
     n_distractors: int | None = None,
     json_rows: Callable[[Path], list[Any]] | None = None,
+    answer_base: Any = None,
 ) -> list[Question]:
-    """The questions of a published table (``columns``: ``--metadata mc_columns``).
+    """The questions of a published table (``columns``: ``--metadata mc_columns``;
+    ``answer_base``: ``--metadata mc_answer_base``, where numeric answers count from).
 
     Raises:
         DataValidationError: its columns cannot be placed, or rows whose choices or answer
@@ -170,8 +173,13 @@ def read_published(
     mapping = map_columns(where, table.columns, parse_mc_columns(columns, where),
                           audio_columns=table.audio_columns, n_rows=len(table.rows))  # fmt: skip
     options = [choice_cells(row, mapping.choices) for row in table.rows]
-    base = index_base([(row.get(mapping.answer), len(o)) for row, o in
-                       zip(table.rows, options, strict=True)], mapping.index_base)  # fmt: skip
+    numeric = [(a, o) for a, o in zip((row.get(mapping.answer) for row in table.rows), options,
+                                      strict=True) if not names_an_option(a, o)]  # fmt: skip
+    base = answer_base_value(answer_base, where)
+    if base is None:
+        base = index_base([(a, len(o)) for a, o in numeric], mapping.index_base)
+    if base is None:
+        unsettled_base(where, mapping.answer, mapping.choices, numeric)
     prepared = []
     for position, (row, shown) in enumerate(zip(table.rows, options, strict=True)):
         qid = row.get(mapping.id) if mapping.id else position

@@ -242,6 +242,14 @@ def _pi_source(
     return None, {}
 
 
+def _pi_run(runs: Sequence[Run], benchmark: str) -> Run | None:
+    """The text-only run whose logged PI :func:`_pi_source` reads (its first)."""
+    for run in (r for r in runs if r.is_text):
+        if any(sample.pi is not None for sample in run.samples_of(benchmark)):
+            return run
+    return None
+
+
 def _pi_kind(source: str | None) -> str:
     """Which PI ``source`` is, in words: ``pi``'s 16 shuffled prompts, or one run's prompt."""
     if source and source.startswith("--pi"):
@@ -272,8 +280,16 @@ def pi_correlations(
                 name = f"{'text-only' if run.is_text else f'audio ({run.condition})'} on {where}"
             groups[name].append(run)
     entries, scatter = [], {}
+    own = _pi_run(runs, benchmark) if (source or "").startswith("the text-only run") else None
     for name in sorted(groups, key=lambda g: condition_rank(groups[g][0].condition)):
         members = groups[name]
+        if own is not None and own in members:  # its accuracy against its own PI: circular
+            notes.append(
+                f"{_name(benchmark)}, PI-accuracy of {name}: not reported, as its PI comes "
+                "from the same run (a question's PI and its accuracy are read from the same "
+                "answers); pass --pi to set it against lm-eval-rul pi's PI."
+            )
+            continue
         per_run = [_per_question(r.samples_of(benchmark)) for r in members]
         shared = set(pi).intersection(*per_run)
         union = set().union(*per_run)

@@ -38,12 +38,16 @@ def perception_gain_forest(
     y = np.arange(len(rows))[::-1]
     for position, (_, condition, estimate, low, high) in zip(y, rows, strict=True):
         colour = condition_colour(condition.split(",")[0].strip())
+        with_zero = bool(low <= 0.0 <= high)  # the table's "⚠ interval contains 0"
         ax.errorbar(
             estimate, position,
             xerr=[[max(estimate - low, 0.0)], [max(high - estimate, 0.0)]],
             fmt="o", color=colour, ecolor=colour, capsize=4, markersize=6,
+            markerfacecolor="white" if with_zero else colour,
+            linestyle="none", elinewidth=1 if with_zero else 1.6,
         )  # fmt: skip
-        ax.annotate(f"{estimate:+.3f}", (high, position), xytext=(6, 0),
+        mark = " (interval contains 0)" if with_zero else ""
+        ax.annotate(f"{estimate:+.3f}{mark}", (high, position), xytext=(6, 0),
                     textcoords="offset points", va="center", fontsize=8)  # fmt: skip
     ax.axvline(0.0, color="black", linewidth=1)
     models = {model for model, *_ in rows}
@@ -54,7 +58,8 @@ def perception_gain_forest(
     reach = max([abs(v) for v in spread] + [0.05]) * 1.35
     ax.set_xlim(-reach, reach)
     ax.set_xlabel(f"accuracy under original − under each condition\n({confidence_level:.0%} "
-                  "paired bootstrap interval; > 0: the audio helps)")
+                  "paired bootstrap interval; > 0: the audio helps; hollow: the interval "
+                  "contains 0)")
     ax.set_title(title if len(models) > 1 else f"{title} of {next(iter(models))}", fontsize=10)
     ax.grid(axis="x", alpha=0.3)
     return save_figure(fig, path)

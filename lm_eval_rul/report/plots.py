@@ -322,9 +322,11 @@ def pi_accuracy_scatter(
     *,
     title: str = "PI vs accuracy",
     annotations: Mapping[str, str] | None = None,
+    ylabel: str = "accuracy per question\n(mean over the group's runs and folds)",
 ) -> Path:
     """Per-question PI (x) vs accuracy (y), one colour and marker per group, each with its
-    fitted line.
+    fitted line, except a group whose accuracies are all 0 or 1 (one run, one prompt: a
+    line through two rows of points says nothing its ``r`` does not).
 
     Groups with exactly the same points are drawn once, and the legend names them all
     ("identical"); points of different groups that coincide are dodged sideways (the fits
@@ -335,6 +337,7 @@ def pi_accuracy_scatter(
         groups: Group label -> (PI per question, accuracy per question).
         title: Figure title.
         annotations: Group label -> extra legend text (e.g. ``r = -0.74``).
+        ylabel: What each point's accuracy averages.
     """
     from scipy import stats
 
@@ -363,7 +366,8 @@ def pi_accuracy_scatter(
             edgecolors=colour,
             label=label,
         )
-        if x.size >= 2 and np.ptp(x) > 0:
+        binary = bool(np.isin(y, (0.0, 1.0)).all())
+        if x.size >= 2 and np.ptp(x) > 0 and not binary:
             fit = stats.linregress(x, y)
             line = np.linspace(x.min(), x.max(), 50)
             ax.plot(
@@ -373,7 +377,7 @@ def pi_accuracy_scatter(
                 linestyle=("-", "--", ":", "-.")[index % 4],
             )
     ax.set_xlabel("Perceptual Index")
-    ax.set_ylabel("accuracy (mean over runs and folds)")
+    ax.set_ylabel(ylabel)
     ax.set_ylim(-0.05, 1.05)
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), frameon=False)

@@ -142,6 +142,28 @@ def _coverage_note(runs: Sequence[Run], benchmark: str, notes: list[str]) -> Non
         )
 
 
+def _unread_names_note(runs: Sequence[Run]) -> str | None:
+    """The runs' task names no task folder this command knows defines (a run from an
+    ``--include_path`` folder reported without it): reported under their bare names."""
+    from ..catalogue import for_question_set, known_task_names
+    from .runs import benchmark_of
+
+    known = known_task_names()
+    unread = sorted({
+        t for r in runs for t in [*r.tasks, *r.predictions_only]
+        if t not in known and for_question_set(benchmark_of(t)[0]) is None
+    })  # fmt: skip
+    if not unread:
+        return None
+    shown = ", ".join(unread[:8]) + (f", ... (+{len(unread) - 8} more)" if len(unread) > 8 else "")
+    return (
+        f"{len(unread)} task name(s) no lm-eval-rul task folder defines could not be read as "
+        f"a benchmark's: {shown}; they are reported under their own names, without their "
+        "benchmark's names, keys or categories. A run from an --include_path folder: give "
+        "report --include_path FOLDER."
+    )
+
+
 def build_report(runs: Sequence[Run], settings: ReportSettings | None = None) -> dict[str, Any]:
     """Every number of the report as a JSON-ready dict (no files written).
 
@@ -157,6 +179,7 @@ def build_report(runs: Sequence[Run], settings: ReportSettings | None = None) ->
         raise RunReadError("no runs to report on")
     runs = sort_runs(runs)
     notes = [note for run in runs for note in run.notes]
+    notes.extend(filter(None, [_unread_names_note(runs)]))
     needs_backbone = settings.text_backbone is not None or any(
         plays_no_audio(r.condition) for r in runs
     )

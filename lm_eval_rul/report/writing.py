@@ -24,6 +24,17 @@ from .tagging.plots import draw_tagging_figures
 __all__ = ["write_report"]
 
 
+def _averaged(data: dict) -> str:
+    """The PI-accuracy figure's y label: what one point's accuracy is the mean of."""
+    folds = len(data.get("folds") or [])
+    runs = {len(c.get("runs") or []) for c in data.get("correlations") or []}
+    over = [f"{folds} folds" if folds > 1 else "", "the group's runs" if runs - {1} else ""]
+    over = [o for o in over if o]
+    if not over:
+        return "accuracy per question\n(0 or 1: one run, one prompt)"
+    return f"accuracy per question\n(mean over {' and '.join(over)})"
+
+
 def draw_figures(report: dict[str, Any], out: Path) -> None:
     level = report["settings"]["confidence_level"]
     figures_dir = out / "figures"
@@ -87,6 +98,7 @@ def draw_figures(report: dict[str, Any], out: Path) -> None:
                 scatter,
                 title=f"{data['name']}: per-question PI vs accuracy",
                 annotations=annotations,
+                ylabel=_averaged(data),
             )
             figures["pi_vs_accuracy"] = str(path.relative_to(out))
         data["figures"] = figures

@@ -16,7 +16,11 @@ The single-label releases (NSynth, Medley-solos-DB) are entries of
 :data:`~.releases.RELEASES`, which this module asks for their readers and keys.
 
 Each clip's file is ``<audio dir>/<path as the metadata writes it>``; GTZAN's ``.au``
-copies and MTG-Jamendo's ``.low.mp3`` copies are accepted beside the listed name. The
+copies and MTG-Jamendo's ``.low.mp3`` copies are accepted beside the listed name. GTZAN
+as users hold it is read too, each clip matched to the split by its file name
+(``blues.00012``): a folder holding the files anywhere below it (Kaggle's ``Data`` or
+``Data/genres_original``), or the hub's dataset (``marsyas/gtzan``: ``file``, ``audio``,
+``genre``) as a ``save_to_disk`` folder, parquet files or its cached name. The
 model hears ``tagging_seconds`` (default 30) from ``tagging_offset`` (``start``, as
 CMI-Bench, or ``middle``), written into each document as ``audio_window`` (logged).
 """
@@ -33,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..audio.sources import file_ref
+from ..audio.sources import file_ref, hf_ref
 from ..paths import contained_path
 from .readers import Clip, TaggingDataError, read_gtzan_split, read_mtg_tsv, read_mtt, vocabulary_of
 from .releases import RELEASES, release_keys
@@ -45,6 +49,7 @@ logger = logging.getLogger(__name__)
 __all__ = [
     "TAGGING_METADATA_KEYS",
     "TASK_SOURCES",
+    "AUDIO_FIX",
     "OFFSETS",
     "TaskData",
     "Window",
@@ -64,6 +69,24 @@ TASK_SOURCES: dict[str, tuple[str, str]] = {
     "mtg_top50": ("top50tags", "mtg_audio_dir"),
     "magnatagatune": ("mtt", "mtt_audio_dir"),
     **{task: (task, release.audio_key) for task, release in RELEASES.items()},
+}
+#: The advice for clips without audio, by audio key (the tagging tasks' own keys; the
+#: question files' ``audio_dir`` is not one of them).
+AUDIO_FIX: dict[str, str] = {
+    "gtzan_audio_dir": "Fix: give --metadata gtzan_audio_dir: the release's genres_original "
+    "folder, a folder holding its files anywhere below it (Kaggle's Data), or the hub's "
+    "marsyas/gtzan dataset (a save_to_disk folder or its cached name); or use "
+    "audio=noise|silence|none.",
+    "mtg_audio_dir": "Fix: give --metadata mtg_audio_dir: the folder of MTG-Jamendo's "
+    "NN/ID.mp3 files; or use audio=noise|silence|none.",
+    "mtt_audio_dir": "Fix: give --metadata mtt_audio_dir: the folder of MagnaTagATune's "
+    "mp3 files as annotations_final.csv names them; or use audio=noise|silence|none.",
+    **{
+        release.audio_key: f"Fix: give --metadata {release.audio_key}: the folder of "
+        f"{release.task}'s audio files as the release lays them out; or use "
+        "audio=noise|silence|none."
+        for release in RELEASES.values()
+    },
 }
 OFFSETS: tuple[str, ...] = ("start", "middle")
 #: Every ``--metadata`` key the tagging tasks read.
@@ -86,13 +109,15 @@ _LABEL_KEYS = ("gtzan_split_file", "mtg_data_dir", "mtt_annotations", "mtt_split
 @dataclass(frozen=True)
 class TaskData:
     """What one task evaluates: its clips (file order), vocabulary, and each clip's file
-    (``None`` when no audio folder was given or the file is missing) and the paths tried."""
+    (``None`` when no audio folder was given or the file is missing) and the paths tried;
+    ``rows``: each clip's reference in a dataset, for GTZAN given as the hub's dataset."""
 
     task: str
     clips: tuple[Clip, ...]
     tags: tuple[str, ...]
     files: tuple[Path | None, ...]
     tried: tuple[tuple[str, ...], ...]
+    rows: tuple[str | None, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -202,8 +227,30 @@ def _alternates(relative: str, family: str) -> list[str]:
     return [relative]
 
 
+_AUDIO_SUFFIXES = (".wav", ".au", ".mp3", ".flac", ".ogg")
+
+
+def _clip_name(path: str) -> str:
+    """``blues.00012`` of ``genres_original/blues/blues.00012.wav`` (GTZAN's names are unique)."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    stem, dot, suffix = name.rpartition(".")
+    return stem if dot and f".{suffix.lower()}" in _AUDIO_SUFFIXES else name
+
+
+@functools.lru_cache(maxsize=4)
+def _files_by_name(folder: Path) -> dict[str, Path]:
+    """Every audio file below ``folder`` by its name without suffix (the first in sorted
+    order, ``.wav`` before ``.au``)."""
+    found: dict[str, Path] = {}
+    for path in sorted(folder.rglob("*")):
+        if path.suffix.lower() in _AUDIO_SUFFIXES and path.is_file():
+            found.setdefault(_clip_name(path.name), path)
+    return found
+
+
 def audio_file(folder: Path, clip: Clip, family: str) -> tuple[Path | None, tuple[str, ...]]:
-    """The clip's file in ``folder`` (or None) and the paths tried."""
+    """The clip's file in ``folder`` (or None) and the paths tried; a GTZAN clip is also
+    found by its file name anywhere below ``folder`` (Kaggle's ``Data`` folder)."""
     tried = []
     for relative in _alternates(clip.path, family):
         # the project's one containment rule (lexical): links the user placed inside the
@@ -215,7 +262,69 @@ def audio_file(folder: Path, clip: Clip, family: str) -> tuple[Path | None, tupl
         if path.is_file():
             return path, tuple(tried)
         tried.append(str(path))
+    if family == "gtzan":
+        found = _files_by_name(folder.resolve()).get(_clip_name(clip.path))
+        if found is not None:
+            return found, tuple(tried)
+        tried.append(f"{_clip_name(clip.path)}.* anywhere below {folder}")
     return None, tuple(tried)
+
+
+def _named_rows(dataset: Any, audio: str) -> list[str]:
+    """Each row's clip name: from the hub's ``file`` column, else its audio cell's path
+    (read from the Arrow table, without decoding any audio)."""
+    if "file" in dataset.column_names:
+        return [_clip_name(str(v)) for v in dataset["file"]]
+    cells = dataset.data.column(audio).combine_chunks().field("path").to_pylist()
+    return [_clip_name(str(v or "")) for v in cells]
+
+
+def _dataset_rows(task: str, clips: list[Clip], source: str, audio_key: str) -> TaskData:
+    """GTZAN as the hub's dataset: each clip's row in any of its splits (the hub has one,
+    ``train``), matched by file name, its ``genre`` label checked against the split file's."""
+    from datasets import Audio, ClassLabel
+
+    from ..questions.datasets_io import load_dataset_splits, open_dataset
+    from ..questions.schema import DataSourceError
+
+    found: dict[str, tuple[str, str, int, str | None]] = {}  # name -> split, column, row, genre
+    try:
+        splits = load_dataset_splits(source, key=audio_key) or ("train",)
+        for split in splits:
+            dataset = open_dataset(source, split, key=audio_key, split_key=audio_key)
+            audio = next((c for c, f in dataset.features.items() if isinstance(f, Audio)), None)
+            if audio is None:
+                raise TaggingDataError(
+                    f"--metadata {audio_key}={source!r}: its split {split!r} has no Audio column "
+                    f"(columns: {', '.join(dataset.column_names)}); give the hub's marsyas/gtzan "
+                    "or the release's genres_original folder."
+                )
+            label = dataset.features.get("genre")
+            genres = ([label.int2str(int(v)) for v in dataset["genre"]]
+                      if isinstance(label, ClassLabel) else None)  # fmt: skip
+            for row, name in enumerate(_named_rows(dataset, audio)):
+                found.setdefault(name, (split, audio, row, genres[row] if genres else None))
+    except DataSourceError as error:
+        raise TaggingDataError(str(error)) from error
+    refs: list[str | None] = []
+    tried: list[tuple[str, ...]] = []
+    for clip in clips:
+        name = _clip_name(clip.path)
+        if name not in found:
+            refs.append(None)
+            tried.append((f"{source} row named {name} (splits {', '.join(splits)})",))
+            continue
+        split, audio, row, genre = found[name]
+        if genre is not None and genre != clip.tags[0]:
+            raise TaggingDataError(
+                f"--metadata {audio_key}={source!r}: {split} row {row} ({name}) is labelled "
+                f"{genre!r}, the split file says {clip.tags[0]!r}; give the dataset and split "
+                "file of one GTZAN release."
+            )
+        refs.append(hf_ref(source, split, audio, row))
+        tried.append(())
+    return TaskData(task, tuple(clips), GTZAN_GENRES, tuple(None for _ in clips),
+                    tuple(tried), tuple(refs))  # fmt: skip
 
 
 def _labels(task: str, metadata: Mapping[str, Any]) -> tuple[list[Clip], tuple[str, ...]]:
@@ -247,6 +356,8 @@ def _cached(task: str, relevant: str) -> TaskData:
     tried: list[tuple[str, ...]] = []
     folder_value = metadata.get(audio_key)
     folder = Path(os.path.expanduser(str(folder_value))) if folder_value else None
+    if folder_value and family == "gtzan" and _is_dataset(str(folder_value)):
+        return _dataset_rows(task, clips, str(folder_value), audio_key)
     if folder is not None and not folder.is_dir():
         raise TaggingDataError(
             f"--metadata {audio_key}={str(folder_value)!r}: no such directory. Give the folder "
@@ -272,8 +383,17 @@ def task_clips(task: str, metadata: Mapping[str, Any]) -> TaskData:
     return _cached(task, json.dumps(relevant, sort_keys=True))
 
 
+def _is_dataset(source: str) -> bool:
+    from ..questions.published import is_dataset_source
+
+    return is_dataset_source(source)
+
+
 def audio_refs(data: TaskData) -> list[str | None]:
-    """Each clip's reference (:func:`~lm_eval_rul.audio.sources.file_ref`), None when missing."""
+    """Each clip's reference (:func:`~lm_eval_rul.audio.sources.file_ref`, or a dataset
+    row's), None when missing."""
+    if data.rows is not None:
+        return list(data.rows)
     return [file_ref(p) if p is not None else None for p in data.files]
 
 
@@ -305,14 +425,15 @@ def check_tagging_data(metadata: dict[str, Any]) -> None:
         audio_key = TASK_SOURCES[task][1]
         if not metadata.get(audio_key):
             continue
-        missing = [i for i, f in enumerate(data.files) if f is None]
+        missing = [i for i, ref in enumerate(audio_refs(data)) if ref is None]
         if missing:
             first = missing[0]
             raise TaggingDataError(
                 f"{task}: {len(missing)} of {len(data.clips)} clips have no audio file in "
                 f"--metadata {audio_key}; first: clip {data.clips[first].id}, tried "
                 f"{', '.join(data.tried[first])}. Point {audio_key} at the folder holding the "
-                "release's files as its metadata names them."
+                "release's files as its metadata names them"
+                + (" (or the hub's marsyas/gtzan dataset)." if task == "gtzan" else ".")
             )
 
 

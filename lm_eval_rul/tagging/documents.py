@@ -2,7 +2,8 @@
 
 Every document carries ``id`` (the clip), ``benchmark`` (the task family), ``tagging_task``,
 ``gold_tags``, ``tags`` (the vocabulary), the audio fields the conditions read
-(``audio_ref``, ``audio_track``, ``audio_tried``, ``audio_pool``) and ``audio_window``
+(``audio_ref``, ``audio_track``, ``audio_tried``, ``audio_pool``, ``audio_fix``: the
+advice for a missing clip, in the task's own keys) and ``audio_window``
 (``[start_s, end_s]`` heard, logged per sample), plus by form:
 
 * ``letters`` (``gtzan``, the single-label releases): ``options``, ``letters``, ``gold``
@@ -18,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..audio.conditions import register_clip_pool
-from .data import TASK_SOURCES, audio_refs, heard_windows, task_clips, window_of
+from .data import AUDIO_FIX, TASK_SOURCES, audio_refs, heard_windows, task_clips, window_of
 from .prompts import gen_prompt, letters_prompt, protocol_of, tag_question
 from .releases import RELEASES
 from .vocab import tag_text
@@ -69,8 +70,10 @@ def make_documents(task: str, form: str, metadata: Mapping[str, Any]) -> list[di
             "audio_track": clip.id,
             "audio_tried": list(tried) or [f"--metadata {audio_key}/{clip.path}"],
             "audio_pool": pool,
+            "audio_fix": AUDIO_FIX[audio_key],
             "audio_window": heard,
             "audio_window_key": "tagging_seconds",
+            "audio_window_trims": True,  # a stretch of the clip, as music_mc trims a clip
             "tagging_offset": window.offset,
         }
         if form == "letters":

@@ -28,6 +28,7 @@ def check_audio_available(docs: Iterable[Mapping[str, Any]], condition: str = "o
         return
     found: dict[tuple[str, str], list[str] | None] = {}  # None = has audio
     no_fields: set[tuple[str, str]] = set()
+    fixes: dict[str, None] = {}  # a task's own advice (``audio_fix``: its own keys), in order
     for doc in docs:
         item = (str(doc.get("benchmark", "")), str(doc.get("id")))
         if item in found:  # the same question in several folds
@@ -37,6 +38,8 @@ def check_audio_available(docs: Iterable[Mapping[str, Any]], condition: str = "o
             found[item] = []
         elif not doc.get("audio_ref"):
             found[item] = list(doc.get("audio_tried") or [])
+            if doc.get("audio_fix"):
+                fixes[str(doc["audio_fix"])] = None
         else:
             found[item] = None
     missing_items = {item: tried for item, tried in found.items() if tried is not None}
@@ -50,6 +53,8 @@ def check_audio_available(docs: Iterable[Mapping[str, Any]], condition: str = "o
     hint = ""
     if any(AMBIGUOUS in t for tried in missing_items.values() for t in tried):
         hint = AMBIGUOUS_HINT
+    elif fixes:
+        hint = " ".join(fixes)
     elif len(no_fields) == len(missing_items):
         hint = (
             f"Fix: audio={condition} needs the clips: pass --metadata "

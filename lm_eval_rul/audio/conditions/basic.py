@@ -22,9 +22,9 @@ import numpy as np
 
 from ...questions import item_rng
 from ..arrays import array_clip, is_array_ref
-from ..decoding import CLIP_CACHE, load_clip, load_window
+from ..decoding import CLIP_CACHE, count_trim, load_clip, load_window
 from ..sources import ref_name
-from ..windows import check_window_fits, doc_window
+from ..windows import doc_window, fit_window
 from .availability import check_audio_available
 from .pools import random_clip
 from .registry import CLIP_POOL, NOTHING, OWN_CLIP, Condition, Parameter, register_condition
@@ -80,8 +80,11 @@ def clip_key(doc: Mapping[str, Any], ref: str | None, spec: AudioSpec) -> tuple[
     window = doc_window(doc)
     if window is None:
         return ("clip", ref, sr, spec.max_seconds)
-    check_window_fits(doc, window, spec.max_seconds)
-    return ("clip", ref, sr, spec.max_seconds, *window)
+    fitted = fit_window(doc, window, spec.max_seconds)
+    if fitted != window:  # counted with the clips trimmed to the limit, once per window
+        label = f"{ref_name(ref)} [{window[0]:g}-{window[1]:g} s]"
+        count_trim(label, window[1] - window[0], float(spec.max_seconds))  # type: ignore[arg-type]
+    return ("clip", ref, sr, spec.max_seconds, *fitted)
 
 
 def clip_waveform(key: tuple[Any, ...]) -> np.ndarray:
