@@ -11,15 +11,23 @@ import pytest
 
 from lm_eval_rul.testing.harness import cli_error_line as fail
 from lm_eval_rul.testing.harness import read_output
-from lm_eval_rul.testing.tagging import write_gtzan, write_mtg, write_mtt
+from lm_eval_rul.testing.tagging import (
+    write_gtzan,
+    write_medley,
+    write_mtg,
+    write_mtt,
+    write_nsynth,
+)
 
 
 @pytest.fixture(scope="module")
 def tagging_data(tmp_path_factory) -> dict[str, str]:
     root = tmp_path_factory.mktemp("tagging5")
     gtzan, mtg = write_gtzan(root / "gtzan", per_genre=1), write_mtg(root / "mtg")
-    mtt = write_mtt(root / "mtt")
+    mtt, medley = write_mtt(root / "mtt"), write_medley(root / "medley")
     return {
+        "nsynth_dir": str(write_nsynth(root / "nsynth")),
+        "medley_metadata": str(medley["metadata"]), "medley_audio_dir": str(medley["audio"]),
         "gtzan_split_file": str(gtzan["split"]), "gtzan_audio_dir": str(gtzan["audio"]),
         "mtg_data_dir": str(mtg["data"]), "mtg_audio_dir": str(mtg["audio"]),
         "mtt_annotations": str(mtt["annotations"]), "mtt_split_file": str(mtt["split"]),
@@ -43,7 +51,8 @@ def test_music_understanding_runs_offline_with_each_members_keys(
           "--output_path", str(out)])  # fmt: skip
     results, _ = read_output(out)
     ran = set(results["results"])
-    assert {"rul_muchomusic_fold0", "gtzan_gen", "mtg_top50_gen", "magnatagatune_gen"} <= ran
+    assert {"rul_muchomusic_fold0", "gtzan_gen", "mtg_top50_gen", "magnatagatune_gen",
+            "nsynth_instrument_gen", "medley_solos_gen"} <= ran
 
 
 def test_a_key_no_task_of_the_group_reads_is_one_line(
