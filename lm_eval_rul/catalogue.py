@@ -103,11 +103,22 @@ def plugin_task_names() -> list[str]:
     return sorted(folder_task_names((str(tasks_dir()),)))
 
 
+def _claims(benchmark: Benchmark) -> list[tuple[str, str]]:
+    """(field, name) of every group, question set and report name a descriptor declares."""
+    return [
+        *(("fold_groups", g) for g in benchmark.fold_groups),
+        *(("data_keys", q) for q in benchmark.data_keys),
+        *(("question_sets", t) for t in benchmark.question_sets),
+        *(("report_names", q) for q in benchmark.report_names),
+    ]
+
+
 @functools.lru_cache(maxsize=8)
 def _scan(roots: tuple[str, ...]) -> tuple[Benchmark, ...]:
     found: list[Benchmark] = []
     where: dict[str, Path] = {}
-    for root in roots:
+    claimed: dict[str, Path] = {}  # a group, question set or report name -> who declares it
+    for number, root in enumerate(roots):
         for path in descriptor_files(Path(root)):
             benchmark = load_descriptor(path)
             if benchmark.folder in where:
@@ -115,6 +126,15 @@ def _scan(roots: tuple[str, ...]) -> tuple[Benchmark, ...]:
                     path, f"folder={benchmark.folder!r} is the benchmark of "
                     f"{where[benchmark.folder].parent}; name your folder otherwise"
                 )  # fmt: skip
+            for field_name, name in _claims(benchmark):
+                owner = claimed.get(name)
+                if number and owner is not None and owner != path:
+                    # another folder's votes, names and question file would become this one's
+                    raise descriptor_error(
+                        path, f"{field_name} claims {name!r}, declared by {owner}; a "
+                        "benchmark.py may declare only its own tasks: name yours otherwise"
+                    )  # fmt: skip
+                claimed.setdefault(name, path)
             where[benchmark.folder] = path
             _PATHS[benchmark.folder] = path
             found.append(benchmark)

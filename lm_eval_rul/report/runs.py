@@ -37,18 +37,21 @@ from .factual.runs import (
     is_study_row,
     study_window,
 )
+from .logged_metrics import Mismatch, logged_mismatches
 from .model_names import model_args_of, name_models, short_name
 from .not_runs import find_results_files, not_a_run
 from .predictions_only import named_benchmark, predictions_only_entry
 from .results_json import group_names, metrics_of, original_count
 from .run_keys import (
     AUDIO_SETTINGS,
+    asked_of,
     audio_settings_of,
     content_digest,
     dtype_of,
     name_variants,
     question_file_of,
     report_key,
+    rows_digest,
     same_run,
     settings_of,
 )
@@ -101,7 +104,9 @@ class TaskResult:
     #: ``--limit`` run evaluated ``n`` of them); None when the results file does not say.
     n_total: int | None = None
     question_set: str = ""  # the task's name without fold, before any benchmark_name
-    content: str = ""  # :func:`~.run_keys.content_digest` of its logged questions
+    #: :func:`~.run_keys.content_digest` of its logged questions (other families:
+    #: :func:`~.run_keys.rows_digest` of the items it logged)
+    content: str = ""
 
     @property
     def identity(self) -> tuple[str, str, str]:
@@ -109,6 +114,8 @@ class TaskResult:
         return (self.benchmark, self.question_file, self.content)
     #: A tagging task's clip records (:mod:`.tagging.runs`); empty for other tasks.
     tagging_clips: list[dict[str, Any]] = field(default_factory=list)
+    #: Printed figures its logged samples do not give (:func:`~.logged_metrics.logged_mismatches`).
+    mismatches: list[Mismatch] = field(default_factory=list)
 
     @property
     def is_generation(self) -> bool:
@@ -161,6 +168,9 @@ class Run:
     #: Benchmark folder -> the declared --metadata its tasks ran with (:func:`settings_of`).
     settings: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     dtype: str | None = None  # the dtype the model ran in (:func:`~.run_keys.dtype_of`)
+    #: What it asked besides the questions: system prompt, generation arguments
+    #: (:func:`~.run_keys.asked_of`).
+    asked: tuple[tuple[str, str], ...] = ()
 
     @property
     def setting(self) -> str:
@@ -175,7 +185,7 @@ class Run:
     def merge_key(self) -> tuple[Any, ...]:
         """Results files with equal keys are parts of one run (:func:`load_runs`)."""
         settings = tuple(sorted(self.audio_settings.items()))
-        return (self.pretrained, self.model_type, self.dtype, self.condition, settings)
+        return (self.pretrained, self.model_type, self.dtype, self.condition, settings, self.asked)
 
     @property
     def protocol(self) -> str | None:
@@ -279,6 +289,7 @@ def read_results_file(path: str | Path) -> Run:
         results_files=[path],
         audio_settings=audio_settings_of(args, config, path, RunReadError),
         dtype=dtype_of(results, args),
+        asked=asked_of(results, args),
     )
     stamp = path.stem[len("results_") :] if path.stem.startswith("results_") else None
     groups = group_names(results)
@@ -332,8 +343,11 @@ def read_results_file(path: str | Path) -> Run:
             question_file=question_file_of(question_set, task_metadata),
             n_total=original_count(results, task),
             question_set=question_set,
-            content=content_digest(samples) if samples else "",
+            content=content_digest(samples) if samples else rows_digest(r for _, r in rows),
             tagging_clips=clips,
+            mismatches=logged_mismatches(
+                results["results"][task], task_config, [row for _, row in rows]
+            ),
         )
     if not run.tasks and not run.predictions_only:
         raise RunReadError(f"{path}: the results file lists no task")
