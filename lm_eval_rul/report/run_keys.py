@@ -31,6 +31,7 @@ from typing import Any
 
 from ..errors import UserInputError
 from ..mcqa.tasks import data_path_key
+from .asked import ASKED_NAMES, asked_text
 
 #: :class:`lm_eval_rul.report.runs.Run` and :class:`~.samples.Sample`, which import this
 #: module (the architecture test counts typing-only imports as cycles too).
@@ -56,8 +57,6 @@ __all__ = [
     "report_key",
     "dtype_of",
     "differing_settings",
-    "asked_of",
-    "rows_digest",
 ]
 
 #: Audio settings that tell runs of one model and condition apart: the results ``config``
@@ -68,16 +67,6 @@ AUDIO_SETTINGS: dict[str, tuple[str, type]] = {
     "audio_noise_std": ("noise_std", float),
     "audio_max_seconds": ("max_audio_seconds", float),
 }
-#: Document fields that say what an item asked, in every family (multiple choice, tagging,
-#: factual): its id, text, answers, options or vocabulary, and the stretch of audio played.
-#: Paths of this machine and the audio registry's ids are left out (a moved folder asks the
-#: same questions).
-_ASKED_FIELDS = (
-    "id", "question", "prompt", "options", "letters", "correct_answer", "dropped_distractor",
-    "gold", "gold_tags", "tags", "tag_texts", "tagging_task", "tagging_protocol",
-    "factual_task", "variant", "study", "scoring", "chunk", "chunk_rule", "protocol",
-    "dataset", "audio_path", "audio_window",
-)  # fmt: skip
 #: How a run on the default question file (no ``--metadata`` path) is named.
 RELEASE_LABEL = "the public release"
 
@@ -154,68 +143,6 @@ def content_digest(samples: Iterable[Sample]) -> str:
     and order-independent): the question file's content as the task read it."""
     digests = sorted({f"{s.id}:{s.digest}" for s in samples})
     return hashlib.sha1("\n".join(digests).encode("utf-8")).hexdigest()[:12]
-
-
-def rows_digest(rows: Iterable[Mapping[str, Any]]) -> str:
-    """A hash of the items a task logged, for the families whose samples are no questions
-    (tagging clips, factual windows): each document's :data:`_ASKED_FIELDS`, order-free.
-    Two runs of one split file rewritten in between differ here."""
-    items = set()
-    for row in rows:
-        doc = row.get("doc") or {}
-        if isinstance(doc, Mapping):
-            asked = {key: doc[key] for key in _ASKED_FIELDS if key in doc}
-            items.add(json.dumps(asked, sort_keys=True, default=str))
-    return hashlib.sha1("\n".join(sorted(items)).encode("utf-8")).hexdigest()[:12]
-
-
-def _gen_kwargs(value: Any) -> dict[str, str] | None:
-    """``--gen_kwargs`` as recorded (a dict, or the ``k=v,...`` text), as sorted text."""
-    if isinstance(value, str):
-        pairs = [part.partition("=") for part in value.split(",") if part.strip()]
-        value = {key.strip(): text.strip() for key, _, text in pairs}
-    if isinstance(value, Mapping) and value:
-        return {str(key): str(item) for key, item in sorted(value.items())}
-    return None
-
-
-#: The names :func:`asked_of` gives, in the order a variant lists them.
-_ASKED_NAMES = ("system_prompt", "system_instruction", "gen_kwargs", "chat_template")
-
-
-def asked_of(results: Mapping[str, Any], args: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
-    """What a run asked its model besides the questions, as ``((name, value), ...)``: the
-    system prompt (``system_prompt=`` of ``lalm``/``lalm-api``, the harness's
-    ``--system_instruction``), the generation arguments (``--gen_kwargs``) and the chat
-    template the harness applied; unset ones left out. Runs differing here are two runs."""
-    config = results.get("config")
-    config = config if isinstance(config, Mapping) else {}
-    found = {
-        "system_prompt": args.get("system_prompt"),
-        "system_instruction": results.get("system_instruction"),
-        "gen_kwargs": _gen_kwargs(config.get("gen_kwargs")),
-        "chat_template": results.get("chat_template_sha"),
-    }
-    return tuple(
-        (name, json.dumps(value, sort_keys=True, default=str))
-        for name, value in found.items()
-        if value not in (None, "", "None")
-    )
-
-
-def _asked_text(run: Run, name: str) -> str:
-    """How a variant shows one of :func:`asked_of`'s values (short, on one line)."""
-    value = dict(run.asked).get(name)
-    if value is None:
-        return "none"
-    shown = json.loads(value)
-    if isinstance(shown, dict):
-        text = ",".join(f"{key}={item}" for key, item in shown.items())
-    else:
-        text = " ".join(str(shown).split())
-    if name == "chat_template":
-        return text[:8]
-    return text if len(text) <= 40 else f"{text[:37]}..."
 
 
 def report_key(question_set: str, named: str) -> str:
@@ -385,10 +312,10 @@ def name_variants(runs: Sequence[Run]) -> None:
             b for b in benchmarks if len({r.question_file(b) for r in group if r.tasks_of(b)}) > 1
         ]
         protocols = {run.protocol for run in group} - {None}
-        asked = [n for n in _ASKED_NAMES if len({dict(r.asked).get(n) for r in group}) > 1]
+        asked = [n for n in ASKED_NAMES if len({dict(r.asked).get(n) for r in group}) > 1]
         for run in group:
             parts = [f"{name}={_setting_text(run.audio_settings.get(name))}" for name in differing]
-            parts += [f"{name}={_asked_text(run, name)}" for name in asked]
+            parts += [f"{name}={asked_text(run, name)}" for name in asked]
             parts += [f"dtype={run.dtype}"] if dtypes else []
             parts += [f"{key}={_setting_value(run, key)}" for key in keys]
             if len(protocols) > 1 and run.protocol is not None:  # factual: rul vs paper

@@ -29,6 +29,7 @@ from ..audio import condition_named
 from ..audio.conditions import REFERENCE_CONDITION
 from ..harness_compat import plain_results
 from ..paths import contained_path
+from .asked import asked_of, rows_digest
 from .factual.runs import (
     FactualWindow,
     StudyWindow,
@@ -44,14 +45,12 @@ from .predictions_only import named_benchmark, predictions_only_entry
 from .results_json import group_names, metrics_of, original_count
 from .run_keys import (
     AUDIO_SETTINGS,
-    asked_of,
     audio_settings_of,
     content_digest,
     dtype_of,
     name_variants,
     question_file_of,
     report_key,
-    rows_digest,
     same_run,
     settings_of,
 )
@@ -105,7 +104,7 @@ class TaskResult:
     n_total: int | None = None
     question_set: str = ""  # the task's name without fold, before any benchmark_name
     #: :func:`~.run_keys.content_digest` of its logged questions (other families:
-    #: :func:`~.run_keys.rows_digest` of the items it logged)
+    #: :func:`~.asked.rows_digest` of the items it logged)
     content: str = ""
 
     @property
@@ -168,9 +167,7 @@ class Run:
     #: Benchmark folder -> the declared --metadata its tasks ran with (:func:`settings_of`).
     settings: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     dtype: str | None = None  # the dtype the model ran in (:func:`~.run_keys.dtype_of`)
-    #: What it asked besides the questions: system prompt, generation arguments
-    #: (:func:`~.run_keys.asked_of`).
-    asked: tuple[tuple[str, str], ...] = ()
+    asked: tuple[tuple[str, str], ...] = ()  # system prompt, gen_kwargs (:func:`.asked_of`)
 
     @property
     def setting(self) -> str:
