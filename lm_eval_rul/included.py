@@ -90,7 +90,7 @@ def _resolve(benchmark: Benchmark) -> None:
             )
         try:
             load_function(target)
-        except (ImportError, AttributeError, ValueError) as error:
+        except (Exception, SystemExit) as error:  # noqa: BLE001 - the user's module, named
             raise descriptor_error(
                 path, f"{field} {target!r} names nothing importable ({type(error).__name__}: "
                 f"{error})"
@@ -213,7 +213,7 @@ def run_included_checks(metadata: Any) -> None:
                 load_function(check)(dict(given))
             except (UserInputError, FileNotFoundError):
                 raise
-            except Exception as error:  # noqa: BLE001 - the user's check: named in one line
+            except (Exception, SystemExit) as error:  # noqa: BLE001 - the user's check, named
                 raise IncludePathError(
                     f"{path}: its check {check!r} refused --metadata "
                     f"({type(error).__name__}: {error}); nothing was loaded"

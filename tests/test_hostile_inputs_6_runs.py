@@ -292,6 +292,10 @@ CLAIMS = {
         _descriptor(data_keys="{'mmau_music': 'mybench_path'}"),
         "data_keys claims 'mmau_music'",
     ),
+    "a built-in title": (
+        _descriptor(report_names="{'mybench': 'RUL-MuchoMusic'}"),
+        "report_names claims 'RUL-MuchoMusic'",
+    ),
     "a built-in report name": (
         _descriptor(report_names="{'gtzan': 'Not GTZAN'}"), "report_names claims 'gtzan'"
     ),
