@@ -133,8 +133,9 @@ ASKED = {
         "system_instruction=You are terse.",
     ),
     "hf --gen_kwargs": (
-        {"config": {"gen_kwargs": {"temperature": 0.0}}},
-        {"config": {"gen_kwargs": {"temperature": 1.0, "do_sample": True}}},
+        {"config": {"gen_kwargs": {"temperature": 0.0}}, "output_type": "generate_until"},
+        {"config": {"gen_kwargs": {"temperature": 1.0, "do_sample": True}},
+         "output_type": "generate_until"},
         "gen_kwargs=temperature=0.0",
     ),
 }  # fmt: skip
@@ -154,6 +155,17 @@ def test_runs_differing_in_what_the_model_was_asked_are_two_rows(case, tmp_path)
     assert not any("repeats" in note for note in report["notes"])
     settings = [row["setting"] for row in report["benchmarks"]["Bench"]["rows"]]
     assert len(set(settings)) == 2 and any(shown in s for s in settings), settings
+
+
+def test_gen_kwargs_never_split_a_run_of_log_likelihood_tasks(tmp_path):
+    """53.5: the harness ignores ``--gen_kwargs`` for log-likelihood tasks: a repeat of one
+    with other generation arguments is still the same run (the newer used)."""
+    a = fake_run(tmp_path / "a", "music_mc", mc_rows(), {"acc": 0.5}, metadata=MC_META)
+    b = fake_run(tmp_path / "b", "music_mc", mc_rows(), {"acc": 0.5}, metadata=MC_META,
+                 config={"gen_kwargs": {"max_gen_toks": 8}},
+                 stamp="2026-01-02T00-00-00.000001")  # fmt: skip
+    runs, report = report_of([a, b])
+    assert len(runs) == 1 and any("repeats 1 task(s)" in n for n in report["notes"])
 
 
 def test_a_gtzan_split_rewritten_between_two_runs_is_two_runs(tmp_path):

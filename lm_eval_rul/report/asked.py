@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["ASKED_NAMES", "asked_of", "asked_text", "rows_digest"]
+__all__ = ["ASKED_NAMES", "asked_of", "asked_text", "gen_kwargs_of", "rows_digest"]
 
 #: Document fields that say what an item asked, in every family (multiple choice, tagging,
 #: factual): its id, text, answers, options or vocabulary, and the stretch of audio played.
@@ -55,17 +55,26 @@ def _gen_kwargs(value: Any) -> dict[str, str] | None:
 ASKED_NAMES = ("system_prompt", "system_instruction", "gen_kwargs", "chat_template")
 
 
-def asked_of(results: Mapping[str, Any], args: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+def gen_kwargs_of(results: Mapping[str, Any]) -> str:
+    """The ``--gen_kwargs`` a results file records (its ``config``), as JSON; ``""``: none."""
+    config = results.get("config")
+    given = _gen_kwargs(config.get("gen_kwargs")) if isinstance(config, Mapping) else None
+    return json.dumps(given, sort_keys=True) if given else ""
+
+
+def asked_of(
+    results: Mapping[str, Any], args: Mapping[str, Any], *, generation: bool = True
+) -> tuple[tuple[str, str], ...]:
     """What a run asked its model besides the questions, as ``((name, value), ...)``: the
     system prompt (``system_prompt=`` of ``lalm``/``lalm-api``, the harness's
-    ``--system_instruction``), the generation arguments (``--gen_kwargs``) and the chat
-    template the harness applied; unset ones left out. Runs differing here are two runs."""
-    config = results.get("config")
-    config = config if isinstance(config, Mapping) else {}
+    ``--system_instruction``), the chat template the harness applied and, for a run with
+    ``generation`` tasks (the harness ignores them elsewhere), the generation arguments
+    (``--gen_kwargs``); unset ones left out. Runs differing here are two runs (the
+    generation arguments: for each generation task, in its identity)."""
     found = {
         "system_prompt": args.get("system_prompt"),
         "system_instruction": results.get("system_instruction"),
-        "gen_kwargs": _gen_kwargs(config.get("gen_kwargs")),
+        "gen_kwargs": json.loads(gen_kwargs_of(results) or "null") if generation else None,
         "chat_template": results.get("chat_template_sha"),
     }
     return tuple(

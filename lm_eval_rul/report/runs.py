@@ -29,7 +29,7 @@ from ..audio import condition_named
 from ..audio.conditions import REFERENCE_CONDITION
 from ..harness_compat import plain_results
 from ..paths import contained_path
-from .asked import asked_of, rows_digest
+from .asked import asked_of, gen_kwargs_of, rows_digest
 from .factual.runs import (
     FactualWindow,
     StudyWindow,
@@ -103,18 +103,16 @@ class TaskResult:
     #: ``--limit`` run evaluated ``n`` of them); None when the results file does not say.
     n_total: int | None = None
     question_set: str = ""  # the task's name without fold, before any benchmark_name
-    #: :func:`~.run_keys.content_digest` of its logged questions (other families:
-    #: :func:`~.asked.rows_digest` of the items it logged)
-    content: str = ""
+    content: str = ""  # :func:`.content_digest` of its questions, else :func:`.rows_digest`
+    gen_kwargs: str = ""  # a generation task's --gen_kwargs (:func:`.gen_kwargs_of`)
 
     @property
-    def identity(self) -> tuple[str, str, str]:
-        """What one task's repeat must share: benchmark, question file, questions."""
-        return (self.benchmark, self.question_file, self.content)
+    def identity(self) -> tuple[str, str, str, str]:
+        """What one task's repeat must share: benchmark, question file, items, gen_kwargs."""
+        return (self.benchmark, self.question_file, self.content, self.gen_kwargs)
     #: A tagging task's clip records (:mod:`.tagging.runs`); empty for other tasks.
     tagging_clips: list[dict[str, Any]] = field(default_factory=list)
-    #: Printed figures its logged samples do not give (:func:`~.logged_metrics.logged_mismatches`).
-    mismatches: list[Mismatch] = field(default_factory=list)
+    mismatches: list[Mismatch] = field(default_factory=list)  # :func:`.logged_mismatches`
 
     @property
     def is_generation(self) -> bool:
@@ -182,7 +180,8 @@ class Run:
     def merge_key(self) -> tuple[Any, ...]:
         """Results files with equal keys are parts of one run (:func:`load_runs`)."""
         settings = tuple(sorted(self.audio_settings.items()))
-        return (self.pretrained, self.model_type, self.dtype, self.condition, settings, self.asked)
+        asked = tuple(a for a in self.asked if a[0] != "gen_kwargs")  # a task's: its identity
+        return (self.pretrained, self.model_type, self.dtype, self.condition, settings, asked)
 
     @property
     def protocol(self) -> str | None:
@@ -286,7 +285,6 @@ def read_results_file(path: str | Path) -> Run:
         results_files=[path],
         audio_settings=audio_settings_of(args, config, path, RunReadError),
         dtype=dtype_of(results, args),
-        asked=asked_of(results, args),
     )
     stamp = path.stem[len("results_") :] if path.stem.startswith("results_") else None
     groups = group_names(results)
@@ -341,6 +339,7 @@ def read_results_file(path: str | Path) -> Run:
             n_total=original_count(results, task),
             question_set=question_set,
             content=content_digest(samples) if samples else rows_digest(r for _, r in rows),
+            gen_kwargs=gen_kwargs_of(results) if output_type == "generate_until" else "",
             tagging_clips=clips,
             mismatches=logged_mismatches(
                 results["results"][task], task_config, [row for _, row in rows]
@@ -348,6 +347,7 @@ def read_results_file(path: str | Path) -> Run:
         )
     if not run.tasks and not run.predictions_only:
         raise RunReadError(f"{path}: the results file lists no task")
+    run.asked = asked_of(results, args, generation=any(t.is_generation for t in run.tasks.values()))
     return run
 
 
@@ -392,6 +392,7 @@ def load_runs(run_dirs: Iterable[str | Path]) -> list[Run]:
         if repeated:
             target.notes.append(_repeat_note(target, repeated, file))
         target.tasks.update(run.tasks)
+        target.asked = tuple(dict((*target.asked, *run.asked)).items())  # gen_kwargs: the newer
         target.predictions_only.update(run.predictions_only)
         target.group_metrics.update(run.group_metrics)
     name_models(runs)  # two checkpoints ending alike (x, x) named apart
