@@ -110,11 +110,27 @@ def known_task_names() -> frozenset[str]:
     return folder_task_names((str(tasks_dir()), *_INCLUDED))
 
 
+def _claims(benchmark: Benchmark) -> list[tuple[str, str, str]]:
+    """(field, key, name) of every group, question set, report entry and title a
+    descriptor declares; a title (a name the report shows) is keyed apart from task names
+    and regardless of case (``RUL-MuchoMusic`` is RUL-MuChoMusic to a reader)."""
+    titles = [("name", benchmark.name)]
+    titles += [("report_names", title) for title in benchmark.report_names.values()]
+    return [
+        *(("fold_groups", g, g) for g in benchmark.fold_groups),
+        *(("data_keys", q, q) for q in benchmark.data_keys),
+        *(("question_sets", t, t) for t in benchmark.question_sets),
+        *(("report_names", q, q) for q in benchmark.report_names),
+        *((field, f"title:{title.casefold()}", title) for field, title in titles),
+    ]
+
+
 @functools.lru_cache(maxsize=8)
 def _scan(roots: tuple[str, ...]) -> tuple[Benchmark, ...]:
     found: list[Benchmark] = []
     where: dict[str, Path] = {}
-    for root in roots:
+    claimed: dict[str, Path] = {}  # a group, question set or report name -> who declares it
+    for number, root in enumerate(roots):
         for path in descriptor_files(Path(root)):
             benchmark = load_descriptor(path)
             if benchmark.folder in where:
@@ -122,6 +138,16 @@ def _scan(roots: tuple[str, ...]) -> tuple[Benchmark, ...]:
                     path, f"folder={benchmark.folder!r} is the benchmark of "
                     f"{where[benchmark.folder].parent}; name your folder otherwise"
                 )  # fmt: skip
+            for field_name, key, name in _claims(benchmark):
+                owner = claimed.get(key)
+                if number and owner is not None and owner != path:
+                    # another folder's votes, names and question file would become this one's
+                    raise descriptor_error(
+                        path, f"{field_name} claims {name!r}, declared "
+                        f"by {owner}; a benchmark.py may declare only its own tasks and "
+                        "titles: name yours otherwise"
+                    )  # fmt: skip
+                claimed.setdefault(key, path)
             where[benchmark.folder] = path
             _PATHS[benchmark.folder] = path
             found.append(benchmark)

@@ -208,6 +208,11 @@ def load_descriptor(path: Path) -> Benchmark:
         spec.loader.exec_module(module)
     except SyntaxError as error:
         raise descriptor_error(path, f"line {error.lineno}: syntax error ({error.msg})") from None
+    except SystemExit as error:  # sys.exit()/exit() would end the command in silence
+        raise descriptor_error(
+            path, f"importing it called exit ({error.code!r}); a benchmark.py only declares "
+            "BENCHMARK and must not end the program"
+        ) from None
     except Exception as error:  # noqa: BLE001 - whatever the user's file raises is named
         raise descriptor_error(
             path, f"importing it raised {type(error).__name__}: {error}"

@@ -39,6 +39,7 @@ __all__ = [
     "read_task_yaml",
     "task_names",
     "for_task",
+    "run_included_checks",
 ]
 
 
@@ -89,7 +90,7 @@ def _resolve(benchmark: Benchmark) -> None:
             )
         try:
             load_function(target)
-        except (ImportError, AttributeError, ValueError) as error:
+        except (Exception, SystemExit) as error:  # noqa: BLE001 - the user's module, named
             raise descriptor_error(
                 path, f"{field} {target!r} names nothing importable ({type(error).__name__}: "
                 f"{error})"
@@ -190,6 +191,33 @@ def for_task(name: str) -> Benchmark | None:
         if path is not None and name in task_names(str(path.parent)):
             return benchmark
     return None
+
+
+def run_included_checks(metadata: Any) -> None:
+    """Call every ``checks`` function of the ``--include_path`` descriptors in the catalogue
+    (:func:`included`) on ``metadata``, as :func:`lm_eval_rul.task_manager` does: ``run``
+    calls them before the model loads (the plugin's own benchmarks check in their loaders).
+
+    Raises:
+        UserInputError, FileNotFoundError: what a check raised; anything else a check
+            raises becomes one :class:`IncludePathError` line naming its file and check.
+    """
+    given = dict(metadata or {})
+    ours = tasks_dir().resolve()
+    for benchmark in catalogue.benchmarks():
+        path = catalogue.descriptor_path(benchmark.folder)
+        if path is None or path.resolve().is_relative_to(ours):
+            continue
+        for check in benchmark.checks:
+            try:
+                load_function(check)(dict(given))
+            except (UserInputError, FileNotFoundError):
+                raise
+            except (Exception, SystemExit) as error:  # noqa: BLE001 - the user's check, named
+                raise IncludePathError(
+                    f"{path}: its check {check!r} refused --metadata "
+                    f"({type(error).__name__}: {error}); nothing was loaded"
+                ) from None
 
 
 @contextlib.contextmanager

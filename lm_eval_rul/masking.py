@@ -3,7 +3,8 @@
 Credentials reach a run in four ways: ``model_args`` values (``api_key=``, ``token=``,
 :func:`is_secret_arg`), environment variables (``OPENAI_API_KEY``, ``HF_TOKEN``),
 credentials inside a URL (``http://user:KEY@host/v1``, ``http://TOKEN@host/v1``) and a
-server's error body that echoes the key it was sent. :func:`mask` hides every one of them in a text;
+server's error body (or a model's answer: :func:`mask_reply`) that echoes the key it was sent.
+:func:`mask` hides every one of them in a text;
 :func:`redact_args` and :func:`mask_model_args` in ``model_args``; :func:`mask_logs`
 masks every log record while a command runs, the harness's own loggers included (its
 retry warnings print a server's error body whole).
@@ -24,6 +25,7 @@ __all__ = [
     "is_secret_arg",
     "redact_args",
     "mask",
+    "mask_reply",
     "mask_url",
     "url_has_credentials",
     "url_secrets",
@@ -219,6 +221,25 @@ def mask(text: str, secrets: Iterable[str] = ()) -> str:
     for secret in sorted({s for s in secrets if s and len(s) >= _MIN_SECRET}, key=len)[::-1]:
         text = text.replace(secret, MASK)
     return mask_url(KEY_PATTERN.sub(MASK, text))
+
+
+def mask_reply(value: Any, secrets: Iterable[str] = ()) -> Any:
+    """A served model's parsed reply with every text in it masked (:func:`mask`): a model
+    that echoes the key it was sent must not have it written into the samples, the
+    results or the resume cache. Keys, numbers and the structure are kept.
+
+    >>> mask_reply({"choices": [{"message": {"content": "my key is abcd1234"}}], "n": 1},
+    ...            ["abcd1234"])
+    {'choices': [{'message': {'content': 'my key is ***'}}], 'n': 1}
+    """
+    secrets = [s for s in secrets if s]
+    if isinstance(value, str):
+        return mask(value, secrets)
+    if isinstance(value, Mapping):
+        return {key: mask_reply(item, secrets) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [mask_reply(item, secrets) for item in value]
+    return value
 
 
 class _MaskingRecords:

@@ -82,6 +82,7 @@ def check_command_line(args: argparse.Namespace) -> None:
         LimitError, DataParallelError, UnknownModelError, DeviceUnavailableError,
         UnknownMetadataKeyError, OutputPathError.
     """
+    from ..included import run_included_checks
     from .limits import check_run_limit
     from .processes import check_processes
     from .run_flags import (
@@ -103,6 +104,7 @@ def check_command_line(args: argparse.Namespace) -> None:
     if not served:
         check_device(getattr(args, "device", None))
     check_metadata_keys(getattr(args, "metadata", None), getattr(args, "tasks", None))
+    run_included_checks(_metadata_of(args))  # the --include_path descriptors' checks
     _check_output_path(getattr(args, "output_path", None))
     check_output_places(getattr(args, "output_path", None), getattr(args, "model_args", None))
     warn_unlogged(getattr(args, "tasks", None), bool(getattr(args, "log_samples", False)),
@@ -120,6 +122,19 @@ def _check_output_path(output_path: str | None) -> None:
 
     path = Path(output_path).expanduser()
     check_output_folder(path.parent if path.suffix == ".json" else path, flag="--output_path")
+
+
+def _metadata_of(args: argparse.Namespace) -> dict[str, Any]:
+    """``--metadata`` as a dict (the harness keeps the JSON text or the parsed object)."""
+    import json
+
+    value = getattr(args, "metadata", None) or {}
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:  # malformed: check_metadata_json has said so before
+            return {}
+    return dict(value) if isinstance(value, dict) else {}
 
 
 def _model_args_of(args: argparse.Namespace) -> dict[str, Any]:

@@ -36,7 +36,7 @@ from urllib.parse import urlsplit
 from tqdm import tqdm
 
 from ..errors import UserInputError
-from ..masking import mask, mask_url, url_has_credentials
+from ..masking import mask, mask_reply, mask_url, url_has_credentials, url_secrets
 from ..retries import retry_after_seconds
 from .args import LALMArgumentError
 
@@ -647,7 +647,8 @@ class ChatClient:
                     f"HTTP {status} with a body that is not a chat completion: "
                     f"{self.redact(server_message(text))}"
                 )
-            return body
+            # an answer echoing the key is masked once, here, before anything stores it
+            return mask_reply(body, [self._key(), *url_secrets(self.url)])
         text = data.decode("utf-8", errors="replace")  # an error's text: its message only
         message = self.redact(server_message(text))
         if status in (401, 403) or any(marker in text for marker in _AUTH_MARKERS):

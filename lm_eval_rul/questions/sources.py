@@ -34,9 +34,13 @@ MUCHOMUSIC_CSV_NAME = "muchomusic.csv"
 
 
 def cache_dir() -> Path:
-    root = os.environ.get("LM_EVAL_RUL_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "lm_eval_rul"
-    )
+    """The package's cache folder: ``$LM_EVAL_RUL_CACHE``, else ``$XDG_CACHE_HOME/lm_eval_rul``,
+    else ``~/.cache/lm_eval_rul``. A variable set but empty counts as unset, and so does a
+    relative ``XDG_CACHE_HOME`` (the XDG rule): neither may put a cache in the working folder.
+    """
+    xdg = os.environ.get("XDG_CACHE_HOME") or ""
+    base = xdg if os.path.isabs(xdg) else os.path.expanduser("~/.cache")
+    root = os.environ.get("LM_EVAL_RUL_CACHE") or os.path.join(base, "lm_eval_rul")
     path = Path(root)
     path.mkdir(parents=True, exist_ok=True)
     return path

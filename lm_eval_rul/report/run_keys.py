@@ -32,6 +32,7 @@ from typing import Any
 from ..audio import condition_parameters
 from ..errors import UserInputError
 from ..mcqa.tasks import data_path_key
+from .asked import ASKED_NAMES, asked_text
 
 #: :class:`lm_eval_rul.report.runs.Run` and :class:`~.samples.Sample`, which import this
 #: module (the architecture test counts typing-only imports as cycles too).
@@ -324,8 +325,10 @@ def name_variants(runs: Sequence[Run]) -> None:
             b for b in benchmarks if len({r.question_file(b) for r in group if r.tasks_of(b)}) > 1
         ]
         protocols = {run.protocol for run in group} - {None}
+        asked = [n for n in ASKED_NAMES if len({dict(r.asked).get(n) for r in group}) > 1]
         for run in group:
             parts = [f"{name}={_setting_text(run.audio_settings.get(name))}" for name in differing]
+            parts += [f"{name}={asked_text(run, name)}" for name in asked]
             parts += [f"dtype={run.dtype}"] if dtypes else []
             parts += [f"{key}={_setting_value(run, key)}" for key in keys]
             if len(protocols) > 1 and run.protocol is not None:  # factual: rul vs paper
@@ -348,8 +351,10 @@ def _tell_rebuilt_files_apart(group: Sequence[Run]) -> None:
             continue
         digests = sorted(s.digest or "" for b in run.benchmarks() for s in run.samples_of(b))
         names = sorted({question_file_label(run.question_file(b) or "") for b in run.benchmarks()})
+        if not digests:  # tagging clips, factual windows: the items each task logged
+            digests = sorted(task.content for task in run.tasks.values())
         content = hashlib.sha1("".join(digests).encode("utf-8")).hexdigest()[:6]
-        marker = f"questions={'+'.join(names)}#{content}"
+        marker = f"questions={'+'.join(names)}#{content}" if names else f"items#{content}"
         run.variant = f"{run.variant}, {marker}" if run.variant else marker
     labels = [run.variant for run in group]
     for number, run in enumerate(group, start=1):  # still alike: told apart by their files

@@ -29,6 +29,7 @@ from ..audio import condition_named
 from ..audio.conditions import REFERENCE_CONDITION
 from ..harness_compat import plain_results
 from ..paths import contained_path
+from .asked import asked_of, gen_kwargs_of, rows_digest
 from .factual.runs import (
     FactualWindow,
     StudyWindow,
@@ -37,6 +38,7 @@ from .factual.runs import (
     is_study_row,
     study_window,
 )
+from .logged_metrics import Mismatch, logged_mismatches
 from .model_names import model_args_of, name_models, short_name
 from .not_runs import find_results_files, not_a_run
 from .predictions_only import named_benchmark, predictions_only_entry
@@ -101,14 +103,16 @@ class TaskResult:
     #: ``--limit`` run evaluated ``n`` of them); None when the results file does not say.
     n_total: int | None = None
     question_set: str = ""  # the task's name without fold, before any benchmark_name
-    content: str = ""  # :func:`~.run_keys.content_digest` of its logged questions
+    content: str = ""  # :func:`.content_digest` of its questions, else :func:`.rows_digest`
+    gen_kwargs: str = ""  # a generation task's --gen_kwargs (:func:`.gen_kwargs_of`)
 
     @property
-    def identity(self) -> tuple[str, str, str]:
-        """What one task's repeat must share: benchmark, question file, questions."""
-        return (self.benchmark, self.question_file, self.content)
+    def identity(self) -> tuple[str, str, str, str]:
+        """What one task's repeat must share: benchmark, question file, items, gen_kwargs."""
+        return (self.benchmark, self.question_file, self.content, self.gen_kwargs)
     #: A tagging task's clip records (:mod:`.tagging.runs`); empty for other tasks.
     tagging_clips: list[dict[str, Any]] = field(default_factory=list)
+    mismatches: list[Mismatch] = field(default_factory=list)  # :func:`.logged_mismatches`
 
     @property
     def is_generation(self) -> bool:
@@ -161,6 +165,7 @@ class Run:
     #: Benchmark folder -> the declared --metadata its tasks ran with (:func:`settings_of`).
     settings: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     dtype: str | None = None  # the dtype the model ran in (:func:`~.run_keys.dtype_of`)
+    asked: tuple[tuple[str, str], ...] = ()  # system prompt, gen_kwargs (:func:`.asked_of`)
 
     @property
     def setting(self) -> str:
@@ -175,7 +180,8 @@ class Run:
     def merge_key(self) -> tuple[Any, ...]:
         """Results files with equal keys are parts of one run (:func:`load_runs`)."""
         settings = tuple(sorted(self.audio_settings.items()))
-        return (self.pretrained, self.model_type, self.dtype, self.condition, settings)
+        asked = tuple(a for a in self.asked if a[0] != "gen_kwargs")  # a task's: its identity
+        return (self.pretrained, self.model_type, self.dtype, self.condition, settings, asked)
 
     @property
     def protocol(self) -> str | None:
@@ -332,11 +338,16 @@ def read_results_file(path: str | Path) -> Run:
             question_file=question_file_of(question_set, task_metadata),
             n_total=original_count(results, task),
             question_set=question_set,
-            content=content_digest(samples) if samples else "",
+            content=content_digest(samples) if samples else rows_digest(r for _, r in rows),
+            gen_kwargs=gen_kwargs_of(results) if output_type == "generate_until" else "",
             tagging_clips=clips,
+            mismatches=logged_mismatches(
+                results["results"][task], task_config, [row for _, row in rows]
+            ),
         )
     if not run.tasks and not run.predictions_only:
         raise RunReadError(f"{path}: the results file lists no task")
+    run.asked = asked_of(results, args, generation=any(t.is_generation for t in run.tasks.values()))
     return run
 
 
@@ -381,6 +392,7 @@ def load_runs(run_dirs: Iterable[str | Path]) -> list[Run]:
         if repeated:
             target.notes.append(_repeat_note(target, repeated, file))
         target.tasks.update(run.tasks)
+        target.asked = tuple(dict((*target.asked, *run.asked)).items())  # gen_kwargs: the newer
         target.predictions_only.update(run.predictions_only)
         target.group_metrics.update(run.group_metrics)
     name_models(runs)  # two checkpoints ending alike (x, x) named apart

@@ -15,6 +15,7 @@ from .breakdowns import category_breakdowns, category_keys, load_categories
 from .comparisons import find_backbone, paired_comparisons, pi_correlations
 from .factual.sections import factual_report
 from .listening import listening_report
+from .logged_metrics import mismatch_note
 from .mmau import always_letter_baselines, label_breakdowns
 from .run_keys import question_files_note
 from .runs import Run, RunReadError
@@ -63,14 +64,9 @@ def _table_row(run: Run, benchmark: str, settings: ReportSettings) -> dict[str, 
     is_generation = any(t.is_generation for t in tasks)
     folds: dict[str, dict[str, Any]] = {}
     notes: list[str] = []
-    for task in tasks:
+    for task in tasks:  # a printed acc the samples do not give: build_report's note
         from_samples = float(np.mean([s.correct for s in task.samples]))
         printed = task.metrics.get("acc")
-        if printed is not None and not math.isclose(printed, from_samples, abs_tol=1e-9):
-            notes.append(
-                f"{run.label}, {task.task}: the harness printed acc {printed:.6f} but the logged "
-                f"samples give {from_samples:.6f}; the samples may come from another run."
-            )
         folds[str(task.fold if task.fold is not None else -1)] = {
             "task": task.task,
             "acc": printed if printed is not None else from_samples,
@@ -180,6 +176,12 @@ def build_report(runs: Sequence[Run], settings: ReportSettings | None = None) ->
     runs = sort_runs(runs)
     notes = [note for run in runs for note in run.notes]
     notes.extend(filter(None, [_unread_names_note(runs)]))
+    notes += [  # every family: the printed figures its logged samples do not give
+        mismatch_note(run.label, task.task, mismatch)
+        for run in runs
+        for task in sorted(run.tasks.values(), key=lambda t: t.task)
+        for mismatch in task.mismatches
+    ]
     needs_backbone = settings.text_backbone is not None or any(
         plays_no_audio(r.condition) for r in runs
     )
