@@ -1,4 +1,5 @@
-"""Tagging metrics as pure functions (scikit-learn's definitions).
+"""Tagging metrics as pure functions (scikit-learn's definitions; :mod:`.ranking` computes
+the ranking ones for every tag at once).
 
 * :func:`macro_auc`: ROC-AUC and PR-AUC (average precision) per tag, averaged over the
   tags with at least one positive and one negative clip (the MIR convention; tags
@@ -18,7 +19,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.metrics import average_precision_score, roc_auc_score
+
+from .ranking import average_precision_columns, roc_auc_columns
 
 __all__ = [
     "AucScores",
@@ -66,24 +68,18 @@ def macro_auc(
     0.5
     """
     matrix = np.asarray(scores, dtype=float).reshape(len(gold), len(tags))
-    truth = np.array([[tag in set(g) for tag in tags] for g in gold], dtype=int)
-    per_tag: dict[str, tuple[float, float]] = {}
-    skipped = []
-    for j, tag in enumerate(tags):
-        column = truth[:, j]
-        if column.min() == column.max():
-            skipped.append(tag)
-            continue
-        per_tag[tag] = (
-            float(roc_auc_score(column, matrix[:, j])),
-            float(average_precision_score(column, matrix[:, j])),
-        )
+    column = {tag: j for j, tag in enumerate(tags)}
+    truth = np.zeros(matrix.shape, dtype=bool)
+    for i, labels in enumerate(gold):
+        truth[i, [column[t] for t in set(labels) if t in column]] = True
+    roc = roc_auc_columns(matrix, truth)
+    precision = average_precision_columns(matrix, truth)
+    scored = np.isfinite(roc)
+    per_tag = {tag: (float(roc[j]), float(precision[j])) for j, tag in enumerate(tags) if scored[j]}
+    skipped = tuple(tag for j, tag in enumerate(tags) if not scored[j])
     if not per_tag:
-        return AucScores(float("nan"), float("nan"), {}, tuple(skipped))
-    values = np.array(list(per_tag.values()))
-    return AucScores(
-        float(values[:, 0].mean()), float(values[:, 1].mean()), per_tag, tuple(skipped)
-    )
+        return AucScores(float("nan"), float("nan"), {}, skipped)
+    return AucScores(float(roc[scored].mean()), float(precision[scored].mean()), per_tag, skipped)
 
 
 @dataclass(frozen=True)
