@@ -54,6 +54,8 @@ from typing import Any
 
 import numpy as np
 
+from lm_eval_rul.report.tagging.sections import MAX_RESAMPLES
+
 #: Real test-split sizes: task -> (clips, tags).
 SIZES: dict[str, tuple[int, int]] = {
     "gtzan": (290, 10),
@@ -76,12 +78,18 @@ _SYLLABLES = ["ka", "lo", "mi", "ru", "te", "sa", "no", "vi", "de", "po", "gu", 
 
 
 def template_run(root: Path, likelihood: bool) -> Path:
-    """A real ``lalm`` run on the fixtures (``--limit 2``): the rows' template."""
+    """A real ``lalm`` run on the fixtures (``--limit 2``): the rows' template (one made
+    before under ``root`` with the same tasks is reused)."""
     from lm_eval_rul.testing.harness import run_cli
     from lm_eval_rul.testing.smoke import write_smoke_models
     from lm_eval_rul.testing.tagging import write_gtzan, write_mtg, write_mtt
 
-    if (root / "smoke").exists():
+    tasks = UNDERSTANDING + (LIKELIHOOD if likelihood else [])
+    out = root / "template"
+    made = sorted(out.rglob("results_*.json"))
+    if made and set(tasks) <= set(json.loads(made[0].read_text())["results"]):
+        return made[0]
+    if root.exists():
         shutil.rmtree(root)
     written = write_smoke_models(root / "smoke")
     metadata = json.loads(written["metadata"].read_text())
@@ -93,13 +101,6 @@ def template_run(root: Path, likelihood: bool) -> Path:
         "mtt_annotations": str(mtt["annotations"]), "mtt_split_file": str(mtt["split"]),
         "mtt_audio_dir": str(mtt["audio"]), "tagging_seconds": 1.5,
     })  # fmt: skip
-    tasks = UNDERSTANDING + (LIKELIHOOD if likelihood else [])
-    out = root / "template"
-    made = sorted(out.rglob("results_*.json"))  # --keep: a template made before is reused
-    if made and {f"samples_{t}" for t in LIKELIHOOD if likelihood} <= {
-        p.name.rsplit("_", 1)[0] for p in made[0].parent.glob("samples_*.jsonl")
-    }:
-        return made[0]
     run_cli(["run", "--model", "lalm", "--model_args",
              f"pretrained={written['audio_model']},audio=original,results_cache=none",
              "--tasks", ",".join(tasks), "--device", "cpu", "--batch_size", "16", "--limit", "2",
@@ -332,6 +333,7 @@ class Sections:
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = defaultdict(float)
+        self.cpu: dict[str, float] = defaultdict(float)  # this process's CPU seconds
         self._depth = 0
 
     @contextmanager
@@ -339,13 +341,14 @@ class Sections:
         if self._depth and not outer:
             yield
             return
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         self._depth += 0 if outer else 1
         try:
             yield
         finally:
             self._depth -= 0 if outer else 1
             self.seconds[name] += time.perf_counter() - start
+            self.cpu[name] += time.process_time() - cpu
 
     def wrap(self, module: Any, attribute: str, name: Any) -> None:
         function = getattr(module, attribute)
@@ -456,8 +459,9 @@ def old_gain(a, b, settings, key) -> dict[str, Any] | None:
 
 
 def old_against_new(run_dirs: list[Path], resamples: int) -> dict[str, Any]:
-    """Every tagging gain of the runs by the old loop and by :mod:`.bootstrap` with
-    ``resamples`` resamples each, timed (both costs are linear in resamples)."""
+    """Each tagging task's rows (every run's figures) and gains by the old code and by
+    this one, timed; the gains with ``resamples`` resamples each on both sides (the old
+    loop's cost is linear in resamples), their estimates and intervals compared."""
     from lm_eval_rul.report import ReportSettings, load_runs
     from lm_eval_rul.report.tagging import sections as tagging
 
@@ -470,26 +474,26 @@ def old_against_new(run_dirs: list[Path], resamples: int) -> dict[str, Any]:
                 found[task.task].append((run, task.tagging_clips))
     per_task, worst = {}, 0.0
     for name, members in sorted(found.items()):
+        seconds = {"rows_old": 0.0, "rows_new": 0.0, "gains_old": 0.0, "gains_new": 0.0}
+        for _run, clips in members:
+            for label, function in (("old", old_figures_of), ("new", tagging.figures_of)):
+                start = time.process_time()
+                function(clips)
+                seconds[f"rows_{label}"] += time.process_time() - start
         original = next(clips for run, clips in members if run.setting == "original")
-        seconds = {"old": 0.0, "new": 0.0}
         for run, clips in members:
             if run.setting == "original":
                 continue
             key = (name, run.model, run.setting)
-            start = time.perf_counter()
+            start = time.process_time()
             old = old_gain(original, clips, settings, key)
-            seconds["old"] += time.perf_counter() - start
-            start = time.perf_counter()
+            seconds["gains_old"] += time.process_time() - start
+            start = time.process_time()
             new = tagging._gain(original, clips, settings, key)
-            seconds["new"] += time.perf_counter() - start
+            seconds["gains_new"] += time.process_time() - start
             worst = max(worst, *(abs(old[k] - new[k]) for k in ("estimate", "low", "high")))
-        per_task[name] = {**{k: round(v, 3) for k, v in seconds.items()},
-                          "clips": len(original), "tags": len(original[0]["tags"])}  # fmt: skip
-    old_total = sum(t["old"] for t in per_task.values())
-    new_total = sum(t["new"] for t in per_task.values())
-    return {"resamples": resamples, "per_task": per_task, "old_s": round(old_total, 2),
-            "new_s": round(new_total, 3),
-            "ratio": round(old_total / new_total, 1), "max_abs_difference": worst}  # fmt: skip
+        per_task[name] = {k: round(v, 3) for k, v in seconds.items()}
+    return {"resamples": resamples, "cpu_seconds": per_task, "max_abs_difference": worst}
 
 
 def grow_all(template: Path, root: Path, clips: int | None, seed: int) -> list[Path]:
@@ -504,39 +508,58 @@ def main(argv: list[str] | None = None) -> int:
                         help="also the tag-likelihood tasks (gtzan, mtg_*, magnatagatune)")
     parser.add_argument("--clips", type=int, default=None,
                         help="clips of every tagging task (default: the real splits' sizes)")
-    parser.add_argument("--old-clips", type=int, default=60,
-                        help="clips per task of the old-against-new comparison (default 60)")
-    parser.add_argument("--old-resamples", type=int, default=100,
-                        help="resamples per gain of that comparison (default 100; the old "
-                        "loop's cost is linear in them: x10 for report's 1,000)")
+    parser.add_argument("--old-resamples", type=int, default=20,
+                        help="resamples per gain of the old-against-new comparison (default "
+                        "20; both codes' cost is linear in them, the table scales to 1,000)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--keep", default=None, help="write the runs here (kept)")
+    parser.add_argument("--reuse", action="store_true",
+                        help="with --keep: report on the runs grown there before")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(args.keep) if args.keep else Path(tmp)
-        for grown in ("runs", "small", "report"):
+        reuse = args.reuse and (root / "runs").is_dir()
+        for grown in ("report",) if reuse else ("runs", "report"):
             if (root / grown).exists():
-                        shutil.rmtree(root / grown)
-        start = time.perf_counter()
-        template = template_run(root / "setup", args.likelihood)
-        print(f"template run: {time.perf_counter() - start:.1f} s", file=sys.stderr)
-        start = time.perf_counter()
-        run_dirs = grow_all(template, root / "runs", args.clips, args.seed)
-        print(f"grown runs: {time.perf_counter() - start:.1f} s", file=sys.stderr)
+                shutil.rmtree(root / grown)
+        if reuse:
+            run_dirs = [root / "runs" / c for c in CONDITIONS]
+        else:
+            start = time.perf_counter()
+            template = template_run(root / "setup", args.likelihood)
+            print(f"template run: {time.perf_counter() - start:.1f} s", file=sys.stderr)
+            start = time.perf_counter()
+            run_dirs = grow_all(template, root / "runs", args.clips, args.seed)
+            print(f"grown runs: {time.perf_counter() - start:.1f} s", file=sys.stderr)
         sections = Sections()
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         report = timed_report(run_dirs, root / "report", sections)
-        total = time.perf_counter() - start
-        small = grow_all(template, root / "small", args.old_clips, args.seed)
-        comparison = old_against_new(small, args.old_resamples)
-    sizes = {name: {"clips": data["rows"][0]["n"], "runs": len(data["rows"])}
+        total, total_cpu = time.perf_counter() - start, time.process_time() - cpu
+        comparison = old_against_new(run_dirs, args.old_resamples)
+    sizes = {name: {"clips": data["rows"][0]["n"], "tags": len(data["per_tag"]["tags"])
+                    if data.get("per_tag") else None, "runs": len(data["rows"])}
              for name, data in report["tagging"]["tasks"].items()}  # fmt: skip
-    print("| section | seconds |\n|---|---:|")
+    print("| section | wall s | CPU s |\n|---|---:|---:|")
     for name, seconds in sections.seconds.items():
-        print(f"| {name} | {seconds:.2f} |")
-    print(f"| **report, total** | **{total:.2f}** |")
-    print(json.dumps({"report_seconds": round(total, 2), "tagging_tasks": sizes,
-                      "old_against_new": comparison}, indent=1))  # fmt: skip
+        print(f"| {name} | {seconds:.2f} | {sections.cpu[name]:.2f} |")
+    print(f"| **report, total** | **{total:.2f}** | **{total_cpu:.2f}** |\n")
+    scale = MAX_RESAMPLES / args.old_resamples
+    print(f"| tagging task | rows: old CPU s | new | gains: old CPU s (x{scale:g} from "
+          f"{args.old_resamples} resamples) | new (the report's 1,000) | gains: old / new |")
+    print("|---|---:|---:|---:|---:|---:|")
+    totals = defaultdict(float)
+    for name, cpu in comparison["cpu_seconds"].items():
+        old, new = cpu["gains_old"] * scale, sections.cpu[f"tagging {name}: gains (bootstrap)"]
+        for key, value in (("rows_old", cpu["rows_old"]), ("rows_new", cpu["rows_new"]),
+                           ("gains_old", old), ("gains_new", new)):  # fmt: skip
+            totals[key] += value
+        print(f"| {name} | {cpu['rows_old']:.2f} | {cpu['rows_new']:.2f} | {old:.1f} | "
+              f"{new:.2f} | {old / max(new, 1e-9):.0f}x |")
+    print(f"| **all** | {totals['rows_old']:.2f} | {totals['rows_new']:.2f} | "
+          f"{totals['gains_old']:.1f} | {totals['gains_new']:.2f} | "
+          f"{totals['gains_old'] / max(totals['gains_new'], 1e-9):.0f}x |")
+    print(json.dumps({"report_seconds": round(total, 2), "report_cpu_seconds": round(total_cpu, 2),
+                      "tagging_tasks": sizes, "old_against_new": comparison}, indent=1))
     return 0 if comparison["max_abs_difference"] < 1e-9 else 1
 
 

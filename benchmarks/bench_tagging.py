@@ -91,13 +91,21 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=50, help="tag questions per forward")
     parser.add_argument("--clips", type=int, default=1, help="clips scored (default 1: the "
                         "naive loop costs a 30 s forward per request)")  # fmt: skip
+    parser.add_argument("--tokenizer", choices=("test", "tekken"), default="test",
+                        help="test: the tiny Qwen2-Audio with the test BPE (default); tekken: "
+                        "a tiny Voxtral whose tekken.json holds the released Tekken vocabulary "
+                        "mistral-common bundles (131,072 tokens, offline)")  # fmt: skip
     args = parser.parse_args()
     from lm_eval_rul.testing.audio import make_tiny_audio_lm
     from lm_eval_rul.testing.tagging import write_mtt
+    from lm_eval_rul.testing.voxtral import make_tiny_voxtral
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        model = make_tiny_audio_lm(root / "model", "qwen2_audio", whisper_front_end=True)
+        if args.tokenizer == "tekken":
+            model = make_tiny_voxtral(root / "model", released_vocabulary=True)
+        else:
+            model = make_tiny_audio_lm(root / "model", "qwen2_audio", whisper_front_end=True)
         mtt = write_mtt(root / "mtt", seconds=args.seconds)
         metadata = {
             "mtt_annotations": str(mtt["annotations"]),
@@ -111,7 +119,7 @@ def main() -> None:
     clips, tags = ours["clips"], ours["tags"]
     diff = max(abs(a - b) for a, b in zip(ours["scores"], naive["scores"], strict=True))
     print(json.dumps({
-        "clips": clips, "tags": tags, "seconds": args.seconds,
+        "clips": clips, "tags": tags, "seconds": args.seconds, "tokenizer": args.tokenizer,
         "prefix": {"decoder_tokens": ours["tokens"], "lm_forwards": ours["lm_calls"],
                    "audio_encodings_per_clip": ours["audio"] / clips,
                    "wall_s": round(ours["wall"], 2)},
