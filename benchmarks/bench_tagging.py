@@ -31,13 +31,13 @@ token each), measured (2 shared CPU cores, 1 clip of 30 s, the 50 tags): prefix 
 decoder tokens in 2 forwards, naive 39,678 in 100 (19,839 for a per-tag loop): **14.4x**
 fewer than a per-tag loop, 28.8x fewer than per request, 22x less wall time, scores
 equal (difference 0.0). Below 20x because Voxtral hears 12.5 audio tokens a second (375
-for 30 s; the shared prefix is 377 tokens) while each tag's row is 20 tokens: the
+for 30 s; the shared prefix is 378 tokens) while each tag's row is 20 tokens: the
 question is 16-19 Tekken tokens (mean 16.8) plus ``[/INST]``, and the batch pads every
 row to the longest. The per-tag ratio is T(P + q) / (P + T·q) with P the prefix and q a
-row: 50 · 397 / (377 + 50 · 20) = 14.4; it tends to (P + q) / q ≈ 20 however many tags,
-and reaches 20x at 50 tags only with rows of 11 tokens or fewer, which needs a shorter
+row: 50 · 397 / (378 + 50 · 20) = 14.4; it tends to (P + q) / q ≈ 20 however many tags,
+and reaches 20x at 50 tags only with rows of about 12 tokens or fewer, which needs a shorter
 question (other scores). Rows without padding (batches of equal length) would give
-about 15.7x; a 750-token audio prefix (Qwen2-Audio's 30 s) about 21x with these rows.
+about 15.7x; a 750-token audio prefix (Qwen2-Audio's 30 s) about 22x with these rows.
 
 Usage:
     python benchmarks/bench_tagging.py
