@@ -62,6 +62,13 @@ def test_macro_auc_leaves_out_one_class_tags_as_before():
     assert np.isnan(macro_auc(["a"], [[0.1], [0.2]], [["a"], ["a"]]).roc_auc)
 
 
+def test_non_finite_scores_are_refused_as_scikit_learn_refuses_them():
+    with pytest.raises(ValueError, match="Input contains"):
+        roc_auc_score([1, 0], [0.1, np.nan])
+    with pytest.raises(ValueError, match="1 are NaN or infinite \\(tags b\\)"):
+        macro_auc(["a", "b"], [[0.1, -np.inf], [0.2, 0.3]], [["a"], ["b"]])
+
+
 def test_resampled_auc_equals_sklearn_on_the_resampled_clips():
     scores, truth = _data(3, n=25)
     rng = np.random.default_rng(11)

@@ -68,6 +68,12 @@ def macro_auc(
     0.5
     """
     matrix = np.asarray(scores, dtype=float).reshape(len(gold), len(tags))
+    if not np.isfinite(matrix).all():  # scikit-learn's metrics refuse them too
+        bad = sorted({tags[j] for j in np.nonzero(~np.isfinite(matrix))[1]})
+        raise ValueError(
+            f"tag scores must be finite; {int((~np.isfinite(matrix)).sum())} are NaN or "
+            f"infinite (tags {', '.join(bad[:5])}{' ...' if len(bad) > 5 else ''})"
+        )
     column = {tag: j for j, tag in enumerate(tags)}
     truth = np.zeros(matrix.shape, dtype=bool)
     for i, labels in enumerate(gold):
