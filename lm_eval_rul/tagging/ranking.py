@@ -109,22 +109,24 @@ class ResampledAuc:
         counts = np.asarray(counts)
         if counts.ndim != 2 or counts.shape[1] != self.n_clips:
             raise ValueError(f"counts {counts.shape}: expected (resamples, {self.n_clips})")
-        counts = counts.astype(np.int64, copy=False)
+        # clips as rows: a tag's clips are gathered as whole rows of contiguous memory
+        drawn = np.ascontiguousarray(counts.T, dtype=np.int32)  # sums stay <= clips
         out = np.full((counts.shape[0], self.n_tags), np.nan)
         for j, (positives, negatives, below, through) in enumerate(self._tags):
             if not len(positives) or not len(negatives):
                 continue
-            drawn = counts[:, negatives]
-            cumulative = np.zeros((counts.shape[0], len(negatives) + 1), dtype=np.int64)
-            np.cumsum(drawn, axis=1, out=cumulative[:, 1:])
-            weight = counts[:, positives]
+            cumulative = np.zeros((len(negatives) + 1, drawn.shape[1]), dtype=np.int32)
+            np.cumsum(drawn[negatives], axis=0, out=cumulative[1:])
+            weight = drawn[positives]
             # twice the count of (positive, negative) pairs won, ties counting half
-            won = cumulative[:, below]
+            won = cumulative[below]
             if np.array_equal(below, through):
-                won2 = 2 * (weight * won).sum(axis=1)
+                won2 = 2 * np.einsum("ij,ij->j", weight, won, dtype=np.int64)
             else:
-                won2 = (weight * (won + cumulative[:, through])).sum(axis=1)
-            pos_total, neg_total = weight.sum(axis=1), cumulative[:, -1]
+                won += cumulative[through]
+                won2 = np.einsum("ij,ij->j", weight, won, dtype=np.int64)
+            pos_total = weight.sum(axis=0, dtype=np.int64)
+            neg_total = cumulative[-1].astype(np.int64)
             with np.errstate(divide="ignore", invalid="ignore"):
                 auc = won2 / (2.0 * pos_total * neg_total)
             out[:, j] = np.where((pos_total > 0) & (neg_total > 0), auc, np.nan)
