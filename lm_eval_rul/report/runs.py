@@ -17,6 +17,7 @@ differs (``noise, seed=1``, ``text, questions=rul_tiny.json``, ``mmar_subset=mus
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Iterable
@@ -54,7 +55,7 @@ from .run_keys import (
     same_run,
     settings_of,
 )
-from .samples import RunReadError, Sample, read_rows, sample_from_row
+from .samples import RunReadError, Sample, iter_rows, sample_from_row
 from .tagging.runs import is_tagging_row, tagging_clip
 
 __all__ = [
@@ -310,7 +311,15 @@ def read_results_file(path: str | Path) -> Run:
                 "report needs per-question results: rerun with --log_samples"
             )
         question_set, fold = benchmark_of(task)
-        rows = read_rows(samples_file)
+        logged = iter_rows(samples_file)
+        rows = list(itertools.islice(logged, 1))
+        # a tagging task's rows (a clip's every tag question, thousands of clips) become
+        # their clip records as they are read: one row held at a time
+        tagging = bool(rows) and is_tagging_row(rows[0][1])
+        if tagging:
+            clips = [tagging_clip(row, where) for where, row in itertools.chain(rows, logged)]
+        else:
+            clips, rows = [], rows + list(logged)
         benchmark = report_key(question_set, named_benchmark(question_set, rows))
         task_metadata = dict(task_config.get("metadata") or {})
         folder, given = settings_of(question_set, task_metadata)
@@ -319,8 +328,6 @@ def read_results_file(path: str | Path) -> Run:
         study = bool(rows) and is_study_row(rows[0][1])
         windows = [factual_window(row, where) for where, row in rows] if factual else []
         studies = [study_window(row, where) for where, row in rows] if study else []
-        tagging = bool(rows) and is_tagging_row(rows[0][1])
-        clips = [tagging_clip(row, where) for where, row in rows] if tagging else []
         samples = [] if factual or study or clips else [sample_from_row(r, w) for w, r in rows]
         run.tasks[task] = TaskResult(
             task=task,

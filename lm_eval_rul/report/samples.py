@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,7 @@ __all__ = [
     "Sample",
     "read_samples",
     "read_rows",
+    "iter_rows",
     "sample_from_row",
     "sample_answer",
     "majority_from_samples",
@@ -232,22 +233,30 @@ def sample_from_row(row: dict[str, Any], where: str) -> Sample:
     return sample
 
 
+def iter_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``(where, row)`` of each logged sample of a ``samples_*.jsonl`` as it is read
+    (where = file:line), so that a caller keeping less than the row holds one at a time.
+
+    Raises:
+        RunReadError: A line is not JSON.
+    """
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                yield f"{path}:{number}", json.loads(line)
+            except json.JSONDecodeError as error:
+                raise RunReadError(f"{path}:{number}: not JSON ({error.msg})") from None
+
+
 def read_rows(path: Path) -> list[tuple[str, dict[str, Any]]]:
     """``(where, row)`` of every logged sample of a ``samples_*.jsonl`` (where = file:line).
 
     Raises:
         RunReadError: A line is not JSON.
     """
-    rows = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                rows.append((f"{path}:{number}", json.loads(line)))
-            except json.JSONDecodeError as error:
-                raise RunReadError(f"{path}:{number}: not JSON ({error.msg})") from None
-    return rows
+    return list(iter_rows(path))
 
 
 def read_samples(path: Path) -> list[Sample]:

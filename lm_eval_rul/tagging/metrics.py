@@ -1,4 +1,5 @@
-"""Tagging metrics as pure functions (scikit-learn's definitions).
+"""Tagging metrics as pure functions (scikit-learn's definitions; :mod:`.ranking` computes
+the ranking ones for every tag at once).
 
 * :func:`macro_auc`: ROC-AUC and PR-AUC (average precision) per tag, averaged over the
   tags with at least one positive and one negative clip (the MIR convention; tags
@@ -18,11 +19,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.metrics import average_precision_score, roc_auc_score
+
+from .ranking import average_precision_columns, roc_auc_columns
 
 __all__ = [
     "AucScores",
     "SetScores",
+    "finite_scores",
     "macro_auc",
     "set_scores",
     "popularity_tags",
@@ -65,40 +68,43 @@ def macro_auc(
     >>> macro_auc(["a"], [[0.3], [0.3], [0.3]], [["a"], [], []]).roc_auc
     0.5
     """
-    matrix = _finite(np.asarray(scores, dtype=float).reshape(len(gold), len(tags)))
-    truth = np.array([[tag in set(g) for tag in tags] for g in gold], dtype=int)
-    per_tag: dict[str, tuple[float, float]] = {}
-    skipped = []
-    for j, tag in enumerate(tags):
-        column = truth[:, j]
-        if column.min() == column.max():
-            skipped.append(tag)
-            continue
-        per_tag[tag] = (
-            float(roc_auc_score(column, matrix[:, j])),
-            float(average_precision_score(column, matrix[:, j])),
+    matrix = finite_scores(np.asarray(scores, dtype=float).reshape(len(gold), len(tags)))
+    if np.isnan(matrix).any():  # scikit-learn's metrics refuse them too
+        bad = sorted({tags[j] for j in np.nonzero(np.isnan(matrix))[1]})
+        raise ValueError(
+            f"tag scores must be numbers; {int(np.isnan(matrix).sum())} are NaN "
+            f"(tags {', '.join(bad[:5])}{' ...' if len(bad) > 5 else ''})"
         )
+    column = {tag: j for j, tag in enumerate(tags)}
+    truth = np.zeros(matrix.shape, dtype=bool)
+    for i, labels in enumerate(gold):
+        truth[i, [column[t] for t in set(labels) if t in column]] = True
+    roc = roc_auc_columns(matrix, truth)
+    precision = average_precision_columns(matrix, truth)
+    scored = np.isfinite(roc)
+    per_tag = {tag: (float(roc[j]), float(precision[j])) for j, tag in enumerate(tags) if scored[j]}
+    skipped = tuple(tag for j, tag in enumerate(tags) if not scored[j])
     if not per_tag:
-        return AucScores(float("nan"), float("nan"), {}, tuple(skipped))
-    values = np.array(list(per_tag.values()))
-    return AucScores(
-        float(values[:, 0].mean()), float(values[:, 1].mean()), per_tag, tuple(skipped)
-    )
+        return AucScores(float("nan"), float("nan"), {}, skipped)
+    return AucScores(float(roc[scored].mean()), float(precision[scored].mean()), per_tag, skipped)
 
 
-def _finite(matrix: np.ndarray) -> np.ndarray:
+def finite_scores(matrix: np.ndarray) -> np.ndarray:
     """The scores with ``±inf`` (one answer left out of a served model's top tokens) put
-    just past every finite score, and NaN (no score) at 0: the rankings are the same and
-    scikit-learn sees finite numbers only.
+    just past every finite score: the rankings are the same and every figure stays finite.
+    NaN (no score at all) is left for the caller to refuse.
 
-    >>> _finite(np.array([[np.inf, -1.0], [2.0, -np.inf], [np.nan, 0.5]])).tolist()
-    [[3.0, -1.0], [2.0, -2.0], [0.0, 0.5]]
+    >>> finite_scores(np.array([[np.inf, -1.0], [2.0, -np.inf], [1.0, 0.5]])).tolist()
+    [[3.0, -1.0], [2.0, -2.0], [1.0, 0.5]]
     """
-    if np.isfinite(matrix).all():
+    infinite = np.isinf(matrix)
+    if not infinite.any():
         return matrix
     finite = matrix[np.isfinite(matrix)]
     low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 0.0)
-    return np.nan_to_num(matrix, nan=0.0, posinf=max(high, 0.0) + 1.0, neginf=min(low, 0.0) - 1.0)
+    return np.where(
+        infinite, np.where(matrix > 0, max(high, 0.0) + 1.0, min(low, 0.0) - 1.0), matrix
+    )
 
 
 @dataclass(frozen=True)

@@ -50,14 +50,14 @@ _NUM_SPECIAL = 100
 _HIDDEN = 32
 
 
-def _special_tokens() -> list[dict]:
+def _special_tokens(count: int = _NUM_SPECIAL) -> list[dict]:
     from mistral_common.tokens.tokenizers.tekken import Tekkenizer
 
     names = [str(t["token_str"]) for t in Tekkenizer.DEPRECATED_SPECIAL_TOKENS]
     audio, begin, transcribe = VOXTRAL_TOKENS
     names += [f"<SPECIAL_{i}>" for i in range(len(names), 24)] + [audio, begin]
     names += [f"<SPECIAL_{i}>" for i in range(len(names), 34)] + [transcribe]
-    names += [f"<SPECIAL_{i}>" for i in range(len(names), _NUM_SPECIAL)]
+    names += [f"<SPECIAL_{i}>" for i in range(len(names), count)]
     return [{"rank": i, "token_str": name, "is_control": True} for i, name in enumerate(names)]
 
 
@@ -79,30 +79,44 @@ def _ranks(directory: Path) -> list[bytes]:
     return ranks
 
 
-def write_tekken(path: Path) -> Path:
-    """Write a small ``tekken.json`` in mistral-common's format (see the module doc)."""
+def write_tekken(path: Path, *, released_vocabulary: bool = False) -> Path:
+    """Write a ``tekken.json`` in mistral-common's format (see the module doc).
+
+    ``released_vocabulary``: the regular vocabulary of the Tekken file mistral-common
+    bundles (``tekken_240911.json``: 131,072 tokens of which 1,000 special, the layout of
+    Voxtral's ``tekken.json``), so that prompts count the tokens a released Tekken model
+    reads; default the small music-QA BPE.
+    """
     from mistral_common.tokens.tokenizers.mistral import MistralTokenizer
 
-    bundled = MistralTokenizer._data_path() / "tekken_240911.json"
-    pattern = json.loads(bundled.read_text(encoding="utf-8"))["config"]["pattern"]
-    ranks = _ranks(path.parent / "_bpe")
-    model = {
-        "config": {
-            "pattern": pattern,
-            "num_vocab_tokens": len(ranks),
-            "default_vocab_size": len(ranks) + _NUM_SPECIAL,
-            "default_num_special_tokens": _NUM_SPECIAL,
-            "version": "v7",
-        },
-        "vocab": [
+    bundled = json.loads(
+        (MistralTokenizer._data_path() / "tekken_240911.json").read_text(encoding="utf-8")
+    )
+    pattern = bundled["config"]["pattern"]
+    if released_vocabulary:
+        specials = int(bundled["config"]["default_num_special_tokens"])
+        size = int(bundled["config"]["default_vocab_size"])
+        vocab = bundled["vocab"][: size - specials]
+    else:
+        specials = _NUM_SPECIAL
+        vocab = [
             {
                 "rank": i,
                 "token_bytes": base64.b64encode(token).decode("ascii"),
                 "token_str": token.decode("utf-8", "replace"),
             }
-            for i, token in enumerate(ranks)
-        ],
-        "special_tokens": _special_tokens(),
+            for i, token in enumerate(_ranks(path.parent / "_bpe"))
+        ]
+    model = {
+        "config": {
+            "pattern": pattern,
+            "num_vocab_tokens": len(vocab),
+            "default_vocab_size": len(vocab) + specials,
+            "default_num_special_tokens": specials,
+            "version": "v7",
+        },
+        "vocab": vocab,
+        "special_tokens": _special_tokens(specials),
         "audio": {
             "sampling_rate": 16_000,
             "frame_rate": 12.5,
@@ -115,8 +129,11 @@ def write_tekken(path: Path) -> Path:
     return path
 
 
-def make_tiny_voxtral(directory: str | Path, *, seed: int = 0) -> Path:
-    """Save a random-weight ``VoxtralForConditionalGeneration`` with its real processor.
+def make_tiny_voxtral(
+    directory: str | Path, *, seed: int = 0, released_vocabulary: bool = False
+) -> Path:
+    """Save a random-weight ``VoxtralForConditionalGeneration`` with its real processor
+    (``released_vocabulary``: see :func:`write_tekken`).
 
     Returns:
         ``directory`` (loadable with ``pretrained=directory``).
@@ -125,7 +142,9 @@ def make_tiny_voxtral(directory: str | Path, *, seed: int = 0) -> Path:
     import transformers as tf
 
     directory = Path(directory)
-    tekken = write_tekken(directory / "_tekken" / "tekken.json")
+    tekken = write_tekken(
+        directory / "_tekken" / "tekken.json", released_vocabulary=released_vocabulary
+    )
     tokenizer = tf.MistralCommonBackend(tokenizer_path=str(tekken))
     features = {k: v for k, v in VOXTRAL_FEATURES.items() if k != "feature_extractor"}
     processor = tf.VoxtralProcessor(

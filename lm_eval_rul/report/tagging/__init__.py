@@ -4,5 +4,6 @@ original − X with bootstrap intervals over clips, the per-tag ROC-AUC original
 figure, and the ``music_understanding`` table as the model reports print it.
 
 :mod:`.runs` (the logged clips of each run), :mod:`.sections` (the numbers),
+:mod:`.bootstrap` (the gains' resamples as arrays),
 :mod:`.markdown` and :mod:`.plots`.
 """

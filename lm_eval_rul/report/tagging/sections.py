@@ -6,7 +6,7 @@ equal the harness's); the popularity baseline (always the k most frequent tags o
 evaluated labels; a single-label task (GTZAN, NSynth, Medley-solos-DB): always its most
 frequent label); the gains ``original − X`` of
 each model on the clips both runs scored, with a percentile bootstrap interval that
-resamples clips (at most 1,000 resamples: each one re-ranks every tag); per-tag ROC-AUC of
+resamples clips (at most 1,000 resamples, as arrays: :mod:`.bootstrap`); per-tag ROC-AUC of
 ``original`` and ``noise`` for the first model that has both.
 """
 
@@ -23,6 +23,7 @@ from ...tagging.metrics import macro_auc, popularity_baseline, popularity_tags
 from ...tagging.records import gen_figures, likelihood_figures
 from ..runs import Run
 from ..settings import ReportSettings
+from .bootstrap import clip_counts, resampled_figure
 from .runs import FORM_METRIC
 
 __all__ = ["tagging_report", "figures_of", "UNDERSTANDING_COLUMNS", "MAX_RESAMPLES"]
@@ -78,17 +79,14 @@ def _gain(
     left, right = [p[0] for p in pairs], [p[1] for p in pairs]
     estimate = figures_of(left)[metric] - figures_of(right)[metric]
     rng = np.random.default_rng(derive_seed("tagging-gain", settings.seed, *key))
+    figure_left, figure_right = resampled_figure(left, metric), resampled_figure(right, metric)
     draws = []
-    for _ in range(min(settings.n_resamples, MAX_RESAMPLES)):
-        pick = rng.integers(0, len(pairs), len(pairs))
-        one = (
-            figures_of([left[i] for i in pick])[metric]
-            - figures_of([right[i] for i in pick])[metric]
-        )
-        if np.isfinite(one):
-            draws.append(one)
+    for counts in clip_counts(rng, len(pairs), min(settings.n_resamples, MAX_RESAMPLES)):
+        one = figure_left(counts) - figure_right(counts)
+        draws.append(one[np.isfinite(one)])
+    draws = np.concatenate(draws) if draws else np.empty(0)
     alpha = (1 - settings.confidence_level) / 2
-    low, high = np.quantile(draws, [alpha, 1 - alpha]) if draws else (np.nan, np.nan)
+    low, high = np.quantile(draws, [alpha, 1 - alpha]) if draws.size else (np.nan, np.nan)
     return {
         "metric": metric,
         "estimate": float(estimate),
