@@ -169,7 +169,7 @@ def set_chunk_seconds(args: argparse.Namespace) -> None:
         raise _served_model_limit_unknown(args.model)
     chunked = is_chunked(model_args.get("chunked", metadata.get("chunked")))
     if not chunked and args.model == SERVED_AUDIO_MODEL and model_args.get("base_url"):
-        from ..bridge.client import read_declaration  # a bridge's CHUNKED
+        from ..models.api_bridge import read_declaration  # a bridge's CHUNKED
         from ..models.api_http import HTTPSettings
 
         settings = HTTPSettings.of(model_args)

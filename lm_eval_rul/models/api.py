@@ -28,7 +28,7 @@ from ..adapters import adapter_named
 from ..audio import condition_parameters
 from ..audio.decoding import report_trims
 from ..audio.requests import RequestAudio
-from ..bridge.client import NO_LOGLIKELIHOOD, read_declaration, watch_cuts, window_seconds
+from .api_bridge import NO_LOGLIKELIHOOD, read_declaration, watch_cuts, window_seconds
 from ..cache import digest
 from .api_http import (
     DEFAULT_TIMEOUT,

@@ -322,7 +322,7 @@ def audio_limit_seconds(model_args: Mapping[str, Any]) -> float | None:
     if override is not None:
         return float(override)
     if not model_args.get("pretrained"):  # a served model (lalm-api): told, or a bridge's
-        from ..bridge.client import read_declaration
+        from .api_bridge import read_declaration
         from .api_http import HTTPSettings
 
         base_url = model_args.get("base_url")

@@ -1,6 +1,6 @@
 """What a ``lm-eval-rul bridge`` server declares, read once by ``lalm-api`` at start-up.
 
-The bridge (:mod:`.server`) lists its model under ``GET /v1/models`` with a
+The bridge (:mod:`lm_eval_rul.bridge.server`) lists its model under ``GET /v1/models`` with a
 ``lm_eval_rul_bridge`` record: the audio window (``max_audio_seconds``), whether the model
 hears long audio in windows (``chunked``) and whether its adapter scores letters
 (``has_loglikelihood``). ``lalm-api`` takes the window as its ``max_audio_seconds`` when
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..masking import mask_url
-from ..models.api_http import (
+from .api_http import (
     HTTPSettings,
     NotUTF8Error,
     check_api_key,
@@ -156,7 +156,7 @@ def window_seconds(given: float | None, declared: BridgeDeclaration | None) -> f
 
 
 def watch_cuts(send: Callable[..., Any], counts: dict[str, int]) -> Callable[..., Any]:
-    """``send`` (:meth:`lm_eval_rul.models.api_client.ChatClient.send`) counting what replies
+    """``send`` (:meth:`.api_http.ChatClient.send`) counting what replies
     report: audio cuts (``counts["cuts"]``) and letters whose ``is_greedy`` is unknown
     (``greedy_unknown``)."""
 
