@@ -215,7 +215,7 @@ def test_lalm_trims_the_question_only_where_the_template_does(tiny_audio_lm, aud
     from lm_eval.api.instance import Instance
 
     from lm_eval_rul.mcqa.tasks import doc_to_text, load_rul_muchomusic
-    from lm_eval_rul.models.core import results_scope
+    from lm_eval_rul.models.checkpoint import results_scope
     from lm_eval_rul.models.families import template_renderer
     from lm_eval_rul.models.lalm import LALM
     from lm_eval_rul.testing.rendering import lalm_prompt_ids, processor_rendering_score

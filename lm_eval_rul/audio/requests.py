@@ -106,12 +106,26 @@ class RequestAudio:
         """How many audio slots the prompt has (0: text, or ``audio=none``)."""
         return 0 if self.kind == "text" or not spec.audio_condition.audio_slot else len(self.parts)
 
-    def waves(self, spec: AudioSpec) -> tuple[Hashable, list[np.ndarray] | None]:
-        """(:meth:`key`, the waveforms heard, in order; ``None`` without audio)."""
-        key = self.key(spec)
+    def waves(
+        self, spec: AudioSpec, key: Hashable | None = None
+    ) -> tuple[Hashable, list[np.ndarray] | None]:
+        """(:meth:`key`, the waveforms heard, in order; ``None`` without audio).
+
+        ``key``: this source's :meth:`key`, when the caller has it (a condition key, a
+        noise seed among others, is then computed once per clip, not once per call).
+        """
+        if key is None:
+            return self.key(spec), self._waves(spec, None)
+        return key, self._waves(spec, key)
+
+    def _waves(self, spec: AudioSpec, key: Hashable | None) -> list[np.ndarray] | None:
         if not self.clips(spec):
-            return key, None
-        return key, [condition_audio(part, spec)[1] for part in self.parts]
+            return None
+        if key is None:
+            return [condition_audio(part, spec)[1] for part in self.parts]
+        keys = [key] if len(self.parts) == 1 else list(key[1:])
+        condition = spec.audio_condition
+        return [condition.waveform(k, part, spec) for k, part in zip(keys, self.parts, strict=True)]
 
 
 def harness_audio(args: Sequence[Any]) -> Any | None:
@@ -233,8 +247,14 @@ def _signature(doc: Mapping[str, Any]) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
 
-def record_heard(source: RequestAudio, spec: AudioSpec, doc: Mapping[str, Any] | None) -> None:
-    """Remember what ``doc`` heard, for :func:`heard_fields` (this package's tasks only)."""
+def record_heard(
+    source: RequestAudio,
+    spec: AudioSpec,
+    doc: Mapping[str, Any] | None,
+    key: Hashable | None = None,
+) -> None:
+    """Remember what ``doc`` heard (``key``: ``source``'s, when known), for
+    :func:`heard_fields` (this package's tasks only)."""
     if source.kind == "text" or not isinstance(doc, Mapping) or "benchmark" not in doc:
         return
     own = [part.get("audio_ref") for part in source.parts]
@@ -245,7 +265,7 @@ def record_heard(source: RequestAudio, spec: AudioSpec, doc: Mapping[str, Any] |
     else:
         replaced = None
     _HEARD[_signature(doc)] = {
-        "audio_heard": describe_heard(source.key(spec)),
+        "audio_heard": describe_heard(source.key(spec) if key is None else key),
         "audio_replaced": replaced,
     }
 

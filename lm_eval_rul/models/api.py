@@ -25,11 +25,11 @@ from lm_eval.models.openai_completions import LocalChatCompletion
 from lm_eval.models.utils import postprocess_generated_text
 
 from ..adapters import adapter_named
-from ..audio import condition_parameters
+from ..audio import AudioSpec, condition_parameters
 from ..audio.decoding import report_trims
 from ..audio.requests import RequestAudio
-from .api_bridge import NO_LOGLIKELIHOOD, read_declaration, watch_cuts, window_seconds
 from ..cache import digest
+from .api_bridge import NO_LOGLIKELIHOOD, read_declaration, watch_cuts, window_seconds
 from .api_http import (
     DEFAULT_TIMEOUT,
     APIRequestError,
@@ -57,7 +57,7 @@ from .api_payload import (
     top_path_scores,
 )
 from .args import LALMArgumentError, audio_condition, given_args, validate_model_args
-from .core import AudioLM, StoredResults, audio_settings, results_path
+from .core import AudioLM, StoredResults, audio_settings, hear, results_path
 
 __all__ = [
     "LOGPROB_MODES", "API_PROTOCOLS",
@@ -222,7 +222,8 @@ class LALMAPI(AudioLM, LocalChatCompletion):
         **condition_args: Any,
     ) -> None:
         args = check_model_args(given_args(locals()))
-        super().__init__(
+        LocalChatCompletion.__init__(
+            self,
             base_url=chat_url(args["base_url"]),
             model=args["model"],
             tokenizer_backend=None,
@@ -240,7 +241,7 @@ class LALMAPI(AudioLM, LocalChatCompletion):
         # a bridge's declaration (lm-eval-rul bridge): its window and chunking, read once
         self.bridge = read_declaration(self.base_url, self.model, HTTPSettings.of(args))
         self.max_audio_seconds = window_seconds(args["max_audio_seconds"], self.bridge)
-        self._hear(
+        spec = hear(
             args["audio"], args, sampling_rate=args["sampling_rate"],
             max_seconds=self.max_audio_seconds,
         )  # fmt: skip
@@ -257,7 +258,7 @@ class LALMAPI(AudioLM, LocalChatCompletion):
         self.letter_path: str | None = None
         self.stats: Counter[str] = Counter()
         self.missing_examples: list[str] = []
-        self._audio = AudioEncoder(self.spec, self.wav_subtype)
+        self._audio = AudioEncoder(spec, self.wav_subtype)
         self._client = ChatClient(
             self.base_url, model=self.model, settings=HTTPSettings.of(args),
             num_concurrent=args["num_concurrent"], max_retries=args["max_retries"],
@@ -266,9 +267,10 @@ class LALMAPI(AudioLM, LocalChatCompletion):
         self.bridge_counts: dict[str, int] = {}
         if self.bridge is not None:
             self._client.send = watch_cuts(self._client.send, self.bridge_counts)  # type: ignore[method-assign]
-        self._stored = _APIResults(
-            results_path(args["results_cache"], API_RESULTS_FILE), self._scope(), self.stats
+        stored = _APIResults(
+            results_path(args["results_cache"], API_RESULTS_FILE), self._scope(spec), self.stats
         )
+        AudioLM.__init__(self, spec, stored, max_gen_toks=args["max_gen_toks"])
         self._log_start(
             f"model {self.model!r} at {self._client.host}",
             {"sampling_rate": self.spec.sampling_rate, "wav": self.wav_subtype,
@@ -278,11 +280,11 @@ class LALMAPI(AudioLM, LocalChatCompletion):
         )  # fmt: skip
 
     # ------------------------------------------------------------------ resume cache
-    def _scope(self) -> dict[str, Any]:
+    def _scope(self, spec: AudioSpec) -> dict[str, Any]:
         return {
             "cache": f"lalm-api/{_CACHE_VERSION}",
             "endpoint_model": self.model,
-            **audio_settings(self.spec),
+            **audio_settings(spec),
             "wav_subtype": self.wav_subtype,
             "system_prompt": self.system_prompt,
         }
@@ -318,11 +320,10 @@ class LALMAPI(AudioLM, LocalChatCompletion):
         """One chat completion per request, the audio first in the user turn."""
         if not requests:
             return []
-        sources = self.audio_sources(requests)
+        heard = self.hear_requests(requests)
         occurrences: Counter[str] = Counter()
         keys, stops, units = [], [], []
-        heard = self.heard_keys(sources)
-        for index, (request, source, key) in enumerate(zip(requests, sources, heard, strict=True)):
+        for index, (request, (source, key)) in enumerate(zip(requests, heard, strict=True)):
             context, gen_kwargs = request.args[:2]
             context = self.question_text(context, source)
             body = self._create_payload(
@@ -378,10 +379,9 @@ class LALMAPI(AudioLM, LocalChatCompletion):
             return []
         if self.logprobs == "none":
             raise self._no_logprobs(self.logprobs_why)
-        sources = self.audio_sources(requests)
         letters = []
-        heard = self.heard_keys(sources)
-        for index, (request, source, key) in enumerate(zip(requests, sources, heard, strict=True)):
+        heard = self.hear_requests(requests)
+        for index, (request, (source, key)) in enumerate(zip(requests, heard, strict=True)):
             context, continuation = request.args[:2]
             text, task, doc = self.question_text(context, source), request.task_name, request.doc
             letters.append(_Letter(index, task, doc or {}, source, key, text, continuation))

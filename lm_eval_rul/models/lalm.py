@@ -34,9 +34,9 @@ from ..audio import WINDOW_FIELD
 from ..audio.requests import RequestAudio
 from ..progress import progress_bar
 from .args import LALMArgumentError, given_args, validate_model_args
-from .core import Question, StoredResults, results_path, results_scope
+from .checkpoint import CheckpointLM, Question, check_prompt_dependencies
 from .families import Family, family_for
-from .prompts import CheckpointLM, SpanMismatch, check_prompt_dependencies, match_spans
+from .prompts import SpanMismatch, match_spans
 
 __all__ = ["LALM", "check_model_args", "ClipPrefix", "continuation_score"]
 
@@ -117,10 +117,10 @@ class LALM(CheckpointLM, HFLM):
         self.use_chat_template = args["chat_template"]
         self.system_prompt = system_prompt
         self.prefix_cache = args["prefix_cache"]
-        self._max_gen_toks = args["max_gen_toks"]
         self.family: Family | None = None
         self._thinker_of_full_checkpoint = False
-        super().__init__(
+        HFLM.__init__(
+            self,
             pretrained=pretrained,
             backend="causal",
             revision=revision,
@@ -132,13 +132,8 @@ class LALM(CheckpointLM, HFLM):
             trust_remote_code=args["trust_remote_code"],
             parallelize=args["parallelize"],
         )
-        spec = self._hear(
-            audio, args, sampling_rate=self._sampling_rate(),
-            max_seconds=self._max_seconds(args["max_audio_seconds"]),
-        )  # fmt: skip
-        self._init_prompts(spec.audio_condition)
+        spec = self._start(args)
         self._prefix_lru: OrderedDict[Hashable, ClipPrefix] = OrderedDict()
-        self._stored = StoredResults(results_path(results_cache), results_scope(self))
         self._forward_names = set(inspect.signature(self.model.forward).parameters)
         # transformers 5.24 renamed the forward argument past_key_values to cache
         self._cache_arg = "cache" if "cache" in self._forward_names else "past_key_values"
@@ -213,9 +208,6 @@ class LALM(CheckpointLM, HFLM):
             inputs[name] = value.to(self.device)
         return inputs
 
-    def _waves(self, source: RequestAudio) -> tuple[Hashable, list[Any] | None]:
-        return source.waves(self.spec)
-
     # ------------------------------------------------------------------ letters
     def loglikelihood(self, requests: list[Any], disable_tqdm: bool = False) -> list:
         try:
@@ -224,7 +216,7 @@ class LALM(CheckpointLM, HFLM):
             self._prefix_lru.clear()
 
     def _score_letters(
-        self, todo: list[tuple[Any, RequestAudio]], finished: Callable, disable_tqdm: bool
+        self, todo: list[tuple[Any, RequestAudio, Hashable]], finished: Callable, disable_tqdm: bool
     ) -> None:
         if self.prefix_cache:
             super()._score_letters(todo, finished, disable_tqdm)
@@ -256,7 +248,7 @@ class LALM(CheckpointLM, HFLM):
             prefix = ClipPrefix(key, [], 0, 0, [], None)
             self._prefix_lru[key] = prefix
             return prefix
-        _, waves = self._waves(source)
+        _, waves = source.waves(self.spec, key)
         inputs = self._model_inputs([before], waves)
         expanded = inputs["input_ids"][0].tolist()
         try:
@@ -370,7 +362,7 @@ class LALM(CheckpointLM, HFLM):
     @torch.no_grad()
     def _loglikelihood_naive(
         self,
-        requests: list[tuple[Any, RequestAudio]],
+        requests: list[tuple[Any, RequestAudio, Hashable]],
         disable_tqdm: bool,
         finished: Callable[[list[tuple[int, tuple[float, bool]]]], None],
     ) -> None:
@@ -378,13 +370,13 @@ class LALM(CheckpointLM, HFLM):
         bar = progress_bar(
             len(requests), "lalm: naive", enabled=not disable_tqdm and self.rank == 0
         )
-        for index, (request, source) in enumerate(requests):
+        for index, (request, source, key) in enumerate(requests):
             context, continuation = request.args[:2]
             context = self.question_text(context, source)
             whole, _, cont_ids = self._encode_request(
                 context, continuation, source.clips(self.spec)
             )
-            _, waves = self._waves(source)
+            _, waves = source.waves(self.spec, key)
             inputs = self._model_inputs([whole], waves)
             logits = self.model(**inputs).logits[0]
             finished([(index, continuation_score(logits[-len(cont_ids) - 1 : -1], cont_ids))])
@@ -393,10 +385,10 @@ class LALM(CheckpointLM, HFLM):
 
     # ------------------------------------------------------------------ generation
     def _generate(
-        self, todo: list[tuple[Any, RequestAudio]], finished: Callable, disable_tqdm: bool
+        self, todo: list[tuple[Any, RequestAudio, Hashable]], finished: Callable, disable_tqdm: bool
     ) -> None:
         """Generate ``todo`` in batches of prompts sharing their settings."""
-        indexed = [(i, r.args[0], r.args[1], source) for i, (r, source) in enumerate(todo)]
+        indexed = [(i, r.args[0], r.args[1], (s, key)) for i, (r, s, key) in enumerate(todo)]
         collator = Collator(
             indexed,
             sort_fn=lambda x: (-len(x[1]), x[0]),
@@ -404,7 +396,7 @@ class LALM(CheckpointLM, HFLM):
             group_fn=lambda x: x[2],
         )
         bar = progress_bar(len(todo), "lalm: gen", enabled=not disable_tqdm and self.rank == 0)
-        items = _ItemProgress([r.doc for r, _ in todo], bar)
+        items = _ItemProgress([r.doc for r, _, _ in todo], bar)
         eos = self.tok_decode(self.eot_token_id, skip_special_tokens=False)
         try:
             for chunk in collator.get_batched(n=self.batch_size, batch_fn=None):
@@ -427,9 +419,9 @@ class LALM(CheckpointLM, HFLM):
         kwargs.pop("max_length", None)
         texts = [
             self.prompt_text(self.question_text(c, s), s.clips(self.spec))
-            for c, s in zip(contexts, sources, strict=True)
+            for c, (s, _) in zip(contexts, sources, strict=True)
         ]
-        heard = [wave for s in sources for wave in (s.waves(self.spec)[1] or [])]
+        heard = [wave for s, key in sources for wave in (s.waves(self.spec, key)[1] or [])]
         waves = heard or None
         padding_side = self.tokenizer.padding_side
         self.tokenizer.padding_side = "left"

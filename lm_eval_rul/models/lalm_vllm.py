@@ -18,23 +18,22 @@ import logging
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
+from lm_eval.api.model import LM
 from lm_eval.models.utils import (
     handle_stop_sequences,
     normalize_gen_kwargs,
     postprocess_generated_text,
 )
 
-from ..adapters import adapter_named
 from ..errors import UserInputError
 from ..progress import progress_bar
 from .args import LALMArgumentError, given_args, validate_model_args
-from .core import Question, StoredResults, results_path, results_scope
+from .checkpoint import CheckpointLM, Question, check_prompt_dependencies
 from .families import Family, audio_family_of, family_for
-from .prompts import CheckpointLM, check_prompt_dependencies
 
 __all__ = [
     "LALMVLLM", "check_model_args", "VLLMMissingError", "FamilyNotServedError",
-    "VLLM_RESULTS_FILE", "QUESTIONS_PER_CALL", "served_architecture", "vllm_version",
+    "QUESTIONS_PER_CALL", "served_architecture", "vllm_version",
 ]  # fmt: skip
 
 logger = logging.getLogger(__name__)
@@ -42,8 +41,6 @@ logger = logging.getLogger(__name__)
 #: Questions (letter scoring) or prompts (generation) per ``LLM.generate`` call: enough for
 #: vLLM to fill its batches, few enough that an interruption loses little.
 QUESTIONS_PER_CALL = 256
-#: The default results file of ``lalm-vllm`` (in ``$LM_EVAL_RUL_CACHE``).
-VLLM_RESULTS_FILE = adapter_named("lalm-vllm").results_file
 
 
 def _prompt(ids: list[int], audio: list[tuple[Any, int]] | None) -> dict[str, Any]:
@@ -184,33 +181,22 @@ class LALMVLLM(CheckpointLM):
         device: str | None = None,
         **condition_args: Any,
     ) -> None:
-        super().__init__()
+        LM.__init__(self)
         args = check_model_args(given_args(locals(), unchecked=("batch_size",)))
         self.pretrained, self.revision = pretrained, revision
         self.use_chat_template = args["chat_template"]
         self.system_prompt = system_prompt
         self.prefix_cache = args["prefix_cache"]
-        self._max_gen_toks = args["max_gen_toks"]
         self._config, self.family, saved_dtype = _config_and_family(pretrained, revision, args)
         options = {"revision": revision, "trust_remote_code": args["trust_remote_code"]}
         self._load_processor(pretrained, options)
-        spec = self._hear(
-            audio, args, sampling_rate=self._sampling_rate(),
-            max_seconds=self._max_seconds(args["max_audio_seconds"]),
-        )  # fmt: skip
-        self._init_prompts(spec.audio_condition)
-        chosen = args["dtype"]
-        self.llm = self._engine(args, saved_dtype if chosen in (None, "auto") else chosen)
+        spec = self._hear(args)  # before the engine loads: its checks come first
+        dtype = saved_dtype if args["dtype"] in (None, "auto") else args["dtype"]
+        self.llm = self._engine(args, dtype, spec.seed)
         #: What the engine was asked: requests, prompt tokens, tokens read from its prefix cache.
         self.engine_counts = {"requests": 0, "prompt_tokens": 0, "cached_tokens": 0}
         self.dtype_name = str(self.llm.llm_engine.model_config.dtype)
-        self._stored = StoredResults(
-            results_path(results_cache, VLLM_RESULTS_FILE),
-            results_scope(
-                self, model=self.MODEL_NAME, dtype=self.dtype_name,
-                versions={"vllm": vllm_version()},
-            ),
-        )  # fmt: skip
+        self._start(args, spec, dtype=self.dtype_name, versions={"vllm": vllm_version()})
         self._log_start(
             f"{self.family.name} from {pretrained} on vLLM {vllm_version()}",
             {"dtype": self.dtype_name, "prefix_cache": self.prefix_cache,
@@ -218,14 +204,14 @@ class LALMVLLM(CheckpointLM):
              "results_cache": self._stored.path or "none"},
         )  # fmt: skip
 
-    def _engine(self, args: Mapping[str, Any], dtype: str) -> Any:
+    def _engine(self, args: Mapping[str, Any], dtype: str, seed: int) -> Any:
         from vllm import LLM
 
         return LLM(
             model=self.pretrained,
             revision=self.revision,
             dtype=dtype,
-            seed=self.spec.seed,
+            seed=seed,
             trust_remote_code=args["trust_remote_code"],
             tensor_parallel_size=args["tensor_parallel_size"],
             gpu_memory_utilization=args["gpu_memory_utilization"],
@@ -268,7 +254,7 @@ class LALMVLLM(CheckpointLM):
         for question in questions:
             key, ctx_ids, letters = question.key, question.context_ids, question.letters
             if key not in audio:
-                audio[key] = self._vllm_audio(question.source)
+                audio[key] = self._vllm_audio(question.source, key)
             rows: dict[tuple[int, ...], list[int]] = {}  # prompt ids -> tokens to read there
             row_of: dict[tuple[int, ...], int] = {}
             for index, cont_ids in letters:
@@ -308,9 +294,9 @@ class LALMVLLM(CheckpointLM):
         counts["cached_tokens"] += sum(o.num_cached_tokens or 0 for o in outputs)
         return outputs
 
-    def _vllm_audio(self, source: Any) -> list[tuple[Any, int]] | None:
+    def _vllm_audio(self, source: Any, key: Hashable) -> list[tuple[Any, int]] | None:
         """The waveforms ``lalm`` hears for ``source``, as vLLM's (array, rate) pairs."""
-        _, waves = source.waves(self.spec)
+        _, waves = source.waves(self.spec, key)
         if not waves:
             return None
         return [(wave, self.spec.sampling_rate) for wave in waves]
@@ -335,7 +321,7 @@ class LALMVLLM(CheckpointLM):
 
         eos = self.tokenizer.decode([self.tokenizer.eos_token_id], skip_special_tokens=False)
         prompts, params, stops = [], [], []
-        for request, source in chunk:
+        for request, source, key in chunk:
             context, gen_kwargs = request.args[:2]
             kwargs = normalize_gen_kwargs(dict(gen_kwargs), self.max_gen_toks)
             until = handle_stop_sequences(kwargs.pop("until", None), eos=eos)
@@ -345,7 +331,7 @@ class LALMVLLM(CheckpointLM):
                 sampling = {name: kwargs[name] for name in names if name in kwargs}
                 sampling["seed"] = self.spec.seed
             text = self.prompt_text(self.question_text(context, source), source.clips(self.spec))
-            prompts.append(_prompt(self._encode(text), self._vllm_audio(source)))
+            prompts.append(_prompt(self._encode(text), self._vllm_audio(source, key)))
             params.append(
                 SamplingParams(max_tokens=int(kwargs["max_gen_toks"]), stop=until, **sampling)
             )
