@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .adapters import ADAPTERS, adapter_named
+from .adapters import ADAPTERS, Adapter, adapter_named, add_adapter, text_hf_names
 from .catalogue import tasks_dir
 from .errors import UserInputError
 
@@ -15,12 +15,26 @@ __all__ = [
     "create_lm",
     "model_args_checker",
     "MODELS",
+    "register_adapter",
     "UnknownTaskMetadataError",
 ]
 
 #: Model name -> lazy import target (:data:`lm_eval_rul.adapters.ADAPTERS`), registered
-#: without importing torch-heavy code.
+#: without importing torch-heavy code (:func:`register_adapter` adds to it).
 MODELS: dict[str, str] = {row.name: row.target for row in ADAPTERS}
+
+
+def register_adapter(row: Adapter) -> None:
+    """Add an engine: its :class:`~lm_eval_rul.adapters.Adapter` row (an
+    :class:`~lm_eval_rul.models.core.AudioLM` subclass as its ``target``, whose module
+    defines ``check_model_args``), known to the plugin's checks and to the harness.
+
+    Raises:
+        ValueError: The name is taken.
+    """
+    add_adapter(row)
+    MODELS[row.name] = row.target
+    register_models()
 
 
 def model_args_checker(model: str) -> Any | None:
@@ -183,7 +197,7 @@ def _refuse_audio_checkpoint(model: str, model_args: dict[str, Any], flag: str) 
     from .models.families import ModelKindError, audio_family_of
 
     name = model_args.get("pretrained")
-    if model not in ("hf", "hf-auto", "huggingface") or not isinstance(name, str):
+    if model not in text_hf_names() or not isinstance(name, str):
         return
     config = checkpoint_config(name, str(model_args.get("revision") or "main"))
     family = audio_family_of(config) if config else None

@@ -56,7 +56,13 @@ from .api_payload import (
     top_logprobs_of,
     top_path_scores,
 )
-from .args import LALMArgumentError, audio_condition, given_args, validate_model_args
+from .args import (
+    LALMArgumentError,
+    NumberRange,
+    audio_condition,
+    given_args,
+    validate_model_args,
+)
 from .core import AudioLM, StoredResults, audio_settings, hear, results_path
 
 __all__ = [
@@ -187,6 +193,17 @@ class LALMAPI(AudioLM, LocalChatCompletion):
     """
 
     MODEL_NAME = "lalm-api"
+    #: Its own ``model_args`` (:func:`~.args.validate_model_args` reads them; ``timeout``
+    #: and ``retry_backoff``: any number here, refused by :func:`~.api_http.check_http_args`
+    #: in their own words).
+    ARG_RANGES = {
+        "sampling_rate": NumberRange(int, 1000, high=768_000, unit="samples per second"),
+        "top_logprobs": NumberRange(int, 1),
+        "num_concurrent": NumberRange(int, 1),
+        "max_retries": NumberRange(int, 0),
+    }
+    NUMBER_ARGS = {"timeout": float, "retry_backoff": float}
+    BOOL_ARGS = ("verify_certificate", "chunked")
     COMPUTES_WHEN_STORED = True  # the request table is logged, read-back requests too
     TEMPLATE_REFUSAL = (
         "sends the chat itself (audio first in the user turn, the server applies its "

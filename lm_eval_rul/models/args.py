@@ -20,8 +20,8 @@ from ..errors import UserInputError
 __all__ = [
     "UnknownModelArgsError", "LALMArgumentError", "validate_model_args", "supported_args",
     "audio_condition", "USE_CACHE_REFUSAL", "use_cache_refusal", "NumberRange",
-    "NUMBER_RANGES", "number_range", "DTYPE_ARGS", "dtype_name", "with_dtype_names",
-    "given_args",
+    "NUMBER_RANGES", "BOOL_ARGS", "number_range", "DTYPE_ARGS", "dtype_name", "with_dtype_names",
+    "given_args", "BadValueError",
 ]  # fmt: skip
 
 #: Keyword arguments lm-eval itself adds to every model's constructor.
@@ -51,6 +51,11 @@ class LALMArgumentError(UserInputError, ValueError):
     """A ``--model_args`` value, harness option or task input ``lalm`` cannot use."""
 
 
+class BadValueError(LALMArgumentError):
+    """One ``model_args`` value a converter cannot read; the message names the value, and
+    whoever reads it for an engine puts the engine's name first."""
+
+
 _TRUE, _FALSE = ("true", "1", "yes", "on"), ("false", "0", "no", "off")
 
 
@@ -60,24 +65,24 @@ def _as_bool(name: str, value: Any) -> bool:
     text = str(value).strip().lower()
     if text in _TRUE or text in _FALSE:
         return text in _TRUE
-    raise LALMArgumentError(f"lalm: {name}={value!r} is not a boolean; use {name}=true or false.")
+    raise BadValueError(f"{name}={value!r} is not a boolean; use {name}=true or false.")
 
 
 def _as_number(kind: Callable[[Any], Any], name: str, value: Any, optional: bool = False) -> Any:
     if value is None or (optional and str(value).strip().lower() in ("", "none")):
         if optional:
             return None
-        raise LALMArgumentError(f"lalm: {name} needs a value.")
+        raise BadValueError(f"{name} needs a value.")
     if isinstance(value, bool):  # True would pass as 1
-        raise LALMArgumentError(f"lalm: {name}={value!r} is not a number.")
+        raise BadValueError(f"{name}={value!r} is not a number.")
     try:
         number = kind(value)
         if kind is int and isinstance(value, float) and number != value:
             raise ValueError
     except (TypeError, ValueError, OverflowError):  # int(float("inf")) overflows
         what = "an integer" if kind is int else "a number"
-        raise LALMArgumentError(
-            f"lalm: {name}={value!r} is not {what}; e.g. --model_args pretrained=...,{name}="
+        raise BadValueError(
+            f"{name}={value!r} is not {what}; e.g. --model_args pretrained=...,{name}="
             f"{'10' if kind is int else '10.0'}"
         ) from None
     return number
@@ -104,7 +109,7 @@ class NumberRange:
         low_ok = self.low is None or (number > self.low if self.above else number >= self.low)
         if math.isfinite(number) and low_ok and (self.high is None or number <= self.high):
             return number
-        raise LALMArgumentError(f"lalm: {name}={value!r} must be {self.describe()}.{self.hint}")
+        raise BadValueError(f"{name}={value!r} must be {self.describe()}.{self.hint}")
 
     def describe(self) -> str:
         """The range in words: ``at least 1``, ``a finite number of seconds, above 0 and at
@@ -149,25 +154,26 @@ def dtype_name(name: str, value: Any) -> Any:
     for spelling, canonical in _DTYPES.items():
         spellings.setdefault(canonical, []).append(spelling)
     shown = "; ".join(", ".join(names) for names in spellings.values())
-    raise LALMArgumentError(f"lalm: {name}={value!r} is not a dtype; use one of: {shown}.")
+    raise BadValueError(f"{name}={value!r} is not a dtype; use one of: {shown}.")
 
 
-def with_dtype_names(model_args: Mapping[str, Any], who: str = "lalm") -> dict[str, Any]:
+def with_dtype_names(model_args: Mapping[str, Any], who: str) -> dict[str, Any]:
     """``model_args`` with each of :data:`DTYPE_ARGS` spelt as torch names it."""
     out = dict(model_args)
     for name in DTYPE_ARGS:
         if name in out:
             try:
                 out[name] = dtype_name(name, out[name])
-            except LALMArgumentError as error:
-                raise LALMArgumentError(str(error).replace("lalm:", f"{who}:", 1)) from None
+            except BadValueError as error:
+                raise LALMArgumentError(f"{who}: {error}") from None
     return out
 
 
-#: The engines' numeric ``model_args`` entries and the values each takes (NaN and infinity
-#: are never taken: a NaN noise level or length reaches the model as a waveform of NaN, an
-#: infinite length as an ``OverflowError`` deep in a run). The audio conditions' own
-#: (``noise_std``...) are declared by their conditions (:func:`number_range`).
+#: The numeric ``model_args`` entries every engine may take and the values each takes (NaN
+#: and infinity are never taken: a NaN noise level or length reaches the model as a waveform
+#: of NaN, an infinite length as an ``OverflowError`` deep in a run). An engine's own are
+#: its class's ``ARG_RANGES``; the audio conditions' (``noise_std``...) are declared by
+#: their conditions (:func:`number_range`).
 NUMBER_RANGES: dict[str, NumberRange] = {
     "max_audio_seconds": NumberRange(
         float, 0, True, optional=True, unit="seconds",
@@ -176,27 +182,17 @@ NUMBER_RANGES: dict[str, NumberRange] = {
     "max_batch_size": NumberRange(int, 1, optional=True),
     "max_length": NumberRange(int, 1, optional=True),
     "max_gen_toks": NumberRange(int, 1),
-    # lalm-api (lm_eval_rul.models.api); timeout and retry_backoff: api_http's own checks
-    "sampling_rate": NumberRange(int, 1000, high=768_000, unit="samples per second"),
-    "top_logprobs": NumberRange(int, 1),
-    "num_concurrent": NumberRange(int, 1),
-    "max_retries": NumberRange(int, 0),
-    "retry_backoff": NumberRange(float),
-    "timeout": NumberRange(float),
-    # lalm-vllm (lm_eval_rul.models.lalm_vllm)
-    "tensor_parallel_size": NumberRange(int, 1),
-    "data_parallel_size": NumberRange(int, 1),
-    "gpu_memory_utilization": NumberRange(float, 0, True, 1),
-    "max_model_len": NumberRange(int, 1, optional=True),
-    "block_size": NumberRange(int, 1, optional=True),
 }
+#: The boolean ``model_args`` every engine may take (an engine's own: ``BOOL_ARGS``).
+BOOL_ARGS = ("chat_template", "prefix_cache", "trust_remote_code")
 
-_NOT_FINITE_OK = ("timeout", "retry_backoff")  # refused by api_http with their own words
 
-def number_range(name: str) -> NumberRange | None:
-    """The values ``name`` takes: an engine's entry, or a condition's parameter."""
-    if name in NUMBER_RANGES:
-        return NUMBER_RANGES[name]
+def number_range(name: str, model_class: type | None = None) -> NumberRange | None:
+    """The values ``name`` takes: the engine's entry (its ``ARG_RANGES``), a common one,
+    or a condition's parameter."""
+    own = getattr(model_class, "ARG_RANGES", {})
+    if name in own or name in NUMBER_RANGES:
+        return own.get(name) or NUMBER_RANGES[name]
     parameter = condition_parameters().get(name)
     if parameter is None:
         return None
@@ -205,33 +201,17 @@ def number_range(name: str) -> NumberRange | None:
     )
 
 
-def _converter(name: str) -> Callable[[str, Any], Any] | None:
-    """How the ``model_args`` value ``name`` is read (``None``: as given)."""
-    if name in _CONVERTERS:
-        return _CONVERTERS[name]
-    rule = number_range(name)
+def _converter(name: str, model_class: type) -> Callable[[str, Any], Any] | None:
+    """How the ``model_args`` value ``name`` is read for ``model_class`` (``None``: as
+    given)."""
+    if name in DTYPE_ARGS:
+        return dtype_name
+    if name in (*BOOL_ARGS, *getattr(model_class, "BOOL_ARGS", ())):
+        return _as_bool
+    if name in getattr(model_class, "NUMBER_ARGS", ()):  # any finite or not: checked later
+        return lambda n, v: _as_number(model_class.NUMBER_ARGS[n], n, v)
+    rule = number_range(name, model_class)
     return None if rule is None else rule.read
-
-
-#: How each engine ``model_args`` value is read (name -> converter of (name, value)).
-_CONVERTERS: dict[str, Callable[[str, Any], Any]] = {
-    **{
-        name: (
-            (lambda n, v, k=rule.kind: _as_number(k, n, v))
-            if name in _NOT_FINITE_OK
-            else rule.read
-        )
-        for name, rule in NUMBER_RANGES.items()
-    },
-    **dict.fromkeys(DTYPE_ARGS, dtype_name),
-    "chat_template": _as_bool,
-    "prefix_cache": _as_bool,
-    "trust_remote_code": _as_bool,
-    "parallelize": _as_bool,
-    "verify_certificate": _as_bool,
-    "chunked": _as_bool,
-    "enforce_eager": _as_bool,  # lalm-vllm
-}
 
 
 def audio_condition(audio: Any) -> str:
@@ -248,10 +228,10 @@ def audio_condition(audio: Any) -> str:
 
 def _batch_size(value: Any) -> int:
     if str(value).startswith("auto"):
-        raise LALMArgumentError("lalm: batch_size=auto is not supported; give an integer.")
+        raise BadValueError("batch_size=auto is not supported; give an integer.")
     size = _as_number(int, "batch_size", value)
     if size < 1:
-        raise LALMArgumentError(f"lalm: batch_size={value!r} must be at least 1.")
+        raise BadValueError(f"batch_size={value!r} must be at least 1.")
     return size
 
 
@@ -285,18 +265,21 @@ def validate_model_args(model_args: Mapping[str, Any], model_class: type) -> dic
         )
     out = dict(model_args)
     for name, value in model_args.items():
-        converter = _converter(name)
+        converter = _converter(name, model_class)
         if converter is not None:
             try:
                 out[name] = converter(name, value)
-            except LALMArgumentError as error:  # the converters speak for lalm
-                raise LALMArgumentError(str(error).replace("lalm:", f"{who}:", 1)) from None
+            except BadValueError as error:
+                raise LALMArgumentError(f"{who}: {error}") from None
     if "audio" in out:
         out["audio"] = audio_condition(out["audio"])
     if "batch_size" in out:
-        out["batch_size"] = _batch_size(out["batch_size"])
+        try:
+            out["batch_size"] = _batch_size(out["batch_size"])
+        except BadValueError as error:
+            raise LALMArgumentError(f"{who}: {error}") from None
     if "pretrained" in out and not isinstance(out["pretrained"], str):
-        raise LALMArgumentError("lalm: pretrained must be a Hub id or a local path (a string).")
+        raise LALMArgumentError(f"{who}: pretrained must be a Hub id or a local path (a string).")
     return out
 
 

@@ -128,13 +128,14 @@ class Question:
 _SENTINEL = "\ue000LALM-TEXT\ue000"
 
 
-def check_prompt_dependencies(family: Family) -> None:
-    """The packages ``family``'s prompts need are installed (mistral-common for Voxtral)."""
+def check_prompt_dependencies(family: Family, who: str) -> None:
+    """The packages ``family``'s prompts need are installed (mistral-common for Voxtral);
+    ``who``: the engine asking."""
     if family.prompts == "mistral":
         from transformers.utils import is_mistral_common_available
 
         if not is_mistral_common_available():
-            raise LALMArgumentError(MISSING_MISTRAL_COMMON.format(family=family.name))
+            raise LALMArgumentError(MISSING_MISTRAL_COMMON.format(who=who, family=family.name))
 
 
 class CheckpointLM(AudioLM):
@@ -189,7 +190,9 @@ class CheckpointLM(AudioLM):
         self.tokenizer = self.processor.tokenizer
         self._mistral: MistralPrompts | None = None
         if self.family.prompts == "mistral":
-            self._mistral = MistralPrompts(self.processor, self.family.name, self._sampling_rate())
+            self._mistral = MistralPrompts(
+                self.processor, self._where, self._sampling_rate()
+            )
 
     def _init_prompts(self, condition: Condition) -> None:
         """Render the template for ``condition`` (no audio slot where it has none)."""
@@ -199,6 +202,11 @@ class CheckpointLM(AudioLM):
         clips = 1 if condition.audio_slot else 0
         self._parts = self._template_parts(clips=clips)
         self._parts_by_clips = {clips: self._parts}
+
+    @property
+    def _where(self) -> str:
+        """``lalm-vllm: Qwen2-Audio``: what starts a message of this engine and family."""
+        return f"{self.MODEL_NAME}: {self.family.name}"
 
     def _sampling_rate(self) -> int:
         rate = resolve_attr(self.processor, "feature_extractor.sampling_rate")
@@ -220,7 +228,10 @@ class CheckpointLM(AudioLM):
     def _audio_token_ids(self) -> set[int]:
         if self._mistral is not None:
             return self._mistral.audio_ids
-        return audio_token_ids(self.processor, self.family, self.placeholder, where=self.pretrained)
+        return audio_token_ids(
+            self.processor, self.family, self.placeholder, where=self.pretrained,
+            who=self.MODEL_NAME,
+        )  # fmt: skip
 
     def _template_parts(self, *, clips: int) -> tuple[str, str]:
         """(text before the question, text after it) of the rendered prompt with ``clips``
@@ -229,7 +240,7 @@ class CheckpointLM(AudioLM):
         if self._mistral is not None:
             if not self.use_chat_template:
                 raise LALMArgumentError(
-                    f"lalm: {self.family.name} prompts come only from its processor's "
+                    f"{self._where} prompts come only from its processor's "
                     "apply_chat_template with the audio (mistral-common); drop "
                     "chat_template=false."
                 )
@@ -249,7 +260,7 @@ class CheckpointLM(AudioLM):
             rendered = render(messages)
         except (ValueError, TypeError, KeyError, jinja2.TemplateError) as error:
             raise LALMArgumentError(
-                f"lalm: {self.family.name}: the chat template of {self.pretrained} cannot "
+                f"{self._where}: the chat template of {self.pretrained} cannot "
                 "render the prompt (audio items {'type': 'audio'} without the audio itself, "
                 f"then the question): {' '.join(str(error).split())}; pass model_args "
                 "chat_template=false to write the audio placeholder and the question without it."
@@ -258,15 +269,15 @@ class CheckpointLM(AudioLM):
             rendered = rendered[0]
         if rendered.count(_SENTINEL) != 1:
             raise LALMArgumentError(
-                f"lalm: {self.family.name}: the chat template of {self.pretrained} does not "
+                f"{self._where}: the chat template of {self.pretrained} does not "
                 f"write the question text once; rendered: {rendered!r}."
             )
         before, after = rendered.split(_SENTINEL)
-        where = f"{self.family.name} ({self.pretrained})"
+        where = f"{self._where} ({self.pretrained})"
         self._trims_question = template_trims_question(render, messages, rendered, _SENTINEL, where)
         if with_audio and not self._audio_ids.intersection(self._encode(before)):
             raise LALMArgumentError(
-                f"lalm: {self.family.name}: the chat template of {self.pretrained} writes no "
+                f"{self._where}: the chat template of {self.pretrained} writes no "
                 f"audio marker the processor expands ({self.placeholder!r}) before the "
                 f"question; rendered: {before!r}. Pass model_args chat_template=false to "
                 "write it without the template."

@@ -248,6 +248,12 @@ class AudioLM(LM):
     MODEL_NAME: ClassVar[str] = "lalm"
     #: The constructor takes every audio condition's parameters (:func:`supported_args`).
     AUDIO_CONDITION_ARGS: ClassVar[bool] = True
+    #: The engine's own ``model_args`` table, read by :func:`~.args.validate_model_args`
+    #: beside the common entries: numbers and their ranges, numbers of any value (checked by
+    #: the engine in its own words), booleans.
+    ARG_RANGES: ClassVar[dict[str, Any]] = {}
+    NUMBER_ARGS: ClassVar[dict[str, type]] = {}
+    BOOL_ARGS: ClassVar[tuple[str, ...]] = ()
     #: Why ``--apply_chat_template`` is refused, after the model's name.
     TEMPLATE_REFUSAL: ClassVar[str] = (
         "applies the model's chat template itself (audio first in the user turn); drop "

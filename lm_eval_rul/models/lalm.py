@@ -92,6 +92,7 @@ class LALM(CheckpointLM, HFLM):
     """
 
     MODEL_NAME = "lalm"
+    BOOL_ARGS = ("parallelize",)
 
     def __init__(
         self,
@@ -146,8 +147,9 @@ class LALM(CheckpointLM, HFLM):
     # ------------------------------------------------------------------ loading hooks
     def _get_config(self, pretrained: str, **kwargs: Any) -> None:
         super()._get_config(pretrained, **kwargs)
-        self.family = family_for(getattr(self._config, "model_type", None), where=pretrained)
-        check_prompt_dependencies(self.family)
+        model_type = getattr(self._config, "model_type", None)
+        self.family = family_for(model_type, where=pretrained, who=self.MODEL_NAME)
+        check_prompt_dependencies(self.family, self.MODEL_NAME)
         thinker = self.family.thinker_config
         if thinker and hasattr(self._config, thinker):
             self._config = getattr(self._config, thinker)

@@ -27,7 +27,7 @@ from lm_eval.models.utils import (
 
 from ..errors import UserInputError
 from ..progress import progress_bar
-from .args import LALMArgumentError, given_args, validate_model_args
+from .args import LALMArgumentError, NumberRange, given_args, validate_model_args
 from .checkpoint import CheckpointLM, Question, check_prompt_dependencies
 from .families import Family, audio_family_of, family_for
 
@@ -94,7 +94,7 @@ def served_architecture(pretrained: str, revision: str = "main") -> str | None:
         return None
     family = audio_family_of(config)
     if family is None:
-        family_for(config.get("model_type"), where=pretrained)  # one line: not an audio LM
+        family_for(config.get("model_type"), where=pretrained, who=LALMVLLM.MODEL_NAME)
     architectures = list(config.get("architectures") or [])
     from vllm import ModelRegistry  # after the config: importing vLLM takes seconds
 
@@ -155,6 +155,15 @@ class LALMVLLM(CheckpointLM):
     """
 
     MODEL_NAME = "lalm-vllm"
+    #: Its own ``model_args`` (:func:`~.args.validate_model_args` reads them).
+    ARG_RANGES = {
+        "tensor_parallel_size": NumberRange(int, 1),
+        "data_parallel_size": NumberRange(int, 1),
+        "gpu_memory_utilization": NumberRange(float, 0, True, 1),
+        "max_model_len": NumberRange(int, 1, optional=True),
+        "block_size": NumberRange(int, 1, optional=True),
+    }
+    BOOL_ARGS = ("enforce_eager",)
     QUESTIONS_PER_CALL = QUESTIONS_PER_CALL
 
     def __init__(
@@ -358,8 +367,9 @@ def _config_and_family(pretrained: str, revision: str, args: Mapping[str, Any]) 
     config = transformers.AutoConfig.from_pretrained(
         pretrained, revision=revision, trust_remote_code=args["trust_remote_code"]
     )
-    family: Family = family_for(getattr(config, "model_type", None), where=pretrained)
-    check_prompt_dependencies(family)
+    who = LALMVLLM.MODEL_NAME
+    family: Family = family_for(getattr(config, "model_type", None), where=pretrained, who=who)
+    check_prompt_dependencies(family, who)
     saved = getattr(config, "dtype", None) or getattr(config, "torch_dtype", None)
     dtype = str(saved).removeprefix("torch.") if saved else "float32"
     thinker = family.thinker_config

@@ -49,7 +49,7 @@ def template_trims_question(
         messages: The chat ``rendered`` came from; the user turn's text is ``sentinel``.
         rendered: ``render(messages)``.
         sentinel: The question's stand-in, written once in ``rendered``.
-        where: The family and checkpoint, for the error line.
+        where: The engine, family and checkpoint, for the error line.
 
     Raises:
         LALMArgumentError: The template changes that whitespace some other way (one side
@@ -63,7 +63,7 @@ def template_trims_question(
     if probe == rendered:
         return True
     raise LALMArgumentError(
-        f"lalm: {where}: the chat template changes the whitespace around the question other "
+        f"{where}: the chat template changes the whitespace around the question other "
         f"than by trimming it (question {padded!r} rendered as {probe!r}); pass model_args "
         "chat_template=false to write the question without it."
     )
@@ -186,7 +186,9 @@ def family_blank_ids(tokenizer: Any, family: Family) -> set[int]:
     return blank_token_ids(tokenizer.get_vocab(), tokenizer.decode)
 
 
-def audio_token_ids(processor: Any, family: Family, placeholder: str, *, where: str) -> set[int]:
+def audio_token_ids(
+    processor: Any, family: Family, placeholder: str, *, where: str, who: str = "lalm"
+) -> set[int]:
     """The ids of the audio span's tokens: the processor's audio token (and its begin/end
     tokens where it names them), the family's markers, and the placeholder's pieces.
 
@@ -204,7 +206,7 @@ def audio_token_ids(processor: Any, family: Family, placeholder: str, *, where: 
         token = getattr(processor, name, None) or getattr(tokenizer, name, None)
         if not isinstance(token, str):
             raise LALMArgumentError(
-                f"lalm: {family.name}: the processor of {where} names no {name}, which "
+                f"{who}: {family.name}: the processor of {where} names no {name}, which "
                 "its processor writes around the audio; load the checkpoint's own processor."
             )
         ids.add(tokenizer.convert_tokens_to_ids(token))
@@ -213,9 +215,9 @@ def audio_token_ids(processor: Any, family: Family, placeholder: str, *, where: 
     return ids
 
 
-#: The one line ``lalm`` says when a mistral-common family is asked for without it.
+#: The one line an engine (``who``) says when a mistral-common family is asked for without it.
 MISSING_MISTRAL_COMMON = (
-    "lalm: {family} needs mistral-common (its processor renders prompts with the Tekken "
+    "{who}: {family} needs mistral-common (its processor renders prompts with the Tekken "
     "tokenizer); install it with pip install 'lm-eval-rul[voxtral]'."
 )
 
@@ -235,7 +237,7 @@ class MistralPrompts:
 
     Args:
         processor: The loaded ``VoxtralProcessor`` (its tokenizer a ``MistralCommonBackend``).
-        family: Family name, for messages.
+        family: The engine and family name (``lalm: Voxtral``), starting its messages.
         sampling_rate: Sampling rate of the waves given to :meth:`model_inputs`.
     """
 
@@ -282,7 +284,7 @@ class MistralPrompts:
             return self.processor.apply_chat_template(messages, add_generation_prompt=True)
         except (ValueError, TypeError) as error:
             raise LALMArgumentError(
-                f"lalm: {self.family}: its processor's apply_chat_template refuses the "
+                f"{self.family}: its processor's apply_chat_template refuses the "
                 f"prompt ({' '.join(str(error).split())})"
                 + (
                     "; drop system_prompt (this tokenizer takes no system prompt with audio)."
@@ -303,21 +305,21 @@ class MistralPrompts:
         start = _find(ids, marker)
         if start < 0:
             raise LALMArgumentError(
-                f"lalm: {self.family}: the processor's rendering does not hold the question "
+                f"{self.family}: the processor's rendering does not hold the question "
                 f"as its own text chunk; rendered: {self.decode(ids)!r}."
             )
         before = self._fold_audio(ids[:start])
         after = ids[start + len(marker) :]
         if before.count(self.audio_id) != clips:
             raise LALMArgumentError(
-                f"lalm: {self.family}: the processor rendered {before.count(self.audio_id)} "
+                f"{self.family}: the processor rendered {before.count(self.audio_id)} "
                 f"audio spans before the question for {clips} clip(s); rendered: "
                 f"{self.decode(ids)!r}."
             )
         texts = self.decode(before), self.decode(after)
         if self.encode(texts[0]) != before or self.encode(texts[1]) != after:
             raise LALMArgumentError(
-                f"lalm: {self.family}: the rendered prompt {self.decode(ids)!r} does not "
+                f"{self.family}: the rendered prompt {self.decode(ids)!r} does not "
                 "encode back to the processor's tokens."
             )
         return texts
@@ -341,7 +343,7 @@ class MistralPrompts:
         waves = list(waves or [])
         if slots != len(waves):
             raise LALMArgumentError(
-                f"lalm: {self.family}: {slots} audio slot(s) in the prompts for "
+                f"{self.family}: {slots} audio slot(s) in the prompts for "
                 f"{len(waves)} clip(s)."
             )
         features = None
