@@ -39,8 +39,6 @@ from .arrays import register_array
 from .conditions import (
     AudioSpec,
     check_audio_available,
-    condition_audio,
-    condition_key,
     condition_of_key,
     register_clip_pool,
 )
@@ -99,7 +97,7 @@ class RequestAudio:
         """The key of what is heard (one clip: :func:`condition_key`'s own key)."""
         if self.kind == "text":
             return ("text",)
-        keys = [condition_key(part, spec) for part in self.parts]
+        keys = [spec.audio_condition.key(part, spec) for part in self.parts]
         return keys[0] if len(keys) == 1 else ("clips", *keys)
 
     def clips(self, spec: AudioSpec) -> int:
@@ -121,10 +119,10 @@ class RequestAudio:
     def _waves(self, spec: AudioSpec, key: Hashable | None) -> list[np.ndarray] | None:
         if not self.clips(spec):
             return None
-        if key is None:
-            return [condition_audio(part, spec)[1] for part in self.parts]
-        keys = [key] if len(self.parts) == 1 else list(key[1:])
         condition = spec.audio_condition
+        if key is None:
+            return [condition.waveform(condition.key(p, spec), p, spec) for p in self.parts]
+        keys = [key] if len(self.parts) == 1 else list(key[1:])
         return [condition.waveform(k, part, spec) for k, part in zip(keys, self.parts, strict=True)]
 
 

@@ -135,6 +135,8 @@ class LALM(CheckpointLM, HFLM):
         )
         spec = self._start(args)
         self._prefix_lru: OrderedDict[Hashable, ClipPrefix] = OrderedDict()
+        if not self.prefix_cache:  # the reference path replaces the scoring by clip
+            self._score_letters = self._loglikelihood_naive  # type: ignore[method-assign]
         self._forward_names = set(inspect.signature(self.model.forward).parameters)
         # transformers 5.24 renamed the forward argument past_key_values to cache
         self._cache_arg = "cache" if "cache" in self._forward_names else "past_key_values"
@@ -211,25 +213,15 @@ class LALM(CheckpointLM, HFLM):
         return inputs
 
     # ------------------------------------------------------------------ letters
-    def loglikelihood(self, requests: list[Any], disable_tqdm: bool = False) -> list:
+    def _chunks(self, groups: list[list[Question]]) -> Iterator[list[Question]]:
+        """A clip's questions, ``batch_size`` contexts per forward pass; the cached prefix is
+        dropped once the run's questions are scored (or it stops)."""
         try:
-            return super().loglikelihood(requests, disable_tqdm)
+            for questions in groups:
+                for start in range(0, len(questions), self.batch_size):
+                    yield questions[start : start + self.batch_size]
         finally:
             self._prefix_lru.clear()
-
-    def _score_letters(
-        self, todo: list[tuple[Any, RequestAudio, Hashable]], finished: Callable, disable_tqdm: bool
-    ) -> None:
-        if self.prefix_cache:
-            super()._score_letters(todo, finished, disable_tqdm)
-        else:
-            self._loglikelihood_naive(todo, disable_tqdm, finished)
-
-    def _chunks(self, groups: list[list[Question]]) -> Iterator[list[Question]]:
-        """A clip's questions, ``batch_size`` contexts per forward pass."""
-        for questions in groups:
-            for start in range(0, len(questions), self.batch_size):
-                yield questions[start : start + self.batch_size]
 
     def _score_questions(self, chunk: list[Question]) -> list[tuple[int, tuple[float, bool]]]:
         """One forward over the suffixes of ``chunk``'s contexts after their clip's prefix."""
@@ -365,8 +357,8 @@ class LALM(CheckpointLM, HFLM):
     def _loglikelihood_naive(
         self,
         requests: list[tuple[Any, RequestAudio, Hashable]],
-        disable_tqdm: bool,
         finished: Callable[[list[tuple[int, tuple[float, bool]]]], None],
+        disable_tqdm: bool,
     ) -> None:
         """Reference path: one full forward per request, the audio encoded each time."""
         bar = progress_bar(
