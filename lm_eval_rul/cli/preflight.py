@@ -42,7 +42,6 @@ from .limits import say_limit_sample
 from .task_names import DuplicateTaskError
 
 __all__ = [
-    "AUDIO_MODELS",
     "ModelArgsError",
     "check_model_kind",
     "check_text_scorer",
@@ -56,11 +55,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
-
-#: Harness models that hear audio (the audio checks apply to them), from the adapter table
-#: as the package defines it (the checks ask :func:`audio_adapter_names`, so an engine
-#: registered later is one of them).
-AUDIO_MODELS: tuple[str, ...] = audio_adapter_names()
 
 
 class ModelArgsError(UserInputError, TypeError):
