@@ -189,7 +189,8 @@ def check_model_available(
 ) -> None:
     """Raise :class:`ModelUnavailableError` unless the model can be loaded; never retries.
 
-    Only models in :data:`HUB_MODELS` are checked (an API model has nothing to download).
+    Only models of :func:`~lm_eval_rul.adapters.hub_model_names` are checked (an API model
+    has nothing to download).
 
     Args:
         model: The harness model name (``--model``).

@@ -17,7 +17,7 @@ ALLOWED: dict[str, set[str]] = {
     "audio": {"questions"},
     "mcqa": {"questions", "audio"},
     "models": {"questions", "audio", "mcqa"},
-    # what lalm-api reads of a bridge is models.api_bridge: models never imports the bridge
+    # what lalm-api reads of a bridge is models.api_http: models never imports the bridge
     "bridge": {"models"},
     "factual": {"questions", "audio"},
     "diagnose": {"questions", "report"},
@@ -145,7 +145,7 @@ def test_registration_and_task_code_import_nothing_from_the_cli(path):
 
 def test_models_and_the_bridge_meet_in_one_direction():
     """``models`` imports nothing of the bridge (lalm-api's reading of a bridge is
-    ``models.api_bridge``); the bridge's server file imports nothing of the package (it is
+    ``models.api_http``); the bridge's server file imports nothing of the package (it is
     copied alone)."""
     from_models = {
         target

@@ -8,7 +8,7 @@ nothing of this package), :mod:`.command`
 research-shaped model and isolated interpreters are ``tests/doubles/bridge.py``, outside
 the installed package. What ``lalm-api`` reads of a bridge (its declared window, chunking
 and letter support, the cuts its replies report) is lalm-api's own, in
-:mod:`lm_eval_rul.models.api_bridge`: the bridge never is imported by ``models``.
+:mod:`lm_eval_rul.models.api_http`: the bridge never is imported by ``models``.
 
 Public names: :func:`write_server`, :class:`BridgeWriteError` (from :mod:`.command`).
 """

@@ -175,8 +175,10 @@ def set_chunk_seconds(args: argparse.Namespace) -> None:
         raise _served_model_limit_unknown(args.model)
     chunked = is_chunked(model_args.get("chunked", metadata.get("chunked")))
     if not chunked and _served(args.model) and model_args.get("base_url"):
-        from ..models.api_bridge import read_declaration  # a bridge's CHUNKED
-        from ..models.api_http import HTTPSettings
+        from ..models.api_http import (
+            HTTPSettings,
+            read_declaration,  # a bridge's CHUNKED
+        )
 
         settings = HTTPSettings.of(model_args)
         declared = read_declaration(str(model_args["base_url"]), model_args.get("model"), settings)

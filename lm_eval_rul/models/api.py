@@ -29,9 +29,9 @@ from ..audio import AudioSpec, condition_parameters
 from ..audio.decoding import report_trims
 from ..audio.requests import RequestAudio
 from ..cache import digest
-from .api_bridge import NO_LOGLIKELIHOOD, read_declaration, watch_cuts, window_seconds
 from .api_http import (
     DEFAULT_TIMEOUT,
+    NO_LOGLIKELIHOOD,
     APIRequestError,
     ChatClient,
     HTTPSettings,
@@ -40,6 +40,9 @@ from .api_http import (
     chat_url,
     check_http_args,
     non_finite_in,
+    read_declaration,
+    watch_cuts,
+    window_seconds,
 )
 from .api_payload import (
     DEFAULT_WAV_SUBTYPE,
@@ -154,42 +157,10 @@ API_RESULTS_FILE = adapter_named("lalm-api").results_file
 class LALMAPI(AudioLM, LocalChatCompletion):
     """An audio LM served behind an OpenAI-compatible chat-completions endpoint.
 
-    Args:
-        base_url: The endpoint: ``http://host:8000/v1`` or the full
-            ``.../v1/chat/completions`` URL.
-        model: The model name the endpoint serves (vLLM's ``--served-model-name``).
-        audio: What the model hears, as for ``lalm`` (a registered condition).
-        max_audio_seconds: Trim longer audio (with a warning); default: the window a
-            ``lm-eval-rul bridge`` server declares, else no trimming (the server applies
-            its model's limit).
-        sampling_rate: Rate of the WAV sent (16 kHz, what the supported LALMs take).
-        wav_subtype: WAV sample format: ``FLOAT`` (default: the exact float32 samples
-            ``lalm`` hears, beyond +-1 too), or ``PCM_16``, ``PCM_24``, ``PCM_32`` for an
-            endpoint that refuses float WAV (clipped to +-1: warned and recorded).
-        system_prompt: Optional system message (default: the server template's own).
-        api_key_env: Environment variable holding the API key (the key itself is never
-            a model argument, so never in the results); unset: no ``Authorization``.
-        logprobs: Letter-scoring path: ``auto``, ``prompt``, ``top`` or ``none``.
-        top_logprobs: ``k`` of the ``top`` path (OpenAI allows at most 20).
-        num_concurrent: Requests in flight at once.
-        max_retries: Retries of a request on 429/5xx/connection errors (not attempts).
-        retry_backoff: First wait between retries in seconds (doubling, with jitter).
-        timeout: Seconds per request, answer included: a total deadline (a server that
-            drips bytes cannot stretch it), for the start-up ``GET /models`` too.
-        max_gen_toks: Generation budget when a task sets none.
-        protocol: ``rul`` (temperature 0, the task's token cap) or ``paper`` (the
-            provider's defaults: no ``temperature``, no ``max_tokens`` sent); also read
-            by the factual tasks (:mod:`lm_eval_rul.factual.protocol`).
-        chunked: The model hears long audio in windows (a bridge's ``CHUNKED``): the
-            factual tasks ask about 60 s windows (or the model's limit, if shorter).
-        think_end_token: Drop a reasoning model's text up to this token (lm-eval's).
-        results_cache: Resume cache file, as ``lalm``'s: ``auto`` = ``lalm_api.sqlite`` in
-            ``$LM_EVAL_RUL_CACHE`` (default ``~/.cache/lm_eval_rul``), a path, or ``none``.
-        verify_certificate, ca_cert_path: TLS checks of the endpoint.
-        device, batch_size, max_batch_size: Accepted from the harness; unused (one
-            request per prompt, concurrency from ``num_concurrent``).
-        **condition_args: The audio conditions' parameters, as for ``lalm`` (``seed`` is
-            also sent as the request seed).
+    Its ``--model_args`` (``base_url``, ``model``, ``audio`` and every condition's
+    parameters, ``wav_subtype``, ``logprobs``, ``top_logprobs``, ``protocol``, ``chunked``,
+    ``timeout``, ``results_cache``...) are the table of ``docs/models.md`` ("lalm-api"),
+    the one manual; the key is never an argument (``api_key_env`` names its variable).
     """
 
     MODEL_NAME = "lalm-api"

@@ -323,8 +323,7 @@ def audio_limit_seconds(model_args: Mapping[str, Any]) -> float | None:
     if override is not None:
         return float(override)
     if not model_args.get("pretrained"):  # a served model (lalm-api): told, or a bridge's
-        from .api_bridge import read_declaration
-        from .api_http import HTTPSettings
+        from .api_http import HTTPSettings, read_declaration
 
         base_url = model_args.get("base_url")
         if not base_url:

@@ -58,37 +58,9 @@ class ClipPrefix:
 class LALM(CheckpointLM, HFLM):
     """Any transformers-native audio LM (see :mod:`lm_eval_rul.models.families`).
 
-    Args:
-        pretrained: Hub id or local path of the checkpoint (a full Qwen Omni checkpoint
-            loads only its thinker).
-        audio: What the model hears: a registered condition (``original``, ``noise``...:
-            :func:`lm_eval_rul.audio.condition_names`; ``docs/audio.md``).
-        max_audio_seconds: Trim longer audio (with a warning); default: the family's
-            limit read from the processor or the family table.
-        dtype: Weights dtype (``auto``, ``float32``, ``bfloat16``, ...).
-        device: ``cuda``, ``cuda:1``, ``cpu``, ``mps``...; default: the accelerator if
-            any, else CPU (under ``accelerate launch`` each process takes its own).
-        batch_size: Questions per forward pass (letter scoring) or per ``generate``
-            call; an integer (``auto`` is not supported).
-        max_batch_size: Accepted for harness compatibility (unused: no auto batch size).
-        chat_template: Wrap the question in the processor's chat template (audio first
-            in the user turn). ``False`` writes the audio placeholder then the question.
-        system_prompt: Optional system message (default: the template's own).
-        prefix_cache: Reuse the key/value cache of the system + audio prefix across the
-            questions and folds of a clip (default). ``False`` runs the naive path: one
-            full forward per request, audio re-encoded each time (for checking).
-        max_length: Context length cap (default: from the model config).
-        max_gen_toks: Default generation budget when a task gives none.
-        revision: Checkpoint revision on the Hub.
-        trust_remote_code: Passed to transformers (the supported families need none).
-        parallelize: Split one model over several GPUs (``device_map="auto"``).
-        results_cache: Where results are kept as they are computed, so an interrupted
-            run resumes without repeating a forward pass (:class:`~.core.StoredResults`):
-            ``auto`` (default: ``lalm_results.sqlite`` in ``$LM_EVAL_RUL_CACHE``), a
-            file path, or ``none``.
-        **condition_args: The audio conditions' parameters (``noise_seconds``,
-            ``noise_std``, ``seed``...: :func:`lm_eval_rul.audio.condition_parameters`,
-            each declared by its condition).
+    Its ``--model_args`` (``pretrained``, ``audio`` and every condition's parameters,
+    ``dtype``, ``batch_size``, ``chat_template``, ``system_prompt``, ``prefix_cache``,
+    ``results_cache``...) are the table of ``docs/models.md`` ("lalm"), the one manual.
     """
 
     MODEL_NAME = "lalm"

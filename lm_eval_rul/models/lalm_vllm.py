@@ -1,7 +1,7 @@
 """``lalm-vllm``: the audio LMs vLLM serves, run by vLLM's in-process engine.
 
 The engine of :class:`~.core.AudioLM` on vLLM, with ``lalm``'s prompts (the token ids of
-:class:`~.prompts.CheckpointLM`; vLLM expands the audio placeholder), audio and letters.
+:class:`~.checkpoint.CheckpointLM`; vLLM expands the audio placeholder), audio and letters.
 A question's letters go in ONE request: ``max_tokens=1`` with ``logprob_token_ids`` = the
 letters' first tokens, read from the raw logits after the prompt (a letter of several
 tokens adds a request per further token). Not ``prompt_logprobs``: vLLM never reads its
@@ -134,24 +134,10 @@ def check_model_args(model_args: Mapping[str, Any]) -> dict[str, Any]:
 class LALMVLLM(CheckpointLM):
     """An audio LM of a family vLLM serves, on vLLM's in-process engine.
 
-    Args:
-        pretrained, audio, max_audio_seconds, chat_template, system_prompt, max_gen_toks,
-        revision, trust_remote_code, results_cache, **condition_args: As ``lalm``'s
-            (:class:`~lm_eval_rul.models.lalm.LALM`); ``seed`` is also vLLM's sampling seed.
-        dtype: vLLM's weights dtype (``auto``: the checkpoint's own, as ``lalm`` loads it,
-            float32 where the config names none; vLLM's own ``auto`` would score in
-            bfloat16 on CPUs). The dtype used is recorded (``model_dtype``).
-        prefix_cache: vLLM's ``enable_prefix_caching`` (default on: each clip's system +
-            audio prefix is computed once and reused by its questions and folds).
-        tensor_parallel_size: GPUs one copy of the model is split over.
-        data_parallel_size: Only 1 (vLLM's in-process engine refuses more; see the docs).
-        gpu_memory_utilization: Share of each GPU's memory vLLM may take.
-        max_model_len: Context length (default: the model config's).
-        enforce_eager: No CUDA graphs / compilation (faster start, slower run).
-        block_size: Tokens per KV-cache block (default: vLLM's, 16 on GPUs, 128 on CPUs);
-            the prefix cache reuses whole blocks only.
-        batch_size, max_batch_size, device: Accepted for harness compatibility (vLLM
-            schedules its own batches and picks its device).
+    Its ``--model_args``: ``lalm``'s (``seed`` is also vLLM's sampling seed; ``dtype=auto``
+    is the checkpoint's own, as ``lalm`` loads it) and vLLM's engine settings
+    (``tensor_parallel_size``, ``gpu_memory_utilization``, ``block_size``...): the table
+    of ``docs/models.md`` ("lalm-vllm"), the one manual.
     """
 
     MODEL_NAME = "lalm-vllm"
