@@ -19,7 +19,7 @@ from ..errors import UserInputError
 
 __all__ = [
     "UnknownModelArgsError", "LALMArgumentError", "validate_model_args", "supported_args",
-    "audio_condition", "USE_CACHE_REFUSAL", "use_cache_refusal", "NumberRange",
+    "audio_condition", "use_cache_refusal", "NumberRange",
     "NUMBER_RANGES", "BOOL_ARGS", "number_range", "DTYPE_ARGS", "dtype_name", "with_dtype_names",
     "given_args", "BadValueError",
 ]  # fmt: skip
@@ -37,10 +37,6 @@ def use_cache_refusal(model: str) -> str:
         f"it: {model} keeps its own results cache, keyed by clip and setting (model_args "
         "results_cache=PATH|none), and resumes from it."
     )
-
-
-#: ``lalm``'s refusal of ``--use_cache``.
-USE_CACHE_REFUSAL = use_cache_refusal("lalm")
 
 
 class UnknownModelArgsError(UserInputError, TypeError):
@@ -241,14 +237,14 @@ def validate_model_args(model_args: Mapping[str, Any], model_class: type) -> dic
     Args:
         model_args: Names and values as the harness parsed them (strings, numbers, bools).
         model_class: The model whose constructor defines the accepted names (its
-            ``MODEL_NAME`` attribute, default ``lalm``, starts the messages).
+            ``MODEL_NAME`` starts the messages).
 
     Raises:
         UnknownModelArgsError: A name the model does not take (all of them named).
         UnknownConditionError: ``audio=`` names no condition.
         LALMArgumentError: A value of the wrong kind (e.g. ``noise_seconds=abc``).
     """
-    who = getattr(model_class, "MODEL_NAME", "lalm")
+    who = model_class.MODEL_NAME
     supported = supported_args(model_class)
     unknown = sorted(set(model_args) - set(supported))
     if unknown:

@@ -28,7 +28,6 @@ from typing import Any, ClassVar
 
 from lm_eval.api.model import LM
 
-from ..adapters import adapter_named
 from ..audio import AudioSpec, clip_identity, condition_named, condition_parameters
 from ..audio.decoding import report_trims
 from ..audio.requests import (
@@ -43,7 +42,7 @@ from .args import LALMArgumentError, audio_condition, use_cache_refusal
 
 __all__ = [
     "AudioLM", "hear", "chat_messages", "audio_settings", "audio_words", "recorded_parameters",
-    "TEXT_TASK_NOTE", "DEFAULT_RESULTS_FILE", "results_path", "request_parts", "StoredResults",
+    "TEXT_TASK_NOTE", "results_path", "request_parts", "StoredResults",
 ]
 
 logger = logging.getLogger(__name__)
@@ -105,19 +104,16 @@ def audio_settings(spec: AudioSpec) -> dict[str, Any]:
 TEXT_TASK_NOTE = "not applied (text task: answered from text alone, no audio in the prompt)"
 _PLACEHOLDER = re.compile(r"[ \t]*" + re.escape(HARNESS_AUDIO_PLACEHOLDER))
 
-
-#: The default file, inside ``$LM_EVAL_RUL_CACHE``.
-DEFAULT_RESULTS_FILE = adapter_named("lalm").results_file
 _OFF = ("none", "off", "false", "no", "0", "")
 
 
-def results_path(setting: Any, default_file: str = DEFAULT_RESULTS_FILE) -> Path | None:
-    """The file ``results_cache=setting`` means, for ``lalm`` and ``lalm-api`` alike.
+def results_path(setting: Any, default_file: str) -> Path | None:
+    """The file ``results_cache=setting`` means, for every engine alike.
 
     Args:
         setting: ``auto`` (``default_file`` in ``$LM_EVAL_RUL_CACHE``), ``none`` (off; also
             ``off``, ``false``, ``no``, ``0``, empty) or a file path.
-        default_file: The file name ``auto`` means (each model has its own).
+        default_file: The file name ``auto`` means (each engine's row has its own).
     """
     if setting is None or str(setting).strip().lower() in _OFF:
         return None
@@ -245,7 +241,7 @@ class AudioLM(LM):
     COMPUTES_WHEN_STORED: ClassVar[bool] = False
     #: The ``--model`` name: its :data:`~lm_eval_rul.adapters.ADAPTERS` row, the prefix of
     #: its messages. Each engine sets its own.
-    MODEL_NAME: ClassVar[str] = "lalm"
+    MODEL_NAME: ClassVar[str]
     #: The constructor takes every audio condition's parameters (:func:`supported_args`).
     AUDIO_CONDITION_ARGS: ClassVar[bool] = True
     #: The engine's own ``model_args`` table, read by :func:`~.args.validate_model_args`

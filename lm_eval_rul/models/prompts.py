@@ -187,7 +187,7 @@ def family_blank_ids(tokenizer: Any, family: Family) -> set[int]:
 
 
 def audio_token_ids(
-    processor: Any, family: Family, placeholder: str, *, where: str, who: str = "lalm"
+    processor: Any, family: Family, placeholder: str, *, where: str, who: str
 ) -> set[int]:
     """The ids of the audio span's tokens: the processor's audio token (and its begin/end
     tokens where it names them), the family's markers, and the placeholder's pieces.
