@@ -52,8 +52,6 @@ class Adapter:
             ``model_args`` too).
         loads_tokenizer: Its tokenizer loads from ``pretrained=`` (the multi-token letter
             check before the run reads it).
-        serves_logprobs: It always scores letters (``loglikelihood``); ``False``: only where
-            its server answers log-probabilities.
     """
 
     name: str
@@ -64,7 +62,6 @@ class Adapter:
     knows_audio_limit: bool
     served: bool
     loads_tokenizer: bool = False
-    serves_logprobs: bool = True
 
     @property
     def module(self) -> str:
@@ -82,7 +79,7 @@ ADAPTERS: list[Adapter] = [
     Adapter(
         "lalm-api", "lm_eval_rul.models.api:LALMAPI",
         hears_audio=True, reads_checkpoint=False, results_file="lalm_api.sqlite",
-        knows_audio_limit=False, served=True, serves_logprobs=False,
+        knows_audio_limit=False, served=True,
     ),
     Adapter(
         "lalm-vllm", "lm_eval_rul.models.lalm_vllm:LALMVLLM",
