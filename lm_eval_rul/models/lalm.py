@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -32,7 +32,7 @@ from lm_eval.models.utils_hf import stop_sequences_criteria
 
 from ..audio import WINDOW_FIELD
 from ..audio.requests import RequestAudio
-from ..progress import progress_bar
+from ..progress import ItemProgress, progress_bar
 from .args import LALMArgumentError, given_args, validate_model_args
 from .checkpoint import CheckpointLM, Question, check_prompt_dependencies
 from .families import Family, family_for
@@ -362,7 +362,9 @@ class LALM(CheckpointLM, HFLM):
             group_fn=lambda x: x[2],
         )
         bar = progress_bar(len(todo), "lalm: gen", enabled=not disable_tqdm and self.rank == 0)
-        items = _ItemProgress([r.doc for r, _, _ in todo], bar)
+        docs = [r.doc for r, _, _ in todo]
+        windowed = any(d is not None and d.get(WINDOW_FIELD) is not None for d in docs)
+        items = ItemProgress(docs, bar, windowed=windowed)
         eos = self.tok_decode(self.eot_token_id, skip_special_tokens=False)
         try:
             for chunk in collator.get_batched(n=self.batch_size, batch_fn=None):
@@ -436,31 +438,6 @@ def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
             break
         n += 1
     return n
-
-
-class _ItemProgress:
-    """Counts items (benchmark, id) whose window documents are all generated, on the bar."""
-
-    def __init__(self, docs: list[Any], bar: Any) -> None:
-        self.bar = bar
-        self.windowed = any(d is not None and d.get(WINDOW_FIELD) is not None for d in docs)
-        self.left = Counter(self._key(d) for d in docs)
-        self.total, self.finished = len(self.left), 0
-        if self.windowed:
-            bar.set_postfix_str(f"items 0/{self.total}", refresh=False)
-
-    @staticmethod
-    def _key(doc: Any) -> tuple[str, str]:
-        doc = doc or {}
-        return str(doc.get("benchmark", "")), str(doc.get("id"))
-
-    def done(self, doc: Any) -> None:
-        key = self._key(doc)
-        self.left[key] -= 1
-        if self.left[key] == 0:
-            self.finished += 1
-            if self.windowed:
-                self.bar.set_postfix_str(f"items {self.finished}/{self.total}", refresh=False)
 
 
 def check_model_args(model_args: Mapping[str, Any]) -> dict[str, Any]:
