@@ -153,8 +153,7 @@ def create_lm(
     from lm_eval.utils import simple_parse_args_string
 
     from .hub import check_model_available
-    from .model_flags import settle_model_flags
-    from .models.args import with_dtype_names
+    from .model_flags import settle_model_flags, with_dtype_names
 
     register_models()
     # a missing folder, an unreachable hub or a gated model: one line now, not retries

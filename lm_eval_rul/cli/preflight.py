@@ -159,7 +159,7 @@ def check_model_args_for(model: str | None, model_args: Mapping[str, Any]) -> di
 
         check_hf_model_args(model, model_args)
     if issubclass(get_model(model), HFLM):  # HFLM reads dtypes with getattr(torch, value)
-        from ..models.args import with_dtype_names
+        from ..model_flags import with_dtype_names
 
         return with_dtype_names(model_args, who=f"--model {model}")
     return dict(model_args)
@@ -296,7 +296,7 @@ def check_before_model(
     """Run every check that needs no model (see the module docstring); raise the first."""
     args = check_model_args_for(model, dict(model_args or {}))
     if isinstance(model_args, dict):  # the harness builds the model from this object
-        from ..models.args import DTYPE_ARGS
+        from ..model_flags import DTYPE_ARGS
 
         model_args.update({k: v for k, v in args.items() if k in DTYPE_ARGS})
     if model in audio_adapter_names() and use_cache:

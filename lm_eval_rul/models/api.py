@@ -68,10 +68,7 @@ from .args import (
 )
 from .core import AudioLM, StoredResults, audio_settings, hear, results_path
 
-__all__ = [
-    "LOGPROB_MODES", "API_PROTOCOLS",
-    "LALMAPI", "check_model_args"
-]  # fmt: skip
+__all__ = ["LOGPROB_MODES", "API_PROTOCOLS", "LALMAPI", "check_model_args"]
 
 logger = logging.getLogger(__name__)
 
@@ -150,8 +147,6 @@ def check_model_args(model_args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 _CACHE_VERSION = 1
-#: The file ``results_cache=auto`` means, in ``$LM_EVAL_RUL_CACHE`` (beside ``lalm``'s).
-API_RESULTS_FILE = adapter_named("lalm-api").results_file
 
 
 class LALMAPI(AudioLM, LocalChatCompletion):
@@ -256,7 +251,8 @@ class LALMAPI(AudioLM, LocalChatCompletion):
         if self.bridge is not None:
             self._client.send = watch_cuts(self._client.send, self.bridge_counts)  # type: ignore[method-assign]
         stored = _APIResults(
-            results_path(args["results_cache"], API_RESULTS_FILE), self._scope(spec), self.stats
+            results_path(args["results_cache"], adapter_named(self.MODEL_NAME).results_file),
+            self._scope(spec), self.stats,
         )
         AudioLM.__init__(self, spec, stored, max_gen_toks=args["max_gen_toks"])
         self._log_start(

@@ -16,11 +16,12 @@ from typing import Any
 
 from ..audio import UnknownConditionError, condition_named, condition_names, condition_parameters
 from ..errors import UserInputError
+from ..model_flags import DTYPE_ARGS, ModelArgValueError, dtype_name
 
 __all__ = [
     "UnknownModelArgsError", "LALMArgumentError", "validate_model_args", "supported_args",
     "audio_condition", "use_cache_refusal", "NumberRange",
-    "NUMBER_RANGES", "BOOL_ARGS", "number_range", "DTYPE_ARGS", "dtype_name", "with_dtype_names",
+    "NUMBER_RANGES", "BOOL_ARGS", "number_range",
     "given_args", "BadValueError",
 ]  # fmt: skip
 
@@ -119,50 +120,6 @@ class NumberRange:
             return " and ".join(bounds) or "an integer"
         what = "a finite number" + (f" of {self.unit}" if self.unit else "")
         return ", ".join([what, " and ".join(bounds)]) if bounds else what
-
-
-#: The ``model_args`` that name a torch dtype (the harness's ``HFLM`` reads each with
-#: ``getattr(torch, value)``, so ``bf16`` was an ``AttributeError`` after the load began).
-DTYPE_ARGS = ("dtype", "softmax_dtype", "mixed_precision_dtype", "bnb_4bit_compute_dtype")
-#: Common spellings -> torch's names (``auto``: the checkpoint's own dtype).
-_DTYPES = {
-    "auto": "auto",
-    "bfloat16": "bfloat16", "bf16": "bfloat16",
-    "float16": "float16", "fp16": "float16", "half": "float16",
-    "float32": "float32", "fp32": "float32", "float": "float32",
-    "float64": "float64", "fp64": "float64", "double": "float64",
-}  # fmt: skip
-
-
-def dtype_name(name: str, value: Any) -> Any:
-    """``value`` of the dtype argument ``name`` as torch names it, or one line listing the
-    accepted spellings (a ``torch.dtype`` or ``None`` passes unchanged).
-
-    >>> dtype_name("dtype", "bf16"), dtype_name("dtype", "torch.Half"), dtype_name("dtype", "fp32")
-    ('bfloat16', 'float16', 'float32')
-    """
-    if value is None or not isinstance(value, str):
-        return value
-    key = value.strip().lower().removeprefix("torch.")
-    if key in _DTYPES:
-        return _DTYPES[key]
-    spellings: dict[str, list[str]] = {}
-    for spelling, canonical in _DTYPES.items():
-        spellings.setdefault(canonical, []).append(spelling)
-    shown = "; ".join(", ".join(names) for names in spellings.values())
-    raise BadValueError(f"{name}={value!r} is not a dtype; use one of: {shown}.")
-
-
-def with_dtype_names(model_args: Mapping[str, Any], who: str) -> dict[str, Any]:
-    """``model_args`` with each of :data:`DTYPE_ARGS` spelt as torch names it."""
-    out = dict(model_args)
-    for name in DTYPE_ARGS:
-        if name in out:
-            try:
-                out[name] = dtype_name(name, out[name])
-            except BadValueError as error:
-                raise LALMArgumentError(f"{who}: {error}") from None
-    return out
 
 
 #: The numeric ``model_args`` entries every engine may take and the values each takes (NaN
@@ -265,7 +222,7 @@ def validate_model_args(model_args: Mapping[str, Any], model_class: type) -> dic
         if converter is not None:
             try:
                 out[name] = converter(name, value)
-            except BadValueError as error:
+            except (BadValueError, ModelArgValueError) as error:
                 raise LALMArgumentError(f"{who}: {error}") from None
     if "audio" in out:
         out["audio"] = audio_condition(out["audio"])

@@ -129,8 +129,7 @@ _SENTINEL = "\ue000LALM-TEXT\ue000"
 
 
 def check_prompt_dependencies(family: Family, who: str) -> None:
-    """The packages ``family``'s prompts need are installed (mistral-common for Voxtral);
-    ``who``: the engine asking."""
+    """The packages ``family``'s prompts need (Voxtral: mistral-common), for engine ``who``."""
     if family.prompts == "mistral":
         from transformers.utils import is_mistral_common_available
 
@@ -149,7 +148,8 @@ class CheckpointLM(AudioLM):
     prefix per clip) and ``_generate``.
     """
 
-    #: Questions per call of :meth:`_score_questions` across clips (``lalm``: per clip).
+    #: Questions (letters) or prompts (generation) per engine call across clips (``lalm``:
+    #: per clip): enough for vLLM to fill its batches, few enough that a stop loses little.
     QUESTIONS_PER_CALL: ClassVar[int] = 256
 
     family: Family

@@ -134,7 +134,7 @@ def request_parts(kind: str, args: Sequence[Any], heard: Any) -> list[Any]:
 
 
 class StoredResults:
-    """The results cache of one ``lalm`` model (or nothing, when turned off).
+    """The results cache of one engine (or nothing, when turned off).
 
     Args:
         path: The SQLite file, or ``None`` (off).
@@ -145,6 +145,7 @@ class StoredResults:
         self.cache = None if path is None else ResultCache(path, scope=scope)
         self._heard: dict[Hashable, Any] = {}
         self.reused = 0
+        self.who = "results"  # the engine's name, set by AudioLM: its messages say it
 
     @property
     def path(self) -> Path | None:
@@ -199,8 +200,9 @@ class StoredResults:
         """One log line: how many of ``total`` requests came from the file."""
         if self.cache is not None and total:
             logger.info(
-                "lalm: %s: %d of %d requests read from %s, %d to compute "
+                "%s: %s: %d of %d requests read from %s, %d to compute "
                 "(model_args results_cache=none recomputes everything)",
+                self.who,
                 what,
                 reused,
                 total,
@@ -261,6 +263,7 @@ class AudioLM(LM):
     ) -> None:
         self.spec = spec
         self._stored = stored
+        stored.who = self.MODEL_NAME if name is None else name
         self._max_gen_toks = max_gen_toks
         if name is not None:
             self.MODEL_NAME = name
@@ -268,8 +271,7 @@ class AudioLM(LM):
         self.audio_by_task: dict[str, str] = {}
 
     @property
-    def condition(self) -> str:
-        """The name of the condition the model hears (held by :attr:`spec`)."""
+    def condition(self) -> str:  # its name; the condition is held by the spec alone
         return self.spec.condition
 
     # ------------------------------------------------------------------ audio
@@ -288,10 +290,6 @@ class AudioLM(LM):
             heard.append((source, known[same]))
             self._note_task(str(request.task_name), source)
         return heard
-
-    def audio_sources(self, requests: Sequence[Any]) -> list[RequestAudio]:
-        """Each request's :class:`RequestAudio` (:meth:`hear_requests` without the keys)."""
-        return [source for source, _ in self.hear_requests(requests)]
 
     def _note_task(self, task: str, source: RequestAudio) -> None:
         """Record (and, for a text task, say once) the condition ``task`` runs under."""

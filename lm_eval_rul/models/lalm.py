@@ -146,8 +146,7 @@ class LALM(CheckpointLM, HFLM):
 
     def _engine_info(self) -> dict[str, Any]:
         """HFLM's model info, the family, the weights' dtype and how the audio is handed
-        over (what ``lalm-api`` records as ``audio_sent_*``: here the processor gets the
-        array itself)."""
+        over (``audio_sent_*``, as ``lalm-api`` records it: here the array itself)."""
         return {
             **HFLM.get_model_info(self),
             "audio_family": self.family.name,

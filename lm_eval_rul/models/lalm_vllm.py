@@ -33,14 +33,10 @@ from .families import Family, audio_family_of, family_for
 
 __all__ = [
     "LALMVLLM", "check_model_args", "VLLMMissingError", "FamilyNotServedError",
-    "QUESTIONS_PER_CALL", "served_architecture", "vllm_version",
-]  # fmt: skip
+    "served_architecture", "vllm_version",
+]
 
 logger = logging.getLogger(__name__)
-
-#: Questions (letter scoring) or prompts (generation) per ``LLM.generate`` call: enough for
-#: vLLM to fill its batches, few enough that an interruption loses little.
-QUESTIONS_PER_CALL = 256
 
 
 def _prompt(ids: list[int], audio: list[tuple[Any, int]] | None) -> dict[str, Any]:
@@ -150,7 +146,6 @@ class LALMVLLM(CheckpointLM):
         "block_size": NumberRange(int, 1, optional=True),
     }
     BOOL_ARGS = ("enforce_eager",)
-    QUESTIONS_PER_CALL = QUESTIONS_PER_CALL
 
     def __init__(
         self,
@@ -300,11 +295,11 @@ class LALMVLLM(CheckpointLM):
     def _generate(
         self, todo: list[tuple[Any, Any]], finished: Callable, disable_tqdm: bool
     ) -> None:
-        """``todo`` in calls of :data:`QUESTIONS_PER_CALL` prompts."""
+        """``todo`` in calls of :attr:`QUESTIONS_PER_CALL` prompts."""
         bar = progress_bar(len(todo), "lalm-vllm: gen", enabled=not disable_tqdm)
         try:
-            for start in range(0, len(todo), QUESTIONS_PER_CALL):
-                texts = self._generate_batch(todo[start : start + QUESTIONS_PER_CALL])
+            for start in range(0, len(todo), self.QUESTIONS_PER_CALL):
+                texts = self._generate_batch(todo[start : start + self.QUESTIONS_PER_CALL])
                 finished([(start + i, text) for i, text in enumerate(texts)])
                 bar.update(len(texts))
         finally:

@@ -22,7 +22,7 @@ def processor_rendering_score(model: Any, request: Any) -> tuple[list[int], floa
     from ..models.core import chat_messages
 
     context, letter = request.args[:2]
-    source = model.audio_sources([request])[0]
+    source = model.hear_requests([request])[0][0]
     text = model.question_text(context, source)
     _, waves = model._waves(source)
     processor, tokenizer = model.processor, model.tokenizer
@@ -77,7 +77,7 @@ def processor_rendering_score(model: Any, request: Any) -> tuple[list[int], floa
 
 def lalm_prompt_ids(model: Any, request: Any) -> list[int]:
     """The ids lalm's prefix cache reads: the processor's prefix, then the plain suffix."""
-    source = model.audio_sources([request])[0]
+    source = model.hear_requests([request])[0][0]
     context = model.question_text(request.args[0], source)
     before = model.parts_for(source.clips(model.spec))[0]
     _, waves = model._waves(source)
