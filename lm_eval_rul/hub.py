@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .adapters import ADAPTERS
+from .adapters import hub_model_names
 from .errors import UserInputError
 
 __all__ = [
@@ -38,15 +38,7 @@ logger = logging.getLogger(__name__)
 
 #: Harness models that read ``pretrained`` (and ``tokenizer``) from the hub or a folder:
 #: the harness's own, then the plugin's adapters that read a checkpoint.
-HUB_MODELS: tuple[str, ...] = (
-    "hf",
-    "hf-auto",
-    "huggingface",
-    "vllm",
-    "hf-multimodal",
-    "hf-audiolm-qwen",
-    *(row.name for row in ADAPTERS if row.reads_checkpoint),
-)
+HUB_MODELS: tuple[str, ...] = hub_model_names()
 
 #: The ``--metadata`` half of the offline advice, for ``run`` (the tasks' question files).
 RUN_DATA_HINT = """ and --metadata '{"data_path": "/path/to/RUL-MuchoMusic.json"}'"""
@@ -197,7 +189,8 @@ def check_model_available(
 ) -> None:
     """Raise :class:`ModelUnavailableError` unless the model can be loaded; never retries.
 
-    Only models in :data:`HUB_MODELS` are checked (an API model has nothing to download).
+    Only models of :func:`~lm_eval_rul.adapters.hub_model_names` are checked (an API model
+    has nothing to download).
 
     Args:
         model: The harness model name (``--model``).
@@ -208,7 +201,7 @@ def check_model_available(
         data_hint: The rest of the offline advice (default: ``run``'s ``--metadata``
             data files; ``""`` for commands that read local files anyway).
     """
-    if model not in HUB_MODELS or not model_args:
+    if model not in hub_model_names() or not model_args:
         return
     revision = str(model_args.get("revision") or "main")
     for key in ("pretrained", "tokenizer"):

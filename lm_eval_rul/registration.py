@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .adapters import ADAPTERS, adapter_named
+from .adapters import ADAPTERS, Adapter, adapter_named, add_adapter, text_hf_names
 from .catalogue import tasks_dir
 from .errors import UserInputError
 
@@ -15,12 +15,26 @@ __all__ = [
     "create_lm",
     "model_args_checker",
     "MODELS",
+    "register_adapter",
     "UnknownTaskMetadataError",
 ]
 
 #: Model name -> lazy import target (:data:`lm_eval_rul.adapters.ADAPTERS`), registered
-#: without importing torch-heavy code.
+#: without importing torch-heavy code (:func:`register_adapter` adds to it).
 MODELS: dict[str, str] = {row.name: row.target for row in ADAPTERS}
+
+
+def register_adapter(row: Adapter) -> None:
+    """Add an engine: its :class:`~lm_eval_rul.adapters.Adapter` row (an
+    :class:`~lm_eval_rul.models.core.AudioLM` subclass as its ``target``, whose module
+    defines ``check_model_args``), known to the plugin's checks and to the harness.
+
+    Raises:
+        ValueError: The name is taken.
+    """
+    add_adapter(row)
+    MODELS[row.name] = row.target
+    register_models()
 
 
 def model_args_checker(model: str) -> Any | None:
@@ -139,8 +153,7 @@ def create_lm(
     from lm_eval.utils import simple_parse_args_string
 
     from .hub import check_model_available
-    from .model_flags import settle_model_flags
-    from .models.args import with_dtype_names
+    from .model_flags import settle_model_flags, with_dtype_names
 
     register_models()
     # a missing folder, an unreachable hub or a gated model: one line now, not retries
@@ -183,7 +196,7 @@ def _refuse_audio_checkpoint(model: str, model_args: dict[str, Any], flag: str) 
     from .models.families import ModelKindError, audio_family_of
 
     name = model_args.get("pretrained")
-    if model not in ("hf", "hf-auto", "huggingface") or not isinstance(name, str):
+    if model not in text_hf_names() or not isinstance(name, str):
         return
     config = checkpoint_config(name, str(model_args.get("revision") or "main"))
     family = audio_family_of(config) if config else None

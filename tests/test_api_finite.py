@@ -136,7 +136,7 @@ def test_a_cache_holding_a_non_finite_score_is_asked_again_not_replayed(
 def test_a_bridge_window_that_is_not_a_finite_number_above_zero_is_not_taken(window):
     from doubles.scripted_http import Answer, ScriptedServer
 
-    from lm_eval_rul.bridge.client import read_declaration
+    from lm_eval_rul.models.api_http import read_declaration
 
     record = f'{{"max_audio_seconds": {window}, "chunked": true, "has_loglikelihood": true}}'
     body = f'{{"data": [{{"id": "{MODEL}", "lm_eval_rul_bridge": {record}}}]}}'

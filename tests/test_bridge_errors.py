@@ -119,7 +119,7 @@ def test_a_port_in_use_is_one_line(minimal):
 
 
 def test_the_protocol_declaration_and_cuts(minimal):
-    from lm_eval_rul.bridge.client import read_declaration
+    from lm_eval_rul.models.api_http import read_declaration
     from lm_eval_rul.models.api_payload import input_audio_part, prompt_logprobs_body, wav_bytes
     from lm_eval_rul.models.core import chat_messages
 

@@ -142,7 +142,7 @@ def test_an_adapter_window_of_math_inf_is_no_limit(tmp_path):
     import numpy as np
     from doubles.bridge import post_chat, start_bridge
 
-    from lm_eval_rul.bridge.client import read_declaration
+    from lm_eval_rul.models.api_http import read_declaration
     from lm_eval_rul.models.api_payload import input_audio_part, wav_bytes
     from lm_eval_rul.models.core import chat_messages
 

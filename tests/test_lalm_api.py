@@ -249,17 +249,18 @@ def test_model_args_are_checked_and_secrets_refused():
 def test_results_cache_has_lalms_name_values_and_folder(tmp_path, monkeypatch):
     """``results_cache=auto|PATH|none`` as for ``lalm``, the default file beside lalm's in
     ``$LM_EVAL_RUL_CACHE``; the old name ``cache=`` is refused, saying the new one."""
+    from lm_eval_rul.adapters import adapter_named
     from lm_eval_rul.models.api import LALMAPI, check_model_args
     from lm_eval_rul.models.args import LALMArgumentError
-    from lm_eval_rul.models.core import DEFAULT_RESULTS_FILE, results_path
+    from lm_eval_rul.models.core import results_path
     from lm_eval_rul.models.lalm import LALM
 
     monkeypatch.setenv("LM_EVAL_RUL_CACHE", str(tmp_path / "home"))
     base = {"base_url": "http://127.0.0.1:9/v1", "model": "m"}
     auto = LALMAPI(**base)
     assert auto._stored.path == tmp_path / "home" / "lalm_api.sqlite"
-    assert results_path("auto").parent == auto._stored.path.parent  # lalm's folder
-    assert results_path("auto").name == DEFAULT_RESULTS_FILE
+    lalm_file = adapter_named("lalm").results_file
+    assert results_path("auto", lalm_file).parent == auto._stored.path.parent  # lalm's folder
     assert LALMAPI(**base, results_cache="none")._stored.cache is None
     assert LALMAPI(**base, results_cache="off")._stored.cache is None
     mine = tmp_path / "mine.sqlite"

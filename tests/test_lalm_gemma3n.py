@@ -68,7 +68,7 @@ def _expanded(processor, text: str, clip) -> list[int]:
 
 def _span_args(processor):
     family = family_for("gemma3n")
-    ids = audio_token_ids(processor, family, processor.audio_token, where="tiny")
+    ids = audio_token_ids(processor, family, processor.audio_token, where="tiny", who="lalm")
     return family, ids, family_blank_ids(processor.tokenizer, family)
 
 
@@ -168,7 +168,7 @@ def test_span_tokens_are_the_markers_and_blank_lines(processor):
 def test_a_processor_without_a_marker_gets_one_line(processor):
     family = dataclasses.replace(family_for("gemma3n"), audio_markers=("boa_token", "eox_token"))
     with pytest.raises(LALMArgumentError, match="Gemma 3n: the processor of tiny names no eox"):
-        audio_token_ids(processor, family, processor.audio_token, where="tiny")
+        audio_token_ids(processor, family, processor.audio_token, where="tiny", who="lalm")
 
 
 # A harness context with the whitespace the template's ``| trim`` drops.
@@ -215,7 +215,7 @@ def test_lalm_trims_the_question_only_where_the_template_does(tiny_audio_lm, aud
     from lm_eval.api.instance import Instance
 
     from lm_eval_rul.mcqa.tasks import doc_to_text, load_rul_muchomusic
-    from lm_eval_rul.models.core import results_scope
+    from lm_eval_rul.models.checkpoint import results_scope
     from lm_eval_rul.models.families import template_renderer
     from lm_eval_rul.models.lalm import LALM
     from lm_eval_rul.testing.rendering import lalm_prompt_ids, processor_rendering_score

@@ -115,7 +115,7 @@ def _rendering(lm, question: str, wave) -> dict:
 
 def _heard(lm, request):
     """The one wave ``lm`` hears for ``request`` (None under audio=none)."""
-    source = lm.audio_sources([request])[0]
+    source = lm.hear_requests([request])[0][0]
     waves = source.waves(lm.spec)[1]
     return None if not waves else waves[0]
 
@@ -132,7 +132,7 @@ def _check_against_rendering(lm, requests) -> tuple[list[float], dict]:
     renderings = []
     for first in range(0, len(requests), 4):
         context = requests[first].args[0]
-        question = lm.question_text(context, lm.audio_sources(requests[first : first + 1])[0])
+        question = lm.question_text(context, lm.hear_requests(requests[first : first + 1])[0][0])
         wave = _heard(lm, requests[first])
         reference = _rendering(lm, question, wave)
         renderings.append(reference)

@@ -40,8 +40,6 @@ from .arrays import register_array
 from .conditions import (
     AudioSpec,
     check_audio_available,
-    condition_audio,
-    condition_key,
     condition_of_key,
     register_clip_pool,
 )
@@ -100,19 +98,33 @@ class RequestAudio:
         """The key of what is heard (one clip: :func:`condition_key`'s own key)."""
         if self.kind == "text":
             return ("text",)
-        keys = [condition_key(part, spec) for part in self.parts]
+        keys = [spec.audio_condition.key(part, spec) for part in self.parts]
         return keys[0] if len(keys) == 1 else ("clips", *keys)
 
     def clips(self, spec: AudioSpec) -> int:
         """How many audio slots the prompt has (0: text, or ``audio=none``)."""
         return 0 if self.kind == "text" or not spec.audio_condition.audio_slot else len(self.parts)
 
-    def waves(self, spec: AudioSpec) -> tuple[Hashable, list[np.ndarray] | None]:
-        """(:meth:`key`, the waveforms heard, in order; ``None`` without audio)."""
-        key = self.key(spec)
+    def waves(
+        self, spec: AudioSpec, key: Hashable | None = None
+    ) -> tuple[Hashable, list[np.ndarray] | None]:
+        """(:meth:`key`, the waveforms heard, in order; ``None`` without audio).
+
+        ``key``: this source's :meth:`key`, when the caller has it (a condition key, a
+        noise seed among others, is then computed once per clip, not once per call).
+        """
+        if key is None:
+            return self.key(spec), self._waves(spec, None)
+        return key, self._waves(spec, key)
+
+    def _waves(self, spec: AudioSpec, key: Hashable | None) -> list[np.ndarray] | None:
         if not self.clips(spec):
-            return key, None
-        return key, [condition_audio(part, spec)[1] for part in self.parts]
+            return None
+        condition = spec.audio_condition
+        if key is None:
+            return [condition.waveform(condition.key(p, spec), p, spec) for p in self.parts]
+        keys = [key] if len(self.parts) == 1 else list(key[1:])
+        return [condition.waveform(k, part, spec) for k, part in zip(keys, self.parts, strict=True)]
 
 
 def harness_audio(args: Sequence[Any]) -> Any | None:
@@ -234,8 +246,14 @@ def _signature(doc: Mapping[str, Any]) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
 
-def record_heard(source: RequestAudio, spec: AudioSpec, doc: Mapping[str, Any] | None) -> None:
-    """Remember what ``doc`` heard, for :func:`heard_fields` (this package's tasks only)."""
+def record_heard(
+    source: RequestAudio,
+    spec: AudioSpec,
+    doc: Mapping[str, Any] | None,
+    key: Hashable | None = None,
+) -> None:
+    """Remember what ``doc`` heard (``key``: ``source``'s, when known), for
+    :func:`heard_fields` (this package's tasks only)."""
     if source.kind == "text" or not isinstance(doc, Mapping) or "benchmark" not in doc:
         return
     own = [part.get("audio_ref") for part in source.parts]
@@ -245,7 +263,7 @@ def record_heard(source: RequestAudio, spec: AudioSpec, doc: Mapping[str, Any] |
         replaced = " + ".join(ref_name(ref) for ref in own if ref)
     else:
         replaced = None
-    key = source.key(spec)
+    key = source.key(spec) if key is None else key
     heard: dict[str, Any] = {"audio_heard": describe_heard(key), "audio_replaced": replaced}
     condition = None if key[0] == "clips" else condition_of_key(key)
     window = None if condition is None else condition.window(key)

@@ -3,12 +3,12 @@ environment, in one place (docs/bridge.md).
 
 Modules: :mod:`.server` (the single-file HTTP server ``lm-eval-rul bridge --write`` copies
 into the model's environment: the standard library, numpy and soundfile only, importing
-nothing of this package), :mod:`.client` (what ``lalm-api`` reads of a bridge at start-up:
-its declared window, chunking and letter support, and the cuts its replies report; over
-``lalm-api``'s own HTTP policy, :mod:`lm_eval_rul.models.api_http`), :mod:`.command`
+nothing of this package), :mod:`.command`
 (``lm-eval-rul bridge --write FILE``: :func:`~.command.write_server`). The tests' tiny
 research-shaped model and isolated interpreters are ``tests/doubles/bridge.py``, outside
-the installed package.
+the installed package. What ``lalm-api`` reads of a bridge (its declared window, chunking
+and letter support, the cuts its replies report) is lalm-api's own, in
+:mod:`lm_eval_rul.models.api_http`: the bridge never is imported by ``models``.
 
 Public names: :func:`write_server`, :class:`BridgeWriteError` (from :mod:`.command`).
 """

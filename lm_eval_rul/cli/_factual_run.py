@@ -26,7 +26,7 @@ import json
 import logging
 from typing import TYPE_CHECKING, Any
 
-from ..adapters import ADAPTERS
+from ..adapters import adapter_named
 
 if TYPE_CHECKING:
     from ..factual.errors import FactualInputError
@@ -43,8 +43,13 @@ logger = logging.getLogger(__name__)
 
 #: The factual benchmark's task folder (its catalogue descriptor: tasks/factual/benchmark.py).
 FACTUAL_FOLDER = "factual"
-#: The audio model whose limit cannot be read (a served model): it must be told.
-SERVED_AUDIO_MODEL = next(row.name for row in ADAPTERS if row.hears_audio and row.served)
+
+
+def _served(model: str | None) -> bool:
+    """``model`` is an audio engine behind a server (its row): it takes the protocol as a
+    model argument, may be a bridge that declares its window and chunking."""
+    row = adapter_named(model)
+    return row is not None and row.hears_audio and row.served
 
 
 def uses_factual_tasks(names: str) -> bool:
@@ -109,7 +114,7 @@ def _protocol(args: argparse.Namespace, model_args: dict[str, Any], metadata: di
     key = by_folder()[FACTUAL_FOLDER].protocol_source(metadata)  # factual_protocol, or protocol
     given = metadata.get(key)
     protocol = check_protocol(given, where=f"--metadata {key}")
-    if args.model != SERVED_AUDIO_MODEL:
+    if not _served(args.model):
         return protocol
     in_model = model_args.get("protocol")
     if in_model not in (None, ""):
@@ -156,7 +161,8 @@ def set_chunk_seconds(args: argparse.Namespace) -> None:
     metadata.pop("protocol", None)
     metadata["factual_protocol"] = protocol
     args.metadata = metadata
-    if args.model == "lalm" and not model_args.get("pretrained"):
+    row = adapter_named(args.model)
+    if row is not None and row.reads_checkpoint and not model_args.get("pretrained"):
         return  # the model's own check says what is missing
     try:
         limit = audio_limit_seconds(model_args)
@@ -165,12 +171,14 @@ def set_chunk_seconds(args: argparse.Namespace) -> None:
         return
     given = metadata.get("chunk_seconds")
     given = None if given in (None, "") else given
-    if given is None and limit is None and args.model == SERVED_AUDIO_MODEL:
+    if given is None and limit is None and row is not None and not row.knows_audio_limit:
         raise _served_model_limit_unknown(args.model)
     chunked = is_chunked(model_args.get("chunked", metadata.get("chunked")))
-    if not chunked and args.model == SERVED_AUDIO_MODEL and model_args.get("base_url"):
-        from ..bridge.client import read_declaration  # a bridge's CHUNKED
-        from ..models.api_http import HTTPSettings
+    if not chunked and _served(args.model) and model_args.get("base_url"):
+        from ..models.api_http import (
+            HTTPSettings,
+            read_declaration,  # a bridge's CHUNKED
+        )
 
         settings = HTTPSettings.of(model_args)
         declared = read_declaration(str(model_args["base_url"]), model_args.get("model"), settings)

@@ -28,7 +28,13 @@ import logging
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from ..adapters import adapter_named, audio_adapter_names, checkpoint_adapter_names
+from ..adapters import (
+    adapter_named,
+    audio_adapter_names,
+    checkpoint_adapter_names,
+    text_hf_names,
+    tokenizer_model_names,
+)
 from ..errors import UserInputError
 from ..harness_compat import refuse_doc_to_audio_tasks
 from ..hub import check_model_available
@@ -36,7 +42,6 @@ from .limits import say_limit_sample
 from .task_names import DuplicateTaskError
 
 __all__ = [
-    "AUDIO_MODELS",
     "ModelArgsError",
     "check_model_kind",
     "check_text_scorer",
@@ -50,15 +55,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
-
-#: Harness models that hear audio (the audio checks apply to them), from the adapter table.
-AUDIO_MODELS: tuple[str, ...] = audio_adapter_names()
-#: Audio models that load a checkpoint (``pretrained=``) themselves.
-_CHECKPOINT_AUDIO_MODELS = checkpoint_adapter_names()
-#: Models whose tokenizer the multi-token letter check can load.
-_TOKENIZER_MODELS = ("hf", "hf-auto", "huggingface", "lalm")
-#: The harness's text models for a local or hub checkpoint.
-TEXT_HF_MODELS: tuple[str, ...] = ("hf", "hf-auto", "huggingface")
 
 
 class ModelArgsError(UserInputError, TypeError):
@@ -81,7 +77,8 @@ def check_model_kind(model: str | None, model_args: Mapping[str, Any]) -> None:
     from ..models.families import ModelKindError, audio_family_of, family_for
 
     name = model_args.get("pretrained")
-    if model not in (*TEXT_HF_MODELS, *_CHECKPOINT_AUDIO_MODELS) or not isinstance(name, str):
+    checkpoint_audio = checkpoint_adapter_names()
+    if model not in (*text_hf_names(), *checkpoint_audio) or not isinstance(name, str):
         return
     if not name:
         return
@@ -90,20 +87,20 @@ def check_model_kind(model: str | None, model_args: Mapping[str, Any]) -> None:
         return  # not a transformers config we can read: the model's load says what is wrong
     model_type = config.get("model_type")
     family = audio_family_of(config)
-    if model in TEXT_HF_MODELS and family is not None:
+    if model in text_hf_names() and family is not None:
         raise ModelKindError(
             f"--model {model} with pretrained={name!r}: this is an audio LM ({family.name}, "
             f"model_type={model_type!r}), which --model {model} cannot load as a text model. "
             "Use --model lalm (audio=none for its text-only baseline)."
         )
-    if model in _CHECKPOINT_AUDIO_MODELS and family is None:
+    if model in checkpoint_audio and family is None:
         if not any("audio" in key for key in config):
             raise ModelKindError(
                 f"--model {model} with pretrained={name!r}: the checkpoint has no audio encoder "
                 f"(model_type={model_type!r}, no audio settings in its config.json), so it "
                 "cannot hear the clips. Use --model hf for a text-only model."
             )
-        family_for(model_type, where=name)  # an audio model of a family we do not support
+        family_for(model_type, where=name, who=model)  # an audio LM of a family we lack
 
 
 def _constructor_names(model_class: type) -> set[str]:
@@ -135,7 +132,7 @@ def check_model_args_for(model: str | None, model_args: Mapping[str, Any]) -> di
     from ..models.lalm import LALM
     from ..registration import model_args_checker
 
-    if model in AUDIO_MODELS:
+    if model in audio_adapter_names():
         return model_args_checker(model)(model_args)
     if not model or not model_args:
         return dict(model_args)
@@ -162,7 +159,7 @@ def check_model_args_for(model: str | None, model_args: Mapping[str, Any]) -> di
 
         check_hf_model_args(model, model_args)
     if issubclass(get_model(model), HFLM):  # HFLM reads dtypes with getattr(torch, value)
-        from ..models.args import with_dtype_names
+        from ..model_flags import with_dtype_names
 
         return with_dtype_names(model_args, who=f"--model {model}")
     return dict(model_args)
@@ -252,7 +249,7 @@ def _refuse_audio_tasks_for_text_models(model: str | None, loaded: Mapping[str, 
         for name, task in (loaded.get("tasks") or {}).items()
         if declares_audio(task)
     )
-    if not audio_tasks or not model or model in AUDIO_MODELS:
+    if not audio_tasks or not model or model in audio_adapter_names():
         return
     from lm_eval.api.registry import get_model
 
@@ -299,13 +296,13 @@ def check_before_model(
     """Run every check that needs no model (see the module docstring); raise the first."""
     args = check_model_args_for(model, dict(model_args or {}))
     if isinstance(model_args, dict):  # the harness builds the model from this object
-        from ..models.args import DTYPE_ARGS
+        from ..model_flags import DTYPE_ARGS
 
         model_args.update({k: v for k, v in args.items() if k in DTYPE_ARGS})
-    if model in AUDIO_MODELS and use_cache:
-        from ..models.args import USE_CACHE_REFUSAL, LALMArgumentError
+    if model in audio_adapter_names() and use_cache:
+        from ..models.args import LALMArgumentError, use_cache_refusal
 
-        raise LALMArgumentError(USE_CACHE_REFUSAL)
+        raise LALMArgumentError(use_cache_refusal(model))
     check_model_available(model, args)
     check_model_kind(model, args)
     check_results_cache(model, args)
@@ -321,11 +318,11 @@ def check_before_model(
     for name, task_docs in plugin_docs(loaded, limit=limit, samples=samples):
         docs.extend(task_docs)
         letter_scored |= loaded["tasks"][name].OUTPUT_TYPE == "multiple_choice"
-    if model in _TOKENIZER_MODELS and letter_scored:
+    if model in tokenizer_model_names() and letter_scored:
         from ..mcqa.letters import warn_for_model_args
 
         warn_for_model_args(model, args)
-    if model in AUDIO_MODELS:
+    if model in audio_adapter_names():
         check_clips_before_model(docs, str(args.get("audio", "original")), audio_check=audio_check)
 
 
@@ -357,7 +354,7 @@ def check_text_scorer(
 
     check_model_name(model)
     check_processes(simple_parse_args_string(model_args or ""))
-    if model in AUDIO_MODELS:
+    if model in audio_adapter_names():
         raise ModelKindError(
             f"{command} scores text-only prompts (the PI is how often a model picks the "
             f"answer from the question and options alone), so it takes a text model, not "

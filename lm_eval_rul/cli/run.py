@@ -36,11 +36,12 @@ import logging
 from collections.abc import Iterator
 from typing import Any
 
+from ..adapters import audio_adapter_names
 from ..masking import mask_model_args
 from .interrupted import said_on_interrupt
 from .long_prompts import no_cut_generation, no_cut_prompts
 from .post_run import check_output_places, requested_files, write_files
-from .preflight import AUDIO_MODELS, check_before_model, check_clips_before_model, plugin_docs
+from .preflight import check_before_model, check_clips_before_model, plugin_docs
 from .quiet import HELD_LOGS, quiet_harness_logs
 from .task_names import task_name_hooks
 
@@ -187,7 +188,7 @@ def run_hooks(args: argparse.Namespace, *, audio_check: str = "header") -> Itera
 
     names = args.tasks if isinstance(args.tasks, str) else ",".join(map(str, args.tasks or []))
     factual = _factual_run.uses_factual_tasks(names)
-    if factual and getattr(args, "model", None) in AUDIO_MODELS:
+    if factual and getattr(args, "model", None) in audio_adapter_names():
         _factual_run.set_chunk_seconds(args)  # before the harness reads --metadata
         _factual_run.check_audio(args)
     elif factual:

@@ -14,6 +14,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..adapters import tokenizer_model_names
 from .prompts import letters_for
 
 __all__ = [
@@ -26,8 +27,6 @@ __all__ = [
 
 logger = logging.getLogger("lm_eval_rul")
 
-#: Harness model names whose tokenizer we can load from ``pretrained``/``tokenizer``.
-_HF_MODELS = ("hf", "huggingface", "hf-auto", "lalm")
 
 
 def letter_token_ids(
@@ -116,7 +115,7 @@ def announce_multi_token(
 
 def warn_for_model_args(model: str | None, model_args: dict[str, Any] | None) -> list[str]:
     """Log (and return) the multi-token letter warnings for a harness model, if checkable."""
-    if model not in _HF_MODELS or not model_args:
+    if model not in tokenizer_model_names() or not model_args:
         return []
     source = model_args.get("tokenizer") or model_args.get("pretrained")
     if not isinstance(source, str):

@@ -25,13 +25,13 @@ from lm_eval.models.openai_completions import LocalChatCompletion
 from lm_eval.models.utils import postprocess_generated_text
 
 from ..adapters import adapter_named
-from ..audio import condition_parameters
+from ..audio import AudioSpec, condition_parameters
 from ..audio.decoding import report_trims
 from ..audio.requests import RequestAudio
-from ..bridge.client import NO_LOGLIKELIHOOD, read_declaration, watch_cuts, window_seconds
 from ..cache import digest
 from .api_http import (
     DEFAULT_TIMEOUT,
+    NO_LOGLIKELIHOOD,
     APIRequestError,
     ChatClient,
     HTTPSettings,
@@ -40,6 +40,9 @@ from .api_http import (
     chat_url,
     check_http_args,
     non_finite_in,
+    read_declaration,
+    watch_cuts,
+    window_seconds,
 )
 from .api_payload import (
     DEFAULT_WAV_SUBTYPE,
@@ -56,13 +59,16 @@ from .api_payload import (
     top_logprobs_of,
     top_path_scores,
 )
-from .args import LALMArgumentError, audio_condition, given_args, validate_model_args
-from .core import AudioLM, StoredResults, audio_settings, results_path
+from .args import (
+    LALMArgumentError,
+    NumberRange,
+    audio_condition,
+    given_args,
+    validate_model_args,
+)
+from .core import AudioLM, StoredResults, audio_settings, hear, results_path
 
-__all__ = [
-    "LOGPROB_MODES", "API_PROTOCOLS",
-    "LALMAPI", "check_model_args"
-]  # fmt: skip
+__all__ = ["LOGPROB_MODES", "API_PROTOCOLS", "LALMAPI", "check_model_args"]
 
 logger = logging.getLogger(__name__)
 
@@ -141,52 +147,29 @@ def check_model_args(model_args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 _CACHE_VERSION = 1
-#: The file ``results_cache=auto`` means, in ``$LM_EVAL_RUL_CACHE`` (beside ``lalm``'s).
-API_RESULTS_FILE = adapter_named("lalm-api").results_file
 
 
 class LALMAPI(AudioLM, LocalChatCompletion):
     """An audio LM served behind an OpenAI-compatible chat-completions endpoint.
 
-    Args:
-        base_url: The endpoint: ``http://host:8000/v1`` or the full
-            ``.../v1/chat/completions`` URL.
-        model: The model name the endpoint serves (vLLM's ``--served-model-name``).
-        audio: What the model hears, as for ``lalm`` (a registered condition).
-        max_audio_seconds: Trim longer audio (with a warning); default: the window a
-            ``lm-eval-rul bridge`` server declares, else no trimming (the server applies
-            its model's limit).
-        sampling_rate: Rate of the WAV sent (16 kHz, what the supported LALMs take).
-        wav_subtype: WAV sample format: ``FLOAT`` (default: the exact float32 samples
-            ``lalm`` hears, beyond +-1 too), or ``PCM_16``, ``PCM_24``, ``PCM_32`` for an
-            endpoint that refuses float WAV (clipped to +-1: warned and recorded).
-        system_prompt: Optional system message (default: the server template's own).
-        api_key_env: Environment variable holding the API key (the key itself is never
-            a model argument, so never in the results); unset: no ``Authorization``.
-        logprobs: Letter-scoring path: ``auto``, ``prompt``, ``top`` or ``none``.
-        top_logprobs: ``k`` of the ``top`` path (OpenAI allows at most 20).
-        num_concurrent: Requests in flight at once.
-        max_retries: Retries of a request on 429/5xx/connection errors (not attempts).
-        retry_backoff: First wait between retries in seconds (doubling, with jitter).
-        timeout: Seconds per request, answer included: a total deadline (a server that
-            drips bytes cannot stretch it), for the start-up ``GET /models`` too.
-        max_gen_toks: Generation budget when a task sets none.
-        protocol: ``rul`` (temperature 0, the task's token cap) or ``paper`` (the
-            provider's defaults: no ``temperature``, no ``max_tokens`` sent); also read
-            by the factual tasks (:mod:`lm_eval_rul.factual.protocol`).
-        chunked: The model hears long audio in windows (a bridge's ``CHUNKED``): the
-            factual tasks ask about 60 s windows (or the model's limit, if shorter).
-        think_end_token: Drop a reasoning model's text up to this token (lm-eval's).
-        results_cache: Resume cache file, as ``lalm``'s: ``auto`` = ``lalm_api.sqlite`` in
-            ``$LM_EVAL_RUL_CACHE`` (default ``~/.cache/lm_eval_rul``), a path, or ``none``.
-        verify_certificate, ca_cert_path: TLS checks of the endpoint.
-        device, batch_size, max_batch_size: Accepted from the harness; unused (one
-            request per prompt, concurrency from ``num_concurrent``).
-        **condition_args: The audio conditions' parameters, as for ``lalm`` (``seed`` is
-            also sent as the request seed).
+    Its ``--model_args`` (``base_url``, ``model``, ``audio`` and every condition's
+    parameters, ``wav_subtype``, ``logprobs``, ``top_logprobs``, ``protocol``, ``chunked``,
+    ``timeout``, ``results_cache``...) are the table of ``docs/models.md`` ("lalm-api"),
+    the one manual; the key is never an argument (``api_key_env`` names its variable).
     """
 
     MODEL_NAME = "lalm-api"
+    #: Its own ``model_args`` (:func:`~.args.validate_model_args` reads them; ``timeout``
+    #: and ``retry_backoff``: any number here, refused by :func:`~.api_http.check_http_args`
+    #: in their own words).
+    ARG_RANGES = {
+        "sampling_rate": NumberRange(int, 1000, high=768_000, unit="samples per second"),
+        "top_logprobs": NumberRange(int, 1),
+        "num_concurrent": NumberRange(int, 1),
+        "max_retries": NumberRange(int, 0),
+    }
+    NUMBER_ARGS = {"timeout": float, "retry_backoff": float}
+    BOOL_ARGS = ("verify_certificate", "chunked")
     COMPUTES_WHEN_STORED = True  # the request table is logged, read-back requests too
     TEMPLATE_REFUSAL = (
         "sends the chat itself (audio first in the user turn, the server applies its "
@@ -222,7 +205,8 @@ class LALMAPI(AudioLM, LocalChatCompletion):
         **condition_args: Any,
     ) -> None:
         args = check_model_args(given_args(locals()))
-        super().__init__(
+        LocalChatCompletion.__init__(
+            self,
             base_url=chat_url(args["base_url"]),
             model=args["model"],
             tokenizer_backend=None,
@@ -240,7 +224,7 @@ class LALMAPI(AudioLM, LocalChatCompletion):
         # a bridge's declaration (lm-eval-rul bridge): its window and chunking, read once
         self.bridge = read_declaration(self.base_url, self.model, HTTPSettings.of(args))
         self.max_audio_seconds = window_seconds(args["max_audio_seconds"], self.bridge)
-        self._hear(
+        spec = hear(
             args["audio"], args, sampling_rate=args["sampling_rate"],
             max_seconds=self.max_audio_seconds,
         )  # fmt: skip
@@ -257,7 +241,7 @@ class LALMAPI(AudioLM, LocalChatCompletion):
         self.letter_path: str | None = None
         self.stats: Counter[str] = Counter()
         self.missing_examples: list[str] = []
-        self._audio = AudioEncoder(self.spec, self.wav_subtype)
+        self._audio = AudioEncoder(spec, self.wav_subtype)
         self._client = ChatClient(
             self.base_url, model=self.model, settings=HTTPSettings.of(args),
             num_concurrent=args["num_concurrent"], max_retries=args["max_retries"],
@@ -266,9 +250,11 @@ class LALMAPI(AudioLM, LocalChatCompletion):
         self.bridge_counts: dict[str, int] = {}
         if self.bridge is not None:
             self._client.send = watch_cuts(self._client.send, self.bridge_counts)  # type: ignore[method-assign]
-        self._stored = _APIResults(
-            results_path(args["results_cache"], API_RESULTS_FILE), self._scope(), self.stats
+        stored = _APIResults(
+            results_path(args["results_cache"], adapter_named(self.MODEL_NAME).results_file),
+            self._scope(spec), self.stats,
         )
+        AudioLM.__init__(self, spec, stored, max_gen_toks=args["max_gen_toks"])
         self._log_start(
             f"model {self.model!r} at {self._client.host}",
             {"sampling_rate": self.spec.sampling_rate, "wav": self.wav_subtype,
@@ -278,11 +264,11 @@ class LALMAPI(AudioLM, LocalChatCompletion):
         )  # fmt: skip
 
     # ------------------------------------------------------------------ resume cache
-    def _scope(self) -> dict[str, Any]:
+    def _scope(self, spec: AudioSpec) -> dict[str, Any]:
         return {
             "cache": f"lalm-api/{_CACHE_VERSION}",
             "endpoint_model": self.model,
-            **audio_settings(self.spec),
+            **audio_settings(spec),
             "wav_subtype": self.wav_subtype,
             "system_prompt": self.system_prompt,
         }
@@ -318,11 +304,10 @@ class LALMAPI(AudioLM, LocalChatCompletion):
         """One chat completion per request, the audio first in the user turn."""
         if not requests:
             return []
-        sources = self.audio_sources(requests)
+        heard = self.hear_requests(requests)
         occurrences: Counter[str] = Counter()
         keys, stops, units = [], [], []
-        heard = self.heard_keys(sources)
-        for index, (request, source, key) in enumerate(zip(requests, sources, heard, strict=True)):
+        for index, (request, (source, key)) in enumerate(zip(requests, heard, strict=True)):
             context, gen_kwargs = request.args[:2]
             context = self.question_text(context, source)
             body = self._create_payload(
@@ -378,10 +363,9 @@ class LALMAPI(AudioLM, LocalChatCompletion):
             return []
         if self.logprobs == "none":
             raise self._no_logprobs(self.logprobs_why)
-        sources = self.audio_sources(requests)
         letters = []
-        heard = self.heard_keys(sources)
-        for index, (request, source, key) in enumerate(zip(requests, sources, heard, strict=True)):
+        heard = self.hear_requests(requests)
+        for index, (request, (source, key)) in enumerate(zip(requests, heard, strict=True)):
             context, continuation = request.args[:2]
             text, task, doc = self.question_text(context, source), request.task_name, request.doc
             letters.append(_Letter(index, task, doc or {}, source, key, text, continuation))

@@ -127,7 +127,7 @@ class AudioEncoder:
         if key in self._parts:
             self._parts.move_to_end(key)
             return self._parts[key]
-        _, waves = source.waves(self.spec)
+        _, waves = source.waves(self.spec, key)
         rate = self.spec.sampling_rate
         if waves is not None and self.subtype != "FLOAT" and key not in self._clipped:
             self._count_clipped(key, waves)

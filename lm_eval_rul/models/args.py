@@ -17,12 +17,13 @@ from typing import Any
 from ..audio import UnknownConditionError, condition_named, condition_names, condition_parameters
 from ..audio.errors import AudioError
 from ..errors import UserInputError
+from ..model_flags import DTYPE_ARGS, ModelArgValueError, dtype_name
 
 __all__ = [
     "UnknownModelArgsError", "LALMArgumentError", "validate_model_args", "supported_args",
-    "audio_condition", "USE_CACHE_REFUSAL", "use_cache_refusal", "NumberRange",
-    "NUMBER_RANGES", "number_range", "DTYPE_ARGS", "dtype_name", "with_dtype_names",
-    "given_args",
+    "audio_condition", "use_cache_refusal", "NumberRange",
+    "NUMBER_RANGES", "BOOL_ARGS", "number_range",
+    "given_args", "BadValueError",
 ]  # fmt: skip
 
 #: Keyword arguments lm-eval itself adds to every model's constructor.
@@ -40,16 +41,17 @@ def use_cache_refusal(model: str) -> str:
     )
 
 
-#: ``lalm``'s refusal of ``--use_cache``.
-USE_CACHE_REFUSAL = use_cache_refusal("lalm")
-
-
 class UnknownModelArgsError(UserInputError, TypeError):
     """``--model_args`` holds names the ``lalm`` model does not take."""
 
 
 class LALMArgumentError(UserInputError, ValueError):
     """A ``--model_args`` value, harness option or task input ``lalm`` cannot use."""
+
+
+class BadValueError(LALMArgumentError):
+    """One ``model_args`` value a converter cannot read; the message names the value, and
+    whoever reads it for an engine puts the engine's name first."""
 
 
 _TRUE, _FALSE = ("true", "1", "yes", "on"), ("false", "0", "no", "off")
@@ -61,24 +63,24 @@ def _as_bool(name: str, value: Any) -> bool:
     text = str(value).strip().lower()
     if text in _TRUE or text in _FALSE:
         return text in _TRUE
-    raise LALMArgumentError(f"lalm: {name}={value!r} is not a boolean; use {name}=true or false.")
+    raise BadValueError(f"{name}={value!r} is not a boolean; use {name}=true or false.")
 
 
 def _as_number(kind: Callable[[Any], Any], name: str, value: Any, optional: bool = False) -> Any:
     if value is None or (optional and str(value).strip().lower() in ("", "none")):
         if optional:
             return None
-        raise LALMArgumentError(f"lalm: {name} needs a value.")
+        raise BadValueError(f"{name} needs a value.")
     if isinstance(value, bool):  # True would pass as 1
-        raise LALMArgumentError(f"lalm: {name}={value!r} is not a number.")
+        raise BadValueError(f"{name}={value!r} is not a number.")
     try:
         number = kind(value)
         if kind is int and isinstance(value, float) and number != value:
             raise ValueError
     except (TypeError, ValueError, OverflowError):  # int(float("inf")) overflows
         what = "an integer" if kind is int else "a number"
-        raise LALMArgumentError(
-            f"lalm: {name}={value!r} is not {what}; e.g. --model_args pretrained=...,{name}="
+        raise BadValueError(
+            f"{name}={value!r} is not {what}; e.g. --model_args pretrained=...,{name}="
             f"{'10' if kind is int else '10.0'}"
         ) from None
     return number
@@ -105,7 +107,7 @@ class NumberRange:
         low_ok = self.low is None or (number > self.low if self.above else number >= self.low)
         if math.isfinite(number) and low_ok and (self.high is None or number <= self.high):
             return number
-        raise LALMArgumentError(f"lalm: {name}={value!r} must be {self.describe()}.{self.hint}")
+        raise BadValueError(f"{name}={value!r} must be {self.describe()}.{self.hint}")
 
     def describe(self) -> str:
         """The range in words: ``at least 1``, ``a finite number of seconds, above 0 and at
@@ -121,54 +123,11 @@ class NumberRange:
         return ", ".join([what, " and ".join(bounds)]) if bounds else what
 
 
-#: The ``model_args`` that name a torch dtype (the harness's ``HFLM`` reads each with
-#: ``getattr(torch, value)``, so ``bf16`` was an ``AttributeError`` after the load began).
-DTYPE_ARGS = ("dtype", "softmax_dtype", "mixed_precision_dtype", "bnb_4bit_compute_dtype")
-#: Common spellings -> torch's names (``auto``: the checkpoint's own dtype).
-_DTYPES = {
-    "auto": "auto",
-    "bfloat16": "bfloat16", "bf16": "bfloat16",
-    "float16": "float16", "fp16": "float16", "half": "float16",
-    "float32": "float32", "fp32": "float32", "float": "float32",
-    "float64": "float64", "fp64": "float64", "double": "float64",
-}  # fmt: skip
-
-
-def dtype_name(name: str, value: Any) -> Any:
-    """``value`` of the dtype argument ``name`` as torch names it, or one line listing the
-    accepted spellings (a ``torch.dtype`` or ``None`` passes unchanged).
-
-    >>> dtype_name("dtype", "bf16"), dtype_name("dtype", "torch.Half"), dtype_name("dtype", "fp32")
-    ('bfloat16', 'float16', 'float32')
-    """
-    if value is None or not isinstance(value, str):
-        return value
-    key = value.strip().lower().removeprefix("torch.")
-    if key in _DTYPES:
-        return _DTYPES[key]
-    spellings: dict[str, list[str]] = {}
-    for spelling, canonical in _DTYPES.items():
-        spellings.setdefault(canonical, []).append(spelling)
-    shown = "; ".join(", ".join(names) for names in spellings.values())
-    raise LALMArgumentError(f"lalm: {name}={value!r} is not a dtype; use one of: {shown}.")
-
-
-def with_dtype_names(model_args: Mapping[str, Any], who: str = "lalm") -> dict[str, Any]:
-    """``model_args`` with each of :data:`DTYPE_ARGS` spelt as torch names it."""
-    out = dict(model_args)
-    for name in DTYPE_ARGS:
-        if name in out:
-            try:
-                out[name] = dtype_name(name, out[name])
-            except LALMArgumentError as error:
-                raise LALMArgumentError(str(error).replace("lalm:", f"{who}:", 1)) from None
-    return out
-
-
-#: The engines' numeric ``model_args`` entries and the values each takes (NaN and infinity
-#: are never taken: a NaN noise level or length reaches the model as a waveform of NaN, an
-#: infinite length as an ``OverflowError`` deep in a run). The audio conditions' own
-#: (``noise_std``...) are declared by their conditions (:func:`number_range`).
+#: The numeric ``model_args`` entries every engine may take and the values each takes (NaN
+#: and infinity are never taken: a NaN noise level or length reaches the model as a waveform
+#: of NaN, an infinite length as an ``OverflowError`` deep in a run). An engine's own are
+#: its class's ``ARG_RANGES``; the audio conditions' (``noise_std``...) are declared by
+#: their conditions (:func:`number_range`).
 NUMBER_RANGES: dict[str, NumberRange] = {
     "max_audio_seconds": NumberRange(
         float, 0, True, optional=True, unit="seconds",
@@ -177,27 +136,17 @@ NUMBER_RANGES: dict[str, NumberRange] = {
     "max_batch_size": NumberRange(int, 1, optional=True),
     "max_length": NumberRange(int, 1, optional=True),
     "max_gen_toks": NumberRange(int, 1),
-    # lalm-api (lm_eval_rul.models.api); timeout and retry_backoff: api_http's own checks
-    "sampling_rate": NumberRange(int, 1000, high=768_000, unit="samples per second"),
-    "top_logprobs": NumberRange(int, 1),
-    "num_concurrent": NumberRange(int, 1),
-    "max_retries": NumberRange(int, 0),
-    "retry_backoff": NumberRange(float),
-    "timeout": NumberRange(float),
-    # lalm-vllm (lm_eval_rul.models.lalm_vllm)
-    "tensor_parallel_size": NumberRange(int, 1),
-    "data_parallel_size": NumberRange(int, 1),
-    "gpu_memory_utilization": NumberRange(float, 0, True, 1),
-    "max_model_len": NumberRange(int, 1, optional=True),
-    "block_size": NumberRange(int, 1, optional=True),
 }
+#: The boolean ``model_args`` every engine may take (an engine's own: ``BOOL_ARGS``).
+BOOL_ARGS = ("chat_template", "prefix_cache", "trust_remote_code")
 
-_NOT_FINITE_OK = ("timeout", "retry_backoff")  # refused by api_http with their own words
 
-def number_range(name: str) -> NumberRange | None:
-    """The values ``name`` takes: an engine's entry, or a condition's parameter."""
-    if name in NUMBER_RANGES:
-        return NUMBER_RANGES[name]
+def number_range(name: str, model_class: type | None = None) -> NumberRange | None:
+    """The values ``name`` takes: the engine's entry (its ``ARG_RANGES``), a common one,
+    or a condition's parameter."""
+    own = getattr(model_class, "ARG_RANGES", {})
+    if name in own or name in NUMBER_RANGES:
+        return own.get(name) or NUMBER_RANGES[name]
     parameter = condition_parameters().get(name)
     if parameter is None:
         return None
@@ -206,44 +155,29 @@ def number_range(name: str) -> NumberRange | None:
     )
 
 
-def _word(parameter: Any, value: Any) -> str:
-    """A condition's word parameter read, or :class:`LALMArgumentError` listing its words."""
+def _word(parameter: Any, name: str, value: Any) -> str:
+    """A condition's word parameter (``excerpt_at``) read, or :class:`BadValueError` listing
+    its words."""
     try:
-        return parameter.read("lalm", value)
+        return parameter.read("", value)
     except AudioError as error:
-        raise LALMArgumentError(str(error)) from None
+        raise BadValueError(str(error)) from None
 
 
-def _converter(name: str) -> Callable[[str, Any], Any] | None:
-    """How the ``model_args`` value ``name`` is read (``None``: as given)."""
-    if name in _CONVERTERS:
-        return _CONVERTERS[name]
+def _converter(name: str, model_class: type) -> Callable[[str, Any], Any] | None:
+    """How the ``model_args`` value ``name`` is read for ``model_class`` (``None``: as
+    given)."""
+    if name in DTYPE_ARGS:
+        return dtype_name
+    if name in (*BOOL_ARGS, *getattr(model_class, "BOOL_ARGS", ())):
+        return _as_bool
+    if name in getattr(model_class, "NUMBER_ARGS", ()):  # any finite or not: checked later
+        return lambda n, v: _as_number(model_class.NUMBER_ARGS[n], n, v)
     parameter = condition_parameters().get(name)
     if parameter is not None and parameter.choices:  # a word (excerpt_at)
-        return lambda n, v: _word(parameter, v)
-    rule = number_range(name)
+        return lambda n, v: _word(parameter, n, v)
+    rule = number_range(name, model_class)
     return None if rule is None else rule.read
-
-
-#: How each engine ``model_args`` value is read (name -> converter of (name, value)).
-_CONVERTERS: dict[str, Callable[[str, Any], Any]] = {
-    **{
-        name: (
-            (lambda n, v, k=rule.kind: _as_number(k, n, v))
-            if name in _NOT_FINITE_OK
-            else rule.read
-        )
-        for name, rule in NUMBER_RANGES.items()
-    },
-    **dict.fromkeys(DTYPE_ARGS, dtype_name),
-    "chat_template": _as_bool,
-    "prefix_cache": _as_bool,
-    "trust_remote_code": _as_bool,
-    "parallelize": _as_bool,
-    "verify_certificate": _as_bool,
-    "chunked": _as_bool,
-    "enforce_eager": _as_bool,  # lalm-vllm
-}
 
 
 def audio_condition(audio: Any) -> str:
@@ -260,10 +194,10 @@ def audio_condition(audio: Any) -> str:
 
 def _batch_size(value: Any) -> int:
     if str(value).startswith("auto"):
-        raise LALMArgumentError("lalm: batch_size=auto is not supported; give an integer.")
+        raise BadValueError("batch_size=auto is not supported; give an integer.")
     size = _as_number(int, "batch_size", value)
     if size < 1:
-        raise LALMArgumentError(f"lalm: batch_size={value!r} must be at least 1.")
+        raise BadValueError(f"batch_size={value!r} must be at least 1.")
     return size
 
 
@@ -273,14 +207,14 @@ def validate_model_args(model_args: Mapping[str, Any], model_class: type) -> dic
     Args:
         model_args: Names and values as the harness parsed them (strings, numbers, bools).
         model_class: The model whose constructor defines the accepted names (its
-            ``MODEL_NAME`` attribute, default ``lalm``, starts the messages).
+            ``MODEL_NAME`` starts the messages).
 
     Raises:
         UnknownModelArgsError: A name the model does not take (all of them named).
         UnknownConditionError: ``audio=`` names no condition.
         LALMArgumentError: A value of the wrong kind (e.g. ``noise_seconds=abc``).
     """
-    who = getattr(model_class, "MODEL_NAME", "lalm")
+    who = model_class.MODEL_NAME
     supported = supported_args(model_class)
     unknown = sorted(set(model_args) - set(supported))
     if unknown:
@@ -297,18 +231,21 @@ def validate_model_args(model_args: Mapping[str, Any], model_class: type) -> dic
         )
     out = dict(model_args)
     for name, value in model_args.items():
-        converter = _converter(name)
+        converter = _converter(name, model_class)
         if converter is not None:
             try:
                 out[name] = converter(name, value)
-            except LALMArgumentError as error:  # the converters speak for lalm
-                raise LALMArgumentError(str(error).replace("lalm:", f"{who}:", 1)) from None
+            except (BadValueError, ModelArgValueError) as error:
+                raise LALMArgumentError(f"{who}: {error}") from None
     if "audio" in out:
         out["audio"] = audio_condition(out["audio"])
     if "batch_size" in out:
-        out["batch_size"] = _batch_size(out["batch_size"])
+        try:
+            out["batch_size"] = _batch_size(out["batch_size"])
+        except BadValueError as error:
+            raise LALMArgumentError(f"{who}: {error}") from None
     if "pretrained" in out and not isinstance(out["pretrained"], str):
-        raise LALMArgumentError("lalm: pretrained must be a Hub id or a local path (a string).")
+        raise LALMArgumentError(f"{who}: pretrained must be a Hub id or a local path (a string).")
     return out
 
 

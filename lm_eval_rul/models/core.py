@@ -2,10 +2,11 @@
 
 :class:`AudioLM` is the one base class of the three engines (read it as lm-eval's ``HFLM``:
 one flow, engines overriding narrow hooks; ``docs/architecture.md``). It owns the audio
-arguments (turned once into the model's :class:`~lm_eval_rul.audio.AudioSpec`), each
-request's audio source, the grouping of letter requests by clip and context
-(:class:`Question`), the stored-results -> compute -> store template of ``loglikelihood``
-and ``generate_until``, ``get_model_info`` and the refusals.
+arguments (turned once into the model's :class:`~lm_eval_rul.audio.AudioSpec`, which alone
+holds the condition), each request's audio source and condition key (computed once per
+document), the stored-results -> compute -> store template of ``loglikelihood`` and
+``generate_until``, ``get_model_info`` and the refusals. The checkpoint engines' flow
+(questions by clip, prefix scoring) is :mod:`.checkpoint`.
 
 :class:`StoredResults` keeps every result on disk as it is computed, so an interrupted run
 resumes. Its scope (:func:`results_scope`) is everything that decides a result besides the
@@ -21,33 +22,28 @@ import json
 import logging
 import re
 from abc import abstractmethod
-from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
 from lm_eval.api.model import LM
 
-from ..adapters import adapter_named
 from ..audio import AudioSpec, clip_identity, condition_named, condition_parameters
 from ..audio.decoding import report_trims
 from ..audio.requests import (
     HARNESS_AUDIO_PLACEHOLDER,
     RequestAudio,
+    harness_audio,
     record_heard,
     request_audio,
 )
 from ..cache import ResultCache
-from ..mcqa.letters import announce_multi_token
-from ..progress import progress_bar
 from .args import LALMArgumentError, audio_condition, use_cache_refusal
 
 __all__ = [
-    "AudioLM", "Question", "chat_messages", "audio_settings", "audio_words",
-    "recorded_parameters", "TEXT_TASK_NOTE", "DEFAULT_RESULTS_FILE", "FORMAT", "results_path",
-    "results_scope", "checkpoint_identity", "request_parts", "StoredResults"
-]  # fmt: skip
+    "AudioLM", "hear", "chat_messages", "audio_settings", "audio_words", "recorded_parameters",
+    "TEXT_TASK_NOTE", "results_path", "request_parts", "StoredResults",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -108,22 +104,16 @@ def audio_settings(spec: AudioSpec) -> dict[str, Any]:
 TEXT_TASK_NOTE = "not applied (text task: answered from text alone, no audio in the prompt)"
 _PLACEHOLDER = re.compile(r"[ \t]*" + re.escape(HARNESS_AUDIO_PLACEHOLDER))
 
-
-#: The default file, inside ``$LM_EVAL_RUL_CACHE``.
-DEFAULT_RESULTS_FILE = adapter_named("lalm").results_file
-#: Bumped whenever what is stored, or how it is computed, changes meaning.
-FORMAT = 1
 _OFF = ("none", "off", "false", "no", "0", "")
-_WEIGHTS = (".safetensors", ".bin", ".json", ".model", ".txt", ".jinja", ".py")
 
 
-def results_path(setting: Any, default_file: str = DEFAULT_RESULTS_FILE) -> Path | None:
-    """The file ``results_cache=setting`` means, for ``lalm`` and ``lalm-api`` alike.
+def results_path(setting: Any, default_file: str) -> Path | None:
+    """The file ``results_cache=setting`` means, for every engine alike.
 
     Args:
         setting: ``auto`` (``default_file`` in ``$LM_EVAL_RUL_CACHE``), ``none`` (off; also
             ``off``, ``false``, ``no``, ``0``, empty) or a file path.
-        default_file: The file name ``auto`` means (each model has its own).
+        default_file: The file name ``auto`` means (each engine's row has its own).
     """
     if setting is None or str(setting).strip().lower() in _OFF:
         return None
@@ -132,71 +122,6 @@ def results_path(setting: Any, default_file: str = DEFAULT_RESULTS_FILE) -> Path
 
         return cache_dir() / default_file
     return Path(str(setting)).expanduser()
-
-
-def checkpoint_identity(pretrained: str, revision: str, config: Any) -> dict[str, Any]:
-    """What identifies the weights: a folder's files (size, mtime) or a hub commit."""
-    folder = Path(pretrained).expanduser()
-    if folder.is_dir():
-        files = sorted(
-            (p.name, p.stat().st_size, p.stat().st_mtime_ns)
-            for p in folder.iterdir()
-            if p.is_file() and p.suffix in _WEIGHTS
-        )
-        return {"path": str(folder.resolve()), "files": files}
-    return {
-        "hub_id": pretrained,
-        "revision": revision,
-        "commit": getattr(config, "_commit_hash", None),
-    }
-
-
-def results_scope(
-    lm: Any,
-    *,
-    model: str = "lalm",
-    dtype: str | None = None,
-    versions: Mapping[str, str] | None = None,
-) -> dict[str, Any]:
-    """Everything besides the request that decides ``lm``'s results (see the module doc).
-
-    Args:
-        lm: The model (``lalm``, or ``lalm-vllm``, which builds its prompts the same way).
-        model: The model's name: results of two engines never mix.
-        dtype: The weights' dtype (default: ``lm.model.dtype``).
-        versions: More package versions that decide the results (``lalm-vllm``: vLLM's).
-    """
-    import torch
-    import transformers
-
-    from .. import __version__
-
-    spec = lm.spec
-    return {
-        "model": model,
-        "format": FORMAT,
-        "versions": {
-            "lm_eval_rul": __version__,
-            "transformers": transformers.__version__,
-            "torch": torch.__version__,
-            **(versions or {}),
-        },
-        "checkpoint": checkpoint_identity(lm.pretrained, lm.revision, lm._config),
-        "dtype": dtype or str(lm.model.dtype),
-        "family": lm.family.name,
-        "template": list(lm._parts),
-        # only where the template trims the question, so other scopes keep their keys
-        **({"question_trimmed": True} if getattr(lm, "_trims_question", False) else {}),
-        "chat_template": lm.use_chat_template,
-        "system_prompt": lm.system_prompt,
-        "prefix_cache": lm.prefix_cache,
-        "audio": {
-            "condition": spec.condition,
-            **recorded_parameters(spec),
-            "max_seconds": spec.max_seconds,
-            "sampling_rate": spec.sampling_rate,
-        },
-    }
 
 
 def _jsonable(value: Any) -> Any:
@@ -209,7 +134,7 @@ def request_parts(kind: str, args: Sequence[Any], heard: Any) -> list[Any]:
 
 
 class StoredResults:
-    """The results cache of one ``lalm`` model (or nothing, when turned off).
+    """The results cache of one engine (or nothing, when turned off).
 
     Args:
         path: The SQLite file, or ``None`` (off).
@@ -220,6 +145,7 @@ class StoredResults:
         self.cache = None if path is None else ResultCache(path, scope=scope)
         self._heard: dict[Hashable, Any] = {}
         self.reused = 0
+        self.who = "results"  # the engine's name, set by AudioLM: its messages say it
 
     @property
     def path(self) -> Path | None:
@@ -274,8 +200,9 @@ class StoredResults:
         """One log line: how many of ``total`` requests came from the file."""
         if self.cache is not None and total:
             logger.info(
-                "lalm: %s: %d of %d requests read from %s, %d to compute "
+                "%s: %s: %d of %d requests read from %s, %d to compute "
                 "(model_args results_cache=none recomputes everything)",
+                self.who,
                 what,
                 reused,
                 total,
@@ -284,81 +211,101 @@ class StoredResults:
             )
 
 
-@dataclass
-class Question:
-    """The letter requests of one (clip, context): scored after one audio prefix."""
-
-    key: Hashable  # what is heard (the clip's condition key)
-    source: RequestAudio
-    context_ids: list[int]  # the prompt's token ids (audio placeholder unexpanded)
-    letters: list[tuple[int, list[int]]]  # (index among the requests to score, its ids)
+def hear(audio: Any, args: Mapping[str, Any], *, sampling_rate: int, max_seconds: Any) -> AudioSpec:
+    """The :class:`~lm_eval_rul.audio.AudioSpec` of an engine: the condition ``audio=``
+    names and the condition parameters the user gave (checked ``args``)."""
+    condition = condition_named(audio_condition(audio))
+    params = {name: args[name] for name in condition_parameters() if name in args}
+    return AudioSpec(sampling_rate, max_seconds, condition, **params)
 
 
 class AudioLM(LM):
     """The core of the plugin's audio models (see the module doc); engines subclass it.
 
-    An engine sets ``_stored`` (:class:`StoredResults`) and defines ``_engine_info``,
-    ``_score_questions(questions) -> [(index, (log p, greedy))]`` (one call after one audio
-    prefix per clip) and ``_generate(todo, finished, disable_tqdm)``; ``lalm-api`` builds
-    its own units of work (letters, questions, prompts) on :meth:`_stored_run`.
+    Args:
+        spec: What the model hears (:func:`hear`): the condition is held here only.
+        stored: The engine's results cache (:class:`StoredResults`).
+        max_gen_toks: The generation budget when a task sets none.
+        name: The ``--model`` name, which starts the engine's messages (default: the
+            class's :attr:`MODEL_NAME`, its :data:`~lm_eval_rul.adapters.ADAPTERS` row).
+
+    The engine initialises its harness base first (``HFLM``, ``LocalChatCompletion`` or
+    ``LM``: this does not call it), then this. It defines ``_engine_info``,
+    ``_score_letters(todo, finished, disable_tqdm)`` and ``_generate(todo, finished,
+    disable_tqdm)``, each unit of ``todo`` a (request, source, heard key) triple;
+    :class:`~.checkpoint.CheckpointLM` scores letters clip by clip for the engines that
+    read a checkpoint; ``lalm-api`` builds its own units (letters, questions, prompts)
+    on :meth:`_stored_run`.
     """
 
     MULTIMODAL = True
     #: ``compute`` is called even when every result was stored (to report the counts).
     COMPUTES_WHEN_STORED: ClassVar[bool] = False
-    #: The ``--model`` name (its :data:`~lm_eval_rul.adapters.ADAPTERS` row).
-    MODEL_NAME: ClassVar[str] = "lalm"
+    #: The ``--model`` name: its :data:`~lm_eval_rul.adapters.ADAPTERS` row, the prefix of
+    #: its messages. Each engine sets its own.
+    MODEL_NAME: ClassVar[str]
     #: The constructor takes every audio condition's parameters (:func:`supported_args`).
     AUDIO_CONDITION_ARGS: ClassVar[bool] = True
+    #: The engine's own ``model_args`` table, read by :func:`~.args.validate_model_args`
+    #: beside the common entries: numbers and their ranges, numbers of any value (checked by
+    #: the engine in its own words), booleans.
+    ARG_RANGES: ClassVar[dict[str, Any]] = {}
+    NUMBER_ARGS: ClassVar[dict[str, type]] = {}
+    BOOL_ARGS: ClassVar[tuple[str, ...]] = ()
     #: Why ``--apply_chat_template`` is refused, after the model's name.
     TEMPLATE_REFUSAL: ClassVar[str] = (
         "applies the model's chat template itself (audio first in the user turn); drop "
         "--apply_chat_template (use model_args chat_template=false for raw prompts)."
     )
-    #: Questions per call of :meth:`_score_questions` across clips (``lalm``: per clip).
-    QUESTIONS_PER_CALL: ClassVar[int] = 256
-    spec: AudioSpec
-    condition: str
 
-    # ------------------------------------------------------------------ audio
-    def _hear(
-        self, audio: Any, args: Mapping[str, Any], *, sampling_rate: int, max_seconds: Any
-    ) -> AudioSpec:
-        """Build :attr:`spec` once: the :class:`~lm_eval_rul.audio.Condition` of
-        ``audio=`` and the condition parameters the user gave (checked ``args``)."""
-        condition = condition_named(audio_condition(audio))
-        params = {name: args[name] for name in condition_parameters() if name in args}
-        self.spec = AudioSpec(sampling_rate, max_seconds, condition, **params)
-        self.condition = condition.name
-        return self.spec
+    def __init__(
+        self, spec: AudioSpec, stored: StoredResults, *, max_gen_toks: int, name: str | None = None
+    ) -> None:
+        self.spec = spec
+        self._stored = stored
+        stored.who = self.MODEL_NAME if name is None else name
+        self._max_gen_toks = max_gen_toks
+        if name is not None:
+            self.MODEL_NAME = name
+        #: Task name -> the audio condition it ran under (or :data:`TEXT_TASK_NOTE`).
+        self.audio_by_task: dict[str, str] = {}
 
     @property
-    def audio_by_task(self) -> dict[str, str]:
-        """Task name -> the audio condition it ran under (or :data:`TEXT_TASK_NOTE`)."""
-        if not hasattr(self, "_audio_by_task"):
-            self._audio_by_task: dict[str, str] = {}
-        return self._audio_by_task
+    def condition(self) -> str:  # its name; the condition is held by the spec alone
+        return self.spec.condition
 
-    def audio_sources(self, requests: Sequence[Any]) -> list[RequestAudio]:
-        """Each request's :class:`RequestAudio`, checked before any model call."""
+    # ------------------------------------------------------------------ audio
+    def hear_requests(self, requests: Sequence[Any]) -> list[tuple[RequestAudio, Hashable]]:
+        """Each request's (:class:`RequestAudio`, condition key), checked before any model
+        call; a document's key (a clip's noise seed...) is computed once, its letters
+        share it, and every later step (prefix, waveform, cache key) reads it."""
         sources = request_audio(requests, self.spec)
+        known: dict[tuple[int, int], Hashable] = {}  # (document, harness audio) -> key
+        heard = []
         for request, source in zip(requests, sources, strict=True):
-            record_heard(source, self.spec, request.doc)
-            task = str(request.task_name)
-            if task in self.audio_by_task:
-                continue
-            if source.kind == "text":
-                self.audio_by_task[task] = TEXT_TASK_NOTE
-                logger.info(
-                    "%s: task %s gives no audio: answered from text alone, no audio slot in "
-                    "the prompt; audio=%s does not apply to it",
-                    type(self).__name__.lower(),
-                    task,
-                    self.condition,
-                )
-            else:
-                self.audio_by_task[task] = self.condition
-        return sources
+            same = (id(request.doc), id(harness_audio(request.args)))
+            if same not in known:
+                known[same] = source.key(self.spec)
+                record_heard(source, self.spec, request.doc, known[same])
+            heard.append((source, known[same]))
+            self._note_task(str(request.task_name), source)
+        return heard
+
+    def _note_task(self, task: str, source: RequestAudio) -> None:
+        """Record (and, for a text task, say once) the condition ``task`` runs under."""
+        if task in self.audio_by_task:
+            return
+        if source.kind == "text":
+            self.audio_by_task[task] = TEXT_TASK_NOTE
+            logger.info(
+                "%s: task %s gives no audio: answered from text alone, no audio slot in "
+                "the prompt; audio=%s does not apply to it",
+                type(self).__name__.lower(),
+                task,
+                self.condition,
+            )
+        else:
+            self.audio_by_task[task] = self.condition
 
     @staticmethod
     def question_text(context: str, source: RequestAudio) -> str:
@@ -376,14 +323,6 @@ class AudioLM(LM):
         line = f"{self.MODEL_NAME}: {model}; {audio_words(self.spec)} {shown}{tail}"
         logging.getLogger(type(self).__module__).info("%s", line)
 
-    def heard_keys(self, sources: Sequence[RequestAudio]) -> list[Hashable]:
-        """Each source's condition key, computed once per document (its letters share it)."""
-        known: dict[int, Hashable] = {}
-        for source in sources:
-            if id(source.parts) not in known:
-                known[id(source.parts)] = source.key(self.spec)
-        return [known[id(source.parts)] for source in sources]
-
     def audio_info(self) -> dict[str, Any]:
         """The per-task audio conditions, for ``get_model_info``."""
         return {"audio_condition_by_task": dict(self.audio_by_task)}
@@ -392,9 +331,8 @@ class AudioLM(LM):
     def loglikelihood(self, requests: list[Any], disable_tqdm: bool = False) -> list:
         """``(log p(continuation | audio, prompt), is_greedy)`` per request.
 
-        Results already in the results cache are read back; the others are grouped by clip
-        (:meth:`_questions_by_clip`: each clip's audio prefix is computed once), scored by
-        the engine and stored as each call returns.
+        Results already in the results cache are read back; the others are scored by the
+        engine (:meth:`_score_letters`) and stored as each call returns.
         """
         if not requests:
             return []
@@ -418,10 +356,10 @@ class AudioLM(LM):
         disable_tqdm: bool, read: Callable[[Any], Any] = lambda value: value,
     ) -> list[Any]:  # fmt: skip
         """:meth:`_stored_run` over harness requests, keyed by their arguments and what
-        each hears; ``compute`` gets (request, source) pairs."""
-        sources = self.audio_sources(requests)
-        keys = self._stored.keys(kind, arguments, self.heard_keys(sources))
-        units = list(zip(requests, sources, strict=True))
+        each hears; ``compute`` gets (request, source, heard key) triples."""
+        heard = self.hear_requests(requests)
+        keys = self._stored.keys(kind, arguments, [key for _, key in heard])
+        units = [(r, source, key) for r, (source, key) in zip(requests, heard, strict=True)]
         results = self._stored_run(kind, keys, units, compute, disable_tqdm, read)
         report_trims()  # said now, before the harness prints its table
         return results
@@ -455,55 +393,15 @@ class AudioLM(LM):
             compute([units[i] for i in todo], finished, disable_tqdm)
         return results
 
-    def _score_letters(
-        self, todo: list[tuple[Any, RequestAudio]], finished: Callable, disable_tqdm: bool
-    ) -> None:
-        """Score ``todo`` clip by clip, :meth:`_chunks` at a time."""
-        groups = self._questions_by_clip(todo)
-        bar = progress_bar(
-            len(todo), f"{self.MODEL_NAME}: scoring", enabled=not disable_tqdm and self.rank == 0
-        )
-        try:
-            for chunk in self._chunks(groups):
-                finished(self._score_questions(chunk))
-                bar.update(sum(len(question.letters) for question in chunk))
-        finally:
-            bar.close()
+    def _score_letters(self, todo: list[Any], finished: Callable, disable_tqdm: bool) -> None:
+        """Score ``todo`` (request, source, key) triples; ``finished([(index, (log p,
+        greedy))])`` as results come (an engine defines it, or its own ``loglikelihood``)."""
+        raise NotImplementedError(f"{self.MODEL_NAME} defines no _score_letters")
 
-    def _questions_by_clip(self, todo: list[tuple[Any, RequestAudio]]) -> list[list[Question]]:
-        """The requests as questions, clip by clip in order of first appearance, each
-        clip's contexts in order (a continuation of several tokens is said once)."""
-        by_clip: OrderedDict[Hashable, OrderedDict[str, Question]] = OrderedDict()
-        multi_token: dict[str, list[int]] = {}
-        heard = self.heard_keys([source for _, source in todo])
-        for index, ((request, source), key) in enumerate(zip(todo, heard, strict=True)):
-            context, continuation = request.args[:2]
-            context = self.question_text(context, source)
-            _, ctx_ids, cont_ids = self._encode_request(
-                context, continuation, source.clips(self.spec)
-            )
-            if not cont_ids:
-                raise LALMArgumentError(
-                    f"{self.MODEL_NAME}: continuation {continuation!r} of document "
-                    f"{request.doc.get('id')!r} encodes to no tokens."
-                )
-            if len(cont_ids) > 1:
-                multi_token.setdefault(continuation, cont_ids)
-            contexts = by_clip.setdefault(key, OrderedDict())
-            contexts.setdefault(context, Question(key, source, ctx_ids, [])).letters.append(
-                (index, cont_ids)
-            )
-        pieces = {t: self.tokenizer.convert_ids_to_tokens(ids) for t, ids in multi_token.items()}
-        if pieces:
-            announce_multi_token(self.MODEL_NAME, pieces, what="continuation", log=logger)
-        return [list(contexts.values()) for contexts in by_clip.values()]
-
-    def _chunks(self, groups: list[list[Question]]) -> Iterator[list[Question]]:
-        """Questions per engine call: :data:`QUESTIONS_PER_CALL` across clips, a clip's
-        questions together (its prefix then stays in the engine's cache)."""
-        questions = [q for group in sorted(groups, key=lambda g: repr(g[0].key)) for q in group]
-        for start in range(0, len(questions), self.QUESTIONS_PER_CALL):
-            yield questions[start : start + self.QUESTIONS_PER_CALL]
+    def _generate(self, todo: list[Any], finished: Callable, disable_tqdm: bool) -> None:
+        """Generate for ``todo`` (request, source, key) triples; ``finished([(index,
+        text)])`` as results come (an engine defines it, or its own ``generate_until``)."""
+        raise NotImplementedError(f"{self.MODEL_NAME} defines no _generate")
 
     # ------------------------------------------------------------------ harness hooks
     @property

@@ -165,12 +165,13 @@ FAMILIES: tuple[Family, ...] = (
 )
 
 
-def family_for(model_type: str | None, *, where: str = "") -> Family:
+def family_for(model_type: str | None, *, where: str = "", who: str = "") -> Family:
     """The :class:`Family` of a config's ``model_type``.
 
     Args:
         model_type: ``config.model_type`` of the checkpoint.
         where: The checkpoint path, named in the error.
+        who: The engine (``--model``) asking, which starts the error.
 
     Raises:
         UnknownFamilyError: naming the model type and listing the supported ones.
@@ -180,7 +181,7 @@ def family_for(model_type: str | None, *, where: str = "") -> Family:
             return family
     names = ", ".join(f"{f.name} ({'/'.join(f.model_types)})" for f in FAMILIES)
     raise UnknownFamilyError(
-        f"lalm: unsupported audio LM family model_type={model_type!r}"
+        f"{who + ': ' if who else ''}unsupported audio LM family model_type={model_type!r}"
         f"{f' in {where}' if where else ''}. Supported families: {names}. "
         "For a text-only model use --model hf."
     )
@@ -263,8 +264,8 @@ def load_processor(family: Family, pretrained: str, kwargs: dict[str, Any]) -> A
         if not family.needs_video_processor:
             raise
         logger.warning(
-            "lalm: the full processor of %s could not load (%s: %s); using its audio-only part "
-            "(install torchvision to load its image/video processor; lalm never uses it).",
+            "the full processor of %s could not load (%s: %s); using its audio-only part "
+            "(install torchvision to load its image/video processor; no engine uses it).",
             pretrained,
             type(error).__name__,
             error,
@@ -281,7 +282,7 @@ def audio_only_processor(pretrained: str, **options: Any) -> Any:
     name = json.loads(Path(config_file).read_text()).get("processor_class") if config_file else None
     base = getattr(transformers, str(name), None)
     if base is None:
-        raise UnknownFamilyError(f"lalm: no processor class {name!r} in {pretrained}.")
+        raise UnknownFamilyError(f"no processor class {name!r} in {pretrained}.")
     return audio_only_class(base).from_pretrained(pretrained, **options)
 
 
@@ -322,8 +323,7 @@ def audio_limit_seconds(model_args: Mapping[str, Any]) -> float | None:
     if override is not None:
         return float(override)
     if not model_args.get("pretrained"):  # a served model (lalm-api): told, or a bridge's
-        from ..bridge.client import read_declaration
-        from .api_http import HTTPSettings
+        from .api_http import HTTPSettings, read_declaration
 
         base_url = model_args.get("base_url")
         if not base_url:

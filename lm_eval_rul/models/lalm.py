@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -32,11 +32,11 @@ from lm_eval.models.utils_hf import stop_sequences_criteria
 
 from ..audio import WINDOW_FIELD
 from ..audio.requests import RequestAudio
-from ..progress import progress_bar
+from ..progress import ItemProgress, progress_bar
 from .args import LALMArgumentError, given_args, validate_model_args
-from .core import Question, StoredResults, results_path, results_scope
+from .checkpoint import CheckpointLM, Question, check_prompt_dependencies
 from .families import Family, family_for
-from .prompts import CheckpointLM, SpanMismatch, check_prompt_dependencies, match_spans
+from .prompts import SpanMismatch, match_spans
 
 __all__ = ["LALM", "check_model_args", "ClipPrefix", "continuation_score"]
 
@@ -58,40 +58,13 @@ class ClipPrefix:
 class LALM(CheckpointLM, HFLM):
     """Any transformers-native audio LM (see :mod:`lm_eval_rul.models.families`).
 
-    Args:
-        pretrained: Hub id or local path of the checkpoint (a full Qwen Omni checkpoint
-            loads only its thinker).
-        audio: What the model hears: a registered condition (``original``, ``noise``...:
-            :func:`lm_eval_rul.audio.condition_names`; ``docs/audio.md``).
-        max_audio_seconds: Trim longer audio (with a warning); default: the family's
-            limit read from the processor or the family table.
-        dtype: Weights dtype (``auto``, ``float32``, ``bfloat16``, ...).
-        device: ``cuda``, ``cuda:1``, ``cpu``, ``mps``...; default: the accelerator if
-            any, else CPU (under ``accelerate launch`` each process takes its own).
-        batch_size: Questions per forward pass (letter scoring) or per ``generate``
-            call; an integer (``auto`` is not supported).
-        max_batch_size: Accepted for harness compatibility (unused: no auto batch size).
-        chat_template: Wrap the question in the processor's chat template (audio first
-            in the user turn). ``False`` writes the audio placeholder then the question.
-        system_prompt: Optional system message (default: the template's own).
-        prefix_cache: Reuse the key/value cache of the system + audio prefix across the
-            questions and folds of a clip (default). ``False`` runs the naive path: one
-            full forward per request, audio re-encoded each time (for checking).
-        max_length: Context length cap (default: from the model config).
-        max_gen_toks: Default generation budget when a task gives none.
-        revision: Checkpoint revision on the Hub.
-        trust_remote_code: Passed to transformers (the supported families need none).
-        parallelize: Split one model over several GPUs (``device_map="auto"``).
-        results_cache: Where results are kept as they are computed, so an interrupted
-            run resumes without repeating a forward pass (:class:`~.core.StoredResults`):
-            ``auto`` (default: ``lalm_results.sqlite`` in ``$LM_EVAL_RUL_CACHE``), a
-            file path, or ``none``.
-        **condition_args: The audio conditions' parameters (``noise_seconds``,
-            ``noise_std``, ``seed``...: :func:`lm_eval_rul.audio.condition_parameters`,
-            each declared by its condition).
+    Its ``--model_args`` (``pretrained``, ``audio`` and every condition's parameters,
+    ``dtype``, ``batch_size``, ``chat_template``, ``system_prompt``, ``prefix_cache``,
+    ``results_cache``...) are the table of ``docs/models.md`` ("lalm"), the one manual.
     """
 
     MODEL_NAME = "lalm"
+    BOOL_ARGS = ("parallelize",)
 
     def __init__(
         self,
@@ -117,10 +90,10 @@ class LALM(CheckpointLM, HFLM):
         self.use_chat_template = args["chat_template"]
         self.system_prompt = system_prompt
         self.prefix_cache = args["prefix_cache"]
-        self._max_gen_toks = args["max_gen_toks"]
         self.family: Family | None = None
         self._thinker_of_full_checkpoint = False
-        super().__init__(
+        HFLM.__init__(
+            self,
             pretrained=pretrained,
             backend="causal",
             revision=revision,
@@ -132,13 +105,10 @@ class LALM(CheckpointLM, HFLM):
             trust_remote_code=args["trust_remote_code"],
             parallelize=args["parallelize"],
         )
-        spec = self._hear(
-            audio, args, sampling_rate=self._sampling_rate(),
-            max_seconds=self._max_seconds(args["max_audio_seconds"]),
-        )  # fmt: skip
-        self._init_prompts(spec.audio_condition)
+        spec = self._start(args)
         self._prefix_lru: OrderedDict[Hashable, ClipPrefix] = OrderedDict()
-        self._stored = StoredResults(results_path(results_cache), results_scope(self))
+        if not self.prefix_cache:  # the reference path replaces the scoring by clip
+            self._score_letters = self._loglikelihood_naive  # type: ignore[method-assign]
         self._forward_names = set(inspect.signature(self.model.forward).parameters)
         # transformers 5.24 renamed the forward argument past_key_values to cache
         self._cache_arg = "cache" if "cache" in self._forward_names else "past_key_values"
@@ -151,8 +121,9 @@ class LALM(CheckpointLM, HFLM):
     # ------------------------------------------------------------------ loading hooks
     def _get_config(self, pretrained: str, **kwargs: Any) -> None:
         super()._get_config(pretrained, **kwargs)
-        self.family = family_for(getattr(self._config, "model_type", None), where=pretrained)
-        check_prompt_dependencies(self.family)
+        model_type = getattr(self._config, "model_type", None)
+        self.family = family_for(model_type, where=pretrained, who=self.MODEL_NAME)
+        check_prompt_dependencies(self.family, self.MODEL_NAME)
         thinker = self.family.thinker_config
         if thinker and hasattr(self._config, thinker):
             self._config = getattr(self._config, thinker)
@@ -175,8 +146,7 @@ class LALM(CheckpointLM, HFLM):
 
     def _engine_info(self) -> dict[str, Any]:
         """HFLM's model info, the family, the weights' dtype and how the audio is handed
-        over (what ``lalm-api`` records as ``audio_sent_*``: here the processor gets the
-        array itself)."""
+        over (``audio_sent_*``, as ``lalm-api`` records it: here the array itself)."""
         return {
             **HFLM.get_model_info(self),
             "audio_family": self.family.name,
@@ -213,29 +183,16 @@ class LALM(CheckpointLM, HFLM):
             inputs[name] = value.to(self.device)
         return inputs
 
-    def _waves(self, source: RequestAudio) -> tuple[Hashable, list[Any] | None]:
-        return source.waves(self.spec)
-
     # ------------------------------------------------------------------ letters
-    def loglikelihood(self, requests: list[Any], disable_tqdm: bool = False) -> list:
+    def _chunks(self, groups: list[list[Question]]) -> Iterator[list[Question]]:
+        """A clip's questions, ``batch_size`` contexts per forward pass; the cached prefix is
+        dropped once the run's questions are scored (or it stops)."""
         try:
-            return super().loglikelihood(requests, disable_tqdm)
+            for questions in groups:
+                for start in range(0, len(questions), self.batch_size):
+                    yield questions[start : start + self.batch_size]
         finally:
             self._prefix_lru.clear()
-
-    def _score_letters(
-        self, todo: list[tuple[Any, RequestAudio]], finished: Callable, disable_tqdm: bool
-    ) -> None:
-        if self.prefix_cache:
-            super()._score_letters(todo, finished, disable_tqdm)
-        else:
-            self._loglikelihood_naive(todo, disable_tqdm, finished)
-
-    def _chunks(self, groups: list[list[Question]]) -> Iterator[list[Question]]:
-        """A clip's questions, ``batch_size`` contexts per forward pass."""
-        for questions in groups:
-            for start in range(0, len(questions), self.batch_size):
-                yield questions[start : start + self.batch_size]
 
     def _score_questions(self, chunk: list[Question]) -> list[tuple[int, tuple[float, bool]]]:
         """One forward over the suffixes of ``chunk``'s contexts after their clip's prefix."""
@@ -256,7 +213,7 @@ class LALM(CheckpointLM, HFLM):
             prefix = ClipPrefix(key, [], 0, 0, [], None)
             self._prefix_lru[key] = prefix
             return prefix
-        _, waves = self._waves(source)
+        _, waves = source.waves(self.spec, key)
         inputs = self._model_inputs([before], waves)
         expanded = inputs["input_ids"][0].tolist()
         try:
@@ -370,21 +327,21 @@ class LALM(CheckpointLM, HFLM):
     @torch.no_grad()
     def _loglikelihood_naive(
         self,
-        requests: list[tuple[Any, RequestAudio]],
-        disable_tqdm: bool,
+        requests: list[tuple[Any, RequestAudio, Hashable]],
         finished: Callable[[list[tuple[int, tuple[float, bool]]]], None],
+        disable_tqdm: bool,
     ) -> None:
         """Reference path: one full forward per request, the audio encoded each time."""
         bar = progress_bar(
             len(requests), "lalm: naive", enabled=not disable_tqdm and self.rank == 0
         )
-        for index, (request, source) in enumerate(requests):
+        for index, (request, source, key) in enumerate(requests):
             context, continuation = request.args[:2]
             context = self.question_text(context, source)
             whole, _, cont_ids = self._encode_request(
                 context, continuation, source.clips(self.spec)
             )
-            _, waves = self._waves(source)
+            _, waves = source.waves(self.spec, key)
             inputs = self._model_inputs([whole], waves)
             logits = self.model(**inputs).logits[0]
             finished([(index, continuation_score(logits[-len(cont_ids) - 1 : -1], cont_ids))])
@@ -393,10 +350,10 @@ class LALM(CheckpointLM, HFLM):
 
     # ------------------------------------------------------------------ generation
     def _generate(
-        self, todo: list[tuple[Any, RequestAudio]], finished: Callable, disable_tqdm: bool
+        self, todo: list[tuple[Any, RequestAudio, Hashable]], finished: Callable, disable_tqdm: bool
     ) -> None:
         """Generate ``todo`` in batches of prompts sharing their settings."""
-        indexed = [(i, r.args[0], r.args[1], source) for i, (r, source) in enumerate(todo)]
+        indexed = [(i, r.args[0], r.args[1], (s, key)) for i, (r, s, key) in enumerate(todo)]
         collator = Collator(
             indexed,
             sort_fn=lambda x: (-len(x[1]), x[0]),
@@ -404,7 +361,9 @@ class LALM(CheckpointLM, HFLM):
             group_fn=lambda x: x[2],
         )
         bar = progress_bar(len(todo), "lalm: gen", enabled=not disable_tqdm and self.rank == 0)
-        items = _ItemProgress([r.doc for r, _ in todo], bar)
+        docs = [r.doc for r, _, _ in todo]
+        windowed = any(d is not None and d.get(WINDOW_FIELD) is not None for d in docs)
+        items = ItemProgress(docs, bar, windowed=windowed)
         eos = self.tok_decode(self.eot_token_id, skip_special_tokens=False)
         try:
             for chunk in collator.get_batched(n=self.batch_size, batch_fn=None):
@@ -427,9 +386,9 @@ class LALM(CheckpointLM, HFLM):
         kwargs.pop("max_length", None)
         texts = [
             self.prompt_text(self.question_text(c, s), s.clips(self.spec))
-            for c, s in zip(contexts, sources, strict=True)
+            for c, (s, _) in zip(contexts, sources, strict=True)
         ]
-        heard = [wave for s in sources for wave in (s.waves(self.spec)[1] or [])]
+        heard = [wave for s, key in sources for wave in (s.waves(self.spec, key)[1] or [])]
         waves = heard or None
         padding_side = self.tokenizer.padding_side
         self.tokenizer.padding_side = "left"
@@ -478,31 +437,6 @@ def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
             break
         n += 1
     return n
-
-
-class _ItemProgress:
-    """Counts items (benchmark, id) whose window documents are all generated, on the bar."""
-
-    def __init__(self, docs: list[Any], bar: Any) -> None:
-        self.bar = bar
-        self.windowed = any(d is not None and d.get(WINDOW_FIELD) is not None for d in docs)
-        self.left = Counter(self._key(d) for d in docs)
-        self.total, self.finished = len(self.left), 0
-        if self.windowed:
-            bar.set_postfix_str(f"items 0/{self.total}", refresh=False)
-
-    @staticmethod
-    def _key(doc: Any) -> tuple[str, str]:
-        doc = doc or {}
-        return str(doc.get("benchmark", "")), str(doc.get("id"))
-
-    def done(self, doc: Any) -> None:
-        key = self._key(doc)
-        self.left[key] -= 1
-        if self.left[key] == 0:
-            self.finished += 1
-            if self.windowed:
-                self.bar.set_postfix_str(f"items {self.finished}/{self.total}", refresh=False)
 
 
 def check_model_args(model_args: Mapping[str, Any]) -> dict[str, Any]:

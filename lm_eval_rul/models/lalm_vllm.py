@@ -1,7 +1,7 @@
 """``lalm-vllm``: the audio LMs vLLM serves, run by vLLM's in-process engine.
 
 The engine of :class:`~.core.AudioLM` on vLLM, with ``lalm``'s prompts (the token ids of
-:class:`~.prompts.CheckpointLM`; vLLM expands the audio placeholder), audio and letters.
+:class:`~.checkpoint.CheckpointLM`; vLLM expands the audio placeholder), audio and letters.
 A question's letters go in ONE request: ``max_tokens=1`` with ``logprob_token_ids`` = the
 letters' first tokens, read from the raw logits after the prompt (a letter of several
 tokens adds a request per further token). Not ``prompt_logprobs``: vLLM never reads its
@@ -18,32 +18,25 @@ import logging
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
+from lm_eval.api.model import LM
 from lm_eval.models.utils import (
     handle_stop_sequences,
     normalize_gen_kwargs,
     postprocess_generated_text,
 )
 
-from ..adapters import adapter_named
 from ..errors import UserInputError
 from ..progress import progress_bar
-from .args import LALMArgumentError, given_args, validate_model_args
-from .core import Question, StoredResults, results_path, results_scope
+from .args import LALMArgumentError, NumberRange, given_args, validate_model_args
+from .checkpoint import CheckpointLM, Question, check_prompt_dependencies
 from .families import Family, audio_family_of, family_for
-from .prompts import CheckpointLM, check_prompt_dependencies
 
 __all__ = [
     "LALMVLLM", "check_model_args", "VLLMMissingError", "FamilyNotServedError",
-    "VLLM_RESULTS_FILE", "QUESTIONS_PER_CALL", "served_architecture", "vllm_version",
-]  # fmt: skip
+    "served_architecture", "vllm_version",
+]
 
 logger = logging.getLogger(__name__)
-
-#: Questions (letter scoring) or prompts (generation) per ``LLM.generate`` call: enough for
-#: vLLM to fill its batches, few enough that an interruption loses little.
-QUESTIONS_PER_CALL = 256
-#: The default results file of ``lalm-vllm`` (in ``$LM_EVAL_RUL_CACHE``).
-VLLM_RESULTS_FILE = adapter_named("lalm-vllm").results_file
 
 
 def _prompt(ids: list[int], audio: list[tuple[Any, int]] | None) -> dict[str, Any]:
@@ -97,7 +90,7 @@ def served_architecture(pretrained: str, revision: str = "main") -> str | None:
         return None
     family = audio_family_of(config)
     if family is None:
-        family_for(config.get("model_type"), where=pretrained)  # one line: not an audio LM
+        family_for(config.get("model_type"), where=pretrained, who=LALMVLLM.MODEL_NAME)
     architectures = list(config.get("architectures") or [])
     from vllm import ModelRegistry  # after the config: importing vLLM takes seconds
 
@@ -137,28 +130,22 @@ def check_model_args(model_args: Mapping[str, Any]) -> dict[str, Any]:
 class LALMVLLM(CheckpointLM):
     """An audio LM of a family vLLM serves, on vLLM's in-process engine.
 
-    Args:
-        pretrained, audio, max_audio_seconds, chat_template, system_prompt, max_gen_toks,
-        revision, trust_remote_code, results_cache, **condition_args: As ``lalm``'s
-            (:class:`~lm_eval_rul.models.lalm.LALM`); ``seed`` is also vLLM's sampling seed.
-        dtype: vLLM's weights dtype (``auto``: the checkpoint's own, as ``lalm`` loads it,
-            float32 where the config names none; vLLM's own ``auto`` would score in
-            bfloat16 on CPUs). The dtype used is recorded (``model_dtype``).
-        prefix_cache: vLLM's ``enable_prefix_caching`` (default on: each clip's system +
-            audio prefix is computed once and reused by its questions and folds).
-        tensor_parallel_size: GPUs one copy of the model is split over.
-        data_parallel_size: Only 1 (vLLM's in-process engine refuses more; see the docs).
-        gpu_memory_utilization: Share of each GPU's memory vLLM may take.
-        max_model_len: Context length (default: the model config's).
-        enforce_eager: No CUDA graphs / compilation (faster start, slower run).
-        block_size: Tokens per KV-cache block (default: vLLM's, 16 on GPUs, 128 on CPUs);
-            the prefix cache reuses whole blocks only.
-        batch_size, max_batch_size, device: Accepted for harness compatibility (vLLM
-            schedules its own batches and picks its device).
+    Its ``--model_args``: ``lalm``'s (``seed`` is also vLLM's sampling seed; ``dtype=auto``
+    is the checkpoint's own, as ``lalm`` loads it) and vLLM's engine settings
+    (``tensor_parallel_size``, ``gpu_memory_utilization``, ``block_size``...): the table
+    of ``docs/models.md`` ("lalm-vllm"), the one manual.
     """
 
     MODEL_NAME = "lalm-vllm"
-    QUESTIONS_PER_CALL = QUESTIONS_PER_CALL
+    #: Its own ``model_args`` (:func:`~.args.validate_model_args` reads them).
+    ARG_RANGES = {
+        "tensor_parallel_size": NumberRange(int, 1),
+        "data_parallel_size": NumberRange(int, 1),
+        "gpu_memory_utilization": NumberRange(float, 0, True, 1),
+        "max_model_len": NumberRange(int, 1, optional=True),
+        "block_size": NumberRange(int, 1, optional=True),
+    }
+    BOOL_ARGS = ("enforce_eager",)
 
     def __init__(
         self,
@@ -184,33 +171,22 @@ class LALMVLLM(CheckpointLM):
         device: str | None = None,
         **condition_args: Any,
     ) -> None:
-        super().__init__()
+        LM.__init__(self)
         args = check_model_args(given_args(locals(), unchecked=("batch_size",)))
         self.pretrained, self.revision = pretrained, revision
         self.use_chat_template = args["chat_template"]
         self.system_prompt = system_prompt
         self.prefix_cache = args["prefix_cache"]
-        self._max_gen_toks = args["max_gen_toks"]
         self._config, self.family, saved_dtype = _config_and_family(pretrained, revision, args)
         options = {"revision": revision, "trust_remote_code": args["trust_remote_code"]}
         self._load_processor(pretrained, options)
-        spec = self._hear(
-            audio, args, sampling_rate=self._sampling_rate(),
-            max_seconds=self._max_seconds(args["max_audio_seconds"]),
-        )  # fmt: skip
-        self._init_prompts(spec.audio_condition)
-        chosen = args["dtype"]
-        self.llm = self._engine(args, saved_dtype if chosen in (None, "auto") else chosen)
+        spec = self._hear(args)  # before the engine loads: its checks come first
+        dtype = saved_dtype if args["dtype"] in (None, "auto") else args["dtype"]
+        self.llm = self._engine(args, dtype, spec.seed)
         #: What the engine was asked: requests, prompt tokens, tokens read from its prefix cache.
         self.engine_counts = {"requests": 0, "prompt_tokens": 0, "cached_tokens": 0}
         self.dtype_name = str(self.llm.llm_engine.model_config.dtype)
-        self._stored = StoredResults(
-            results_path(results_cache, VLLM_RESULTS_FILE),
-            results_scope(
-                self, model=self.MODEL_NAME, dtype=self.dtype_name,
-                versions={"vllm": vllm_version()},
-            ),
-        )  # fmt: skip
+        self._start(args, spec, dtype=self.dtype_name, versions={"vllm": vllm_version()})
         self._log_start(
             f"{self.family.name} from {pretrained} on vLLM {vllm_version()}",
             {"dtype": self.dtype_name, "prefix_cache": self.prefix_cache,
@@ -218,14 +194,14 @@ class LALMVLLM(CheckpointLM):
              "results_cache": self._stored.path or "none"},
         )  # fmt: skip
 
-    def _engine(self, args: Mapping[str, Any], dtype: str) -> Any:
+    def _engine(self, args: Mapping[str, Any], dtype: str, seed: int) -> Any:
         from vllm import LLM
 
         return LLM(
             model=self.pretrained,
             revision=self.revision,
             dtype=dtype,
-            seed=self.spec.seed,
+            seed=seed,
             trust_remote_code=args["trust_remote_code"],
             tensor_parallel_size=args["tensor_parallel_size"],
             gpu_memory_utilization=args["gpu_memory_utilization"],
@@ -268,7 +244,7 @@ class LALMVLLM(CheckpointLM):
         for question in questions:
             key, ctx_ids, letters = question.key, question.context_ids, question.letters
             if key not in audio:
-                audio[key] = self._vllm_audio(question.source)
+                audio[key] = self._vllm_audio(question.source, key)
             rows: dict[tuple[int, ...], list[int]] = {}  # prompt ids -> tokens to read there
             row_of: dict[tuple[int, ...], int] = {}
             for index, cont_ids in letters:
@@ -308,9 +284,9 @@ class LALMVLLM(CheckpointLM):
         counts["cached_tokens"] += sum(o.num_cached_tokens or 0 for o in outputs)
         return outputs
 
-    def _vllm_audio(self, source: Any) -> list[tuple[Any, int]] | None:
+    def _vllm_audio(self, source: Any, key: Hashable) -> list[tuple[Any, int]] | None:
         """The waveforms ``lalm`` hears for ``source``, as vLLM's (array, rate) pairs."""
-        _, waves = source.waves(self.spec)
+        _, waves = source.waves(self.spec, key)
         if not waves:
             return None
         return [(wave, self.spec.sampling_rate) for wave in waves]
@@ -319,11 +295,11 @@ class LALMVLLM(CheckpointLM):
     def _generate(
         self, todo: list[tuple[Any, Any]], finished: Callable, disable_tqdm: bool
     ) -> None:
-        """``todo`` in calls of :data:`QUESTIONS_PER_CALL` prompts."""
+        """``todo`` in calls of :attr:`QUESTIONS_PER_CALL` prompts."""
         bar = progress_bar(len(todo), "lalm-vllm: gen", enabled=not disable_tqdm)
         try:
-            for start in range(0, len(todo), QUESTIONS_PER_CALL):
-                texts = self._generate_batch(todo[start : start + QUESTIONS_PER_CALL])
+            for start in range(0, len(todo), self.QUESTIONS_PER_CALL):
+                texts = self._generate_batch(todo[start : start + self.QUESTIONS_PER_CALL])
                 finished([(start + i, text) for i, text in enumerate(texts)])
                 bar.update(len(texts))
         finally:
@@ -335,7 +311,7 @@ class LALMVLLM(CheckpointLM):
 
         eos = self.tokenizer.decode([self.tokenizer.eos_token_id], skip_special_tokens=False)
         prompts, params, stops = [], [], []
-        for request, source in chunk:
+        for request, source, key in chunk:
             context, gen_kwargs = request.args[:2]
             kwargs = normalize_gen_kwargs(dict(gen_kwargs), self.max_gen_toks)
             until = handle_stop_sequences(kwargs.pop("until", None), eos=eos)
@@ -345,7 +321,7 @@ class LALMVLLM(CheckpointLM):
                 sampling = {name: kwargs[name] for name in names if name in kwargs}
                 sampling["seed"] = self.spec.seed
             text = self.prompt_text(self.question_text(context, source), source.clips(self.spec))
-            prompts.append(_prompt(self._encode(text), self._vllm_audio(source)))
+            prompts.append(_prompt(self._encode(text), self._vllm_audio(source, key)))
             params.append(
                 SamplingParams(max_tokens=int(kwargs["max_gen_toks"]), stop=until, **sampling)
             )
@@ -372,8 +348,9 @@ def _config_and_family(pretrained: str, revision: str, args: Mapping[str, Any]) 
     config = transformers.AutoConfig.from_pretrained(
         pretrained, revision=revision, trust_remote_code=args["trust_remote_code"]
     )
-    family: Family = family_for(getattr(config, "model_type", None), where=pretrained)
-    check_prompt_dependencies(family)
+    who = LALMVLLM.MODEL_NAME
+    family: Family = family_for(getattr(config, "model_type", None), where=pretrained, who=who)
+    check_prompt_dependencies(family, who)
     saved = getattr(config, "dtype", None) or getattr(config, "torch_dtype", None)
     dtype = str(saved).removeprefix("torch.") if saved else "float32"
     thinker = family.thinker_config

@@ -1,9 +1,6 @@
-"""The prompts of ``lalm`` and ``lalm-vllm``: one rendering of the family's chat template.
-
-Both render the chat template once around a sentinel (audio first in the user turn, then
-the question) and tokenize every request the same way (split as lm-eval's ``hf`` model
-splits context and continuation): one source of prompts is what makes the two models'
-letters comparable. Also here: whether the template trims the question (Gemma 3n),
+"""The prompt pieces of ``lalm`` and ``lalm-vllm`` (:class:`~.checkpoint.CheckpointLM`
+renders the family's chat template once with them and tokenizes every request the same
+way): whether the template trims the question (Gemma 3n),
 where the audio sits in a prompt's tokens before and after the processor expands it
 (:func:`match_spans`, for the prefix cache), and Voxtral's mistral-common prompts
 (:class:`MistralPrompts`).
@@ -19,20 +16,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import jinja2
 import numpy as np
 import torch
 
-from ..audio import Condition
 from .args import LALMArgumentError
-from .core import AudioLM, chat_messages
-from .families import Family, family_max_seconds, load_processor, resolve_attr, template_renderer
+from .core import chat_messages
+from .families import Family
 
 __all__ = [
     "template_trims_question", "AudioSpan", "SpanMismatch", "audio_span", "audio_token_ids",
     "blank_token_ids", "family_blank_ids", "match_spans", "MistralPrompts",
-    "MISSING_MISTRAL_COMMON", "CheckpointLM", "check_prompt_dependencies"
-]  # fmt: skip
+    "MISSING_MISTRAL_COMMON",
+]
 
 #: Whitespace put around the sentinel: a newline and a space on each side.
 _LEFT, _RIGHT = "\n ", " \n"
@@ -54,7 +49,7 @@ def template_trims_question(
         messages: The chat ``rendered`` came from; the user turn's text is ``sentinel``.
         rendered: ``render(messages)``.
         sentinel: The question's stand-in, written once in ``rendered``.
-        where: The family and checkpoint, for the error line.
+        where: The engine, family and checkpoint, for the error line.
 
     Raises:
         LALMArgumentError: The template changes that whitespace some other way (one side
@@ -68,7 +63,7 @@ def template_trims_question(
     if probe == rendered:
         return True
     raise LALMArgumentError(
-        f"lalm: {where}: the chat template changes the whitespace around the question other "
+        f"{where}: the chat template changes the whitespace around the question other "
         f"than by trimming it (question {padded!r} rendered as {probe!r}); pass model_args "
         "chat_template=false to write the question without it."
     )
@@ -191,7 +186,9 @@ def family_blank_ids(tokenizer: Any, family: Family) -> set[int]:
     return blank_token_ids(tokenizer.get_vocab(), tokenizer.decode)
 
 
-def audio_token_ids(processor: Any, family: Family, placeholder: str, *, where: str) -> set[int]:
+def audio_token_ids(
+    processor: Any, family: Family, placeholder: str, *, where: str, who: str
+) -> set[int]:
     """The ids of the audio span's tokens: the processor's audio token (and its begin/end
     tokens where it names them), the family's markers, and the placeholder's pieces.
 
@@ -209,7 +206,7 @@ def audio_token_ids(processor: Any, family: Family, placeholder: str, *, where: 
         token = getattr(processor, name, None) or getattr(tokenizer, name, None)
         if not isinstance(token, str):
             raise LALMArgumentError(
-                f"lalm: {family.name}: the processor of {where} names no {name}, which "
+                f"{who}: {family.name}: the processor of {where} names no {name}, which "
                 "its processor writes around the audio; load the checkpoint's own processor."
             )
         ids.add(tokenizer.convert_tokens_to_ids(token))
@@ -218,9 +215,9 @@ def audio_token_ids(processor: Any, family: Family, placeholder: str, *, where: 
     return ids
 
 
-#: The one line ``lalm`` says when a mistral-common family is asked for without it.
+#: The one line an engine (``who``) says when a mistral-common family is asked for without it.
 MISSING_MISTRAL_COMMON = (
-    "lalm: {family} needs mistral-common (its processor renders prompts with the Tekken "
+    "{who}: {family} needs mistral-common (its processor renders prompts with the Tekken "
     "tokenizer); install it with pip install 'lm-eval-rul[voxtral]'."
 )
 
@@ -240,7 +237,7 @@ class MistralPrompts:
 
     Args:
         processor: The loaded ``VoxtralProcessor`` (its tokenizer a ``MistralCommonBackend``).
-        family: Family name, for messages.
+        family: The engine and family name (``lalm: Voxtral``), starting its messages.
         sampling_rate: Sampling rate of the waves given to :meth:`model_inputs`.
     """
 
@@ -287,7 +284,7 @@ class MistralPrompts:
             return self.processor.apply_chat_template(messages, add_generation_prompt=True)
         except (ValueError, TypeError) as error:
             raise LALMArgumentError(
-                f"lalm: {self.family}: its processor's apply_chat_template refuses the "
+                f"{self.family}: its processor's apply_chat_template refuses the "
                 f"prompt ({' '.join(str(error).split())})"
                 + (
                     "; drop system_prompt (this tokenizer takes no system prompt with audio)."
@@ -308,21 +305,21 @@ class MistralPrompts:
         start = _find(ids, marker)
         if start < 0:
             raise LALMArgumentError(
-                f"lalm: {self.family}: the processor's rendering does not hold the question "
+                f"{self.family}: the processor's rendering does not hold the question "
                 f"as its own text chunk; rendered: {self.decode(ids)!r}."
             )
         before = self._fold_audio(ids[:start])
         after = ids[start + len(marker) :]
         if before.count(self.audio_id) != clips:
             raise LALMArgumentError(
-                f"lalm: {self.family}: the processor rendered {before.count(self.audio_id)} "
+                f"{self.family}: the processor rendered {before.count(self.audio_id)} "
                 f"audio spans before the question for {clips} clip(s); rendered: "
                 f"{self.decode(ids)!r}."
             )
         texts = self.decode(before), self.decode(after)
         if self.encode(texts[0]) != before or self.encode(texts[1]) != after:
             raise LALMArgumentError(
-                f"lalm: {self.family}: the rendered prompt {self.decode(ids)!r} does not "
+                f"{self.family}: the rendered prompt {self.decode(ids)!r} does not "
                 "encode back to the processor's tokens."
             )
         return texts
@@ -346,7 +343,7 @@ class MistralPrompts:
         waves = list(waves or [])
         if slots != len(waves):
             raise LALMArgumentError(
-                f"lalm: {self.family}: {slots} audio slot(s) in the prompts for "
+                f"{self.family}: {slots} audio slot(s) in the prompts for "
                 f"{len(waves)} clip(s)."
             )
         features = None
@@ -397,157 +394,3 @@ def _runs(ids: Sequence[int], token: int) -> list[int]:
                 runs.append(1)
         previous = value
     return runs
-
-
-#: Marks where the question text goes when the chat template is rendered once.
-_SENTINEL = "\ue000LALM-TEXT\ue000"
-
-
-def check_prompt_dependencies(family: Family) -> None:
-    """The packages ``family``'s prompts need are installed (mistral-common for Voxtral)."""
-    if family.prompts == "mistral":
-        from transformers.utils import is_mistral_common_available
-
-        if not is_mistral_common_available():
-            raise LALMArgumentError(MISSING_MISTRAL_COMMON.format(family=family.name))
-
-
-class CheckpointLM(AudioLM):
-    """The core of the engines that read a checkpoint (``lalm``, ``lalm-vllm``): its
-    processor, and the prompt text and token ids of requests (see the module doc).
-
-    Uses ``family``, ``pretrained``, ``use_chat_template`` and ``system_prompt``; sets
-    ``processor``, ``tokenizer`` and the rendered template parts.
-    """
-
-    family: Family
-    pretrained: str
-    use_chat_template: bool
-    system_prompt: str | None
-
-    def _load_processor(self, pretrained: str, kwargs: dict[str, Any]) -> None:
-        """Load the checkpoint's processor and tokenizer (and Voxtral's Tekken prompts)."""
-        self.processor = load_processor(self.family, pretrained, kwargs)
-        self.tokenizer = self.processor.tokenizer
-        self._mistral: MistralPrompts | None = None
-        if self.family.prompts == "mistral":
-            self._mistral = MistralPrompts(self.processor, self.family.name, self._sampling_rate())
-
-    def _init_prompts(self, condition: Condition) -> None:
-        """Render the template for ``condition`` (no audio slot where it has none)."""
-        self._audio_ids = self._audio_token_ids()
-        self._blank_ids = family_blank_ids(self.tokenizer, self.family)
-        self._trims_question = False  # the template writes the question `| trim`med
-        clips = 1 if condition.audio_slot else 0
-        self._parts = self._template_parts(clips=clips)
-        self._parts_by_clips = {clips: self._parts}
-
-    def _sampling_rate(self) -> int:
-        rate = resolve_attr(self.processor, "feature_extractor.sampling_rate")
-        return int(rate or self.family.sampling_rate)
-
-    def _max_seconds(self, override: float | None) -> float | None:
-        if override is not None:
-            return float(override)
-        return family_max_seconds(self.family, self.processor)
-
-    @property
-    def placeholder(self) -> str:
-        """The audio placeholder written into the prompt (before processor expansion)."""
-        token = getattr(self.processor, "audio_token", None)
-        if token and token not in self.family.placeholder:
-            return token
-        return self.family.placeholder
-
-    def _audio_token_ids(self) -> set[int]:
-        if self._mistral is not None:
-            return self._mistral.audio_ids
-        return audio_token_ids(self.processor, self.family, self.placeholder, where=self.pretrained)
-
-    def _template_parts(self, *, clips: int) -> tuple[str, str]:
-        """(text before the question, text after it) of the rendered prompt with ``clips``
-        audio slots (0: a text-only prompt)."""
-        with_audio = clips > 0
-        if self._mistral is not None:
-            if not self.use_chat_template:
-                raise LALMArgumentError(
-                    f"lalm: {self.family.name} prompts come only from its processor's "
-                    "apply_chat_template with the audio (mistral-common); drop "
-                    "chat_template=false."
-                )
-            return self._mistral.template_parts(
-                clips=clips, sentinel=_SENTINEL, system_prompt=self.system_prompt
-            )
-        if not self.use_chat_template:
-            return (f"{self.placeholder}\n" * clips), ""
-        audio_parts = [{"type": "audio", "audio": f"clip{i}"} for i in range(clips)]
-        messages = chat_messages(
-            _SENTINEL, audio_parts=audio_parts, system_prompt=self.system_prompt
-        )
-        if self.family.content == "inline":
-            messages[-1]["content"] = self.placeholder * clips + _SENTINEL
-        render = template_renderer(self.processor, self.tokenizer)
-        try:
-            rendered = render(messages)
-        except (ValueError, TypeError, KeyError, jinja2.TemplateError) as error:
-            raise LALMArgumentError(
-                f"lalm: {self.family.name}: the chat template of {self.pretrained} cannot "
-                "render the prompt (audio items {'type': 'audio'} without the audio itself, "
-                f"then the question): {' '.join(str(error).split())}; pass model_args "
-                "chat_template=false to write the audio placeholder and the question without it."
-            ) from error
-        if isinstance(rendered, list):
-            rendered = rendered[0]
-        if rendered.count(_SENTINEL) != 1:
-            raise LALMArgumentError(
-                f"lalm: {self.family.name}: the chat template of {self.pretrained} does not "
-                f"write the question text once; rendered: {rendered!r}."
-            )
-        before, after = rendered.split(_SENTINEL)
-        where = f"{self.family.name} ({self.pretrained})"
-        self._trims_question = template_trims_question(render, messages, rendered, _SENTINEL, where)
-        if with_audio and not self._audio_ids.intersection(self._encode(before)):
-            raise LALMArgumentError(
-                f"lalm: {self.family.name}: the chat template of {self.pretrained} writes no "
-                f"audio marker the processor expands ({self.placeholder!r}) before the "
-                f"question; rendered: {before!r}. Pass model_args chat_template=false to "
-                "write it without the template."
-            )
-        return before, after
-
-    def parts_for(self, clips: int | None) -> tuple[str, str]:
-        """The template parts around the question for ``clips`` audio slots (``None``: the
-        condition's own, one clip or none)."""
-        if clips is None:
-            return self._parts
-        if clips not in self._parts_by_clips:
-            self._parts_by_clips[clips] = self._template_parts(clips=clips)
-        return self._parts_by_clips[clips]
-
-    def prompt_text(self, context: str, clips: int | None = None) -> str:
-        """The full prompt (audio placeholder unexpanded) the model reads for ``context``."""
-        before, after = self.parts_for(clips)
-        return before + (context.strip() if self._trims_question else context) + after
-
-    def _encode(self, text: str) -> list[int]:
-        if self._mistral is not None:
-            return self._mistral.encode(text)
-        return self.tokenizer(text, add_special_tokens=False)["input_ids"]
-
-    def _encode_request(
-        self, context: str, continuation: str, clips: int | None = None
-    ) -> tuple[str, list[int], list[int]]:
-        """(full text, prompt ids, continuation ids) of a request, split as HFLM splits.
-
-        The continuation's ids are those of the whole text after the prompt's ids, so
-        a tokenizer that merges across the boundary is scored the way lm-eval's ``hf``
-        model scores it.
-        """
-        n_spaces = len(context) - len(context.rstrip())
-        if n_spaces and not self.parts_for(clips)[1]:
-            continuation = context[-n_spaces:] + continuation
-            context = context[:-n_spaces]
-        prompt = self.prompt_text(context, clips)
-        context_ids = self._encode(prompt)
-        whole = self._encode(prompt + continuation)
-        return prompt + continuation, context_ids, whole[len(context_ids) :]

@@ -22,9 +22,9 @@ def processor_rendering_score(model: Any, request: Any) -> tuple[list[int], floa
     from ..models.core import chat_messages
 
     context, letter = request.args[:2]
-    source = model.audio_sources([request])[0]
+    source, key = model.hear_requests([request])[0]
     text = model.question_text(context, source)
-    _, waves = model._waves(source)
+    _, waves = source.waves(model.spec, key)
     processor, tokenizer = model.processor, model.tokenizer
     rate = model.spec.sampling_rate  # lalm resampled the clip to the extractor's rate
     # the checkpoint's template: the processor's (None: it resolves its own), else its
@@ -77,10 +77,10 @@ def processor_rendering_score(model: Any, request: Any) -> tuple[list[int], floa
 
 def lalm_prompt_ids(model: Any, request: Any) -> list[int]:
     """The ids lalm's prefix cache reads: the processor's prefix, then the plain suffix."""
-    source = model.audio_sources([request])[0]
+    source, key = model.hear_requests([request])[0]
     context = model.question_text(request.args[0], source)
     before = model.parts_for(source.clips(model.spec))[0]
-    _, waves = model._waves(source)
+    _, waves = source.waves(model.spec, key)
     expanded = [int(t) for t in model._model_inputs([before], waves)["input_ids"][0]]
     _, ctx_ids, _ = model._encode_request(context, request.args[1], source.clips(model.spec))
     return expanded + ctx_ids[len(model._encode(before)) :]

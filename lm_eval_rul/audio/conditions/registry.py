@@ -117,7 +117,8 @@ class Parameter:
         word = str(value).strip().lower() if value is not None else ""
         if word not in self.choices:
             raise AudioError(
-                f"{who}: {self.name}={value!r} must be one of: {', '.join(self.choices)}"
+                f"{f'{who}: ' if who else ''}{self.name}={value!r} must be one of: "
+                f"{', '.join(self.choices)}"
             )
         return word
 
