@@ -52,6 +52,8 @@ class Adapter:
             ``model_args`` too).
         loads_tokenizer: Its tokenizer loads from ``pretrained=`` (the multi-token letter
             check before the run reads it).
+        required_args: The ``--model_args`` it cannot start without, each with an example
+            (checked before anything loads: the harness names the output folder from them).
     """
 
     name: str
@@ -62,6 +64,7 @@ class Adapter:
     knows_audio_limit: bool
     served: bool
     loads_tokenizer: bool = False
+    required_args: tuple[tuple[str, str], ...] = ()
 
     @property
     def module(self) -> str:
@@ -69,22 +72,30 @@ class Adapter:
         return self.target.split(":")[0]
 
 
+_CHECKPOINT = ("pretrained", "Qwen/Qwen2-Audio-7B-Instruct or a local checkpoint folder")
+
 #: Every adapter, one row each (:func:`add_adapter` adds one from outside the package).
 ADAPTERS: list[Adapter] = [
     Adapter(
         "lalm", "lm_eval_rul.models.lalm:LALM",
         hears_audio=True, reads_checkpoint=True, results_file="lalm_results.sqlite",
         knows_audio_limit=True, served=False, loads_tokenizer=True,
+        required_args=(_CHECKPOINT,),
     ),
     Adapter(
         "lalm-api", "lm_eval_rul.models.api:LALMAPI",
         hears_audio=True, reads_checkpoint=False, results_file="lalm_api.sqlite",
         knows_audio_limit=False, served=True,
+        required_args=(
+            ("base_url", "http://localhost:8000/v1"),
+            ("model", "the served model's name, e.g. Qwen/Qwen2-Audio-7B-Instruct"),
+        ),
     ),
     Adapter(
         "lalm-vllm", "lm_eval_rul.models.lalm_vllm:LALMVLLM",
         hears_audio=True, reads_checkpoint=True, results_file="lalm_vllm_results.sqlite",
         knows_audio_limit=True, served=False, loads_tokenizer=True,
+        required_args=(_CHECKPOINT,),
     ),
 ]
 

@@ -8,6 +8,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
+from ..adapters import adapter_named
 from ..errors import UserInputError
 
 __all__ = ["NoTasksError", "ModelKeyError", "MissingModelArgError", "check_tasks_given",
@@ -28,22 +29,13 @@ class MissingModelArgError(UserInputError, ValueError):
     """``--model lalm`` without ``pretrained=`` (``lalm-api`` without ``base_url=``...)."""
 
 
-#: The ``--model_args`` each plugin model cannot start without, and an example of each: the
-#: harness builds the output folder's name from them before any model check runs.
-_REQUIRED_MODEL_ARGS: dict[str, tuple[tuple[str, str], ...]] = {
-    "lalm": (("pretrained", "Qwen/Qwen2-Audio-7B-Instruct or a local checkpoint folder"),),
-    "lalm-vllm": (("pretrained", "Qwen/Qwen2-Audio-7B-Instruct or a local checkpoint folder"),),
-    "lalm-api": (
-        ("base_url", "http://localhost:8000/v1"),
-        ("model", "the served model's name, e.g. Qwen/Qwen2-Audio-7B-Instruct"),
-    ),
-}
-
-
 def check_required_model_args(model: str | None, model_args: Mapping[str, Any]) -> None:
     """Raises :class:`MissingModelArgError` naming the first ``--model_args`` key a plugin
-    model needs that is missing or empty, before anything loads."""
-    for key, example in _REQUIRED_MODEL_ARGS.get(str(model), ()):
+    model needs that is missing or empty (its adapter row's ``required_args``: the harness
+    builds the output folder's name from them before any model check runs), before anything
+    loads."""
+    row = adapter_named(model)
+    for key, example in row.required_args if row else ():
         if model_args.get(key) in (None, ""):
             given = ", ".join(sorted(model_args)) or "none"
             raise MissingModelArgError(
