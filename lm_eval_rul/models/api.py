@@ -221,6 +221,8 @@ class LALMAPI(AudioLM, LocalChatCompletion):
             ca_cert_path=ca_cert_path,
             batch_size=1,
         )
+        # the harness 0.5 API base takes the argument but keeps no attribute: kept here
+        self.think_end_token = think_end_token
         # a bridge's declaration (lm-eval-rul bridge): its window and chunking, read once
         self.bridge = read_declaration(self.base_url, self.model, HTTPSettings.of(args))
         self.max_audio_seconds = window_seconds(args["max_audio_seconds"], self.bridge)
