@@ -58,6 +58,55 @@ def _harness_log_follows_stderr() -> None:
             handler.setStream(_CurrentStderr())
 
 
+#: Session fixtures that build a model: a test using one (directly or through a fixture of its
+#: module) is end-to-end.
+_MODEL_FIXTURES = frozenset({"tiny_lm", "tiny_lm_split_letters", "tiny_audio_lm", "family_models"})
+#: Names whose call builds a model, loads one through the harness or starts the CLI in a
+#: subprocess: a test (or one of its fixtures) naming one is end-to-end.
+_MODEL_CALLS = frozenset(
+    {
+        "make_tiny_causal_lm",
+        "make_tiny_audio_lm",
+        "make_tiny_t5",
+        "make_tiny_clap",
+        "make_tiny_omni_full_checkpoint",
+        "TinyModels",
+        "simple_evaluate",
+        "run_cli",
+    }
+)
+
+
+def _names(code) -> set[str]:
+    """Global and attribute names ``code`` and the functions nested in it refer to."""
+    found = set(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            found |= _names(const)
+    return found
+
+
+def _is_e2e(item) -> bool:
+    if _MODEL_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return True
+    functions = [getattr(item, "function", None)]
+    for defs in getattr(item, "_fixtureinfo", None).name2fixturedefs.values():
+        functions += [fixture.func for fixture in defs]
+    return any(
+        _MODEL_CALLS & _names(function.__code__)
+        for function in functions
+        if hasattr(function, "__code__")
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    """``e2e`` marks the tests that build or load a model or run the CLI (``-m "not e2e"``
+    leaves the fast subset); a test the rule misses carries ``pytest.mark.e2e`` itself."""
+    for item in items:
+        if item.get_closest_marker("e2e") is None and _is_e2e(item):
+            item.add_marker(pytest.mark.e2e)
+
+
 def pytest_sessionfinish(session):
     """Writes no test was blamed for (collection, session fixtures' teardown) fail the run."""
     writes = session.config.stash[_GUARD].take()
