@@ -4,6 +4,7 @@ status 2, and no model constructed (``HFLM.__init__`` is counted; ``lalm`` exten
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -117,7 +118,6 @@ def test_text_checkpoint_with_lalm_says_no_audio_encoder_before_missing_audio(
 
 
 def test_missing_factual_audio_suggests_the_skip_metadata_and_it_works(tmp_path):
-    import re
 
     from lm_eval_rul.factual.datasets.sources import prepare_task
     from lm_eval_rul.factual.errors import AudioFilesError
@@ -281,3 +281,50 @@ def test_bare_harness_form_still_means_run(tiny_lm, capsys):
     line = fail(["--model", "hff", "--model_args", f"pretrained={tiny_lm}",
                  "--tasks", "rul_muchomusic"], capsys)  # fmt: skip
     assert line.startswith("lm-eval-rul run: error: UnknownModelError: --model 'hff'")
+
+
+@pytest.mark.parametrize("limit", ["-1", "0", "2.5", "nan"])
+def test_run_limit_that_selects_nothing_is_one_line(
+    limit, tiny_lm, data_dir, tmp_path, capsys, constructions
+):
+    args = text_run_args(tiny_lm, data_dir, tmp_path, "rul_muchomusic", "--limit", limit)
+    line = fail(args, capsys)
+    assert f"LimitError: --limit {limit}: give a whole number of documents per task" in line
+    assert constructions == []
+
+
+@pytest.mark.parametrize("limit", ["-1", "0"])
+def test_pi_limit_that_selects_nothing_is_one_line(
+    limit, tiny_lm, data_dir, tmp_path, capsys, constructions
+):
+    args = ["pi", "--data", data_dir / "rul.json", "--model", "hf",
+            "--model_args", f"pretrained={tiny_lm}", "--output", tmp_path / "pi.jsonl",
+            "--limit", limit]  # fmt: skip
+    line = fail(args, capsys)
+    assert f"LimitError: --limit {limit}: give how many questions" in line
+    assert constructions == [] and not (tmp_path / "pi.jsonl").exists()
+
+
+def test_run_limit_fraction_is_still_the_harness_share():
+    from lm_eval_rul.cli.limits import check_run_limit
+
+    for fine in (None, 0.5, "0.1", 3, "40", 40.0):
+        check_run_limit(fine)
+
+
+@pytest.mark.parametrize("command", ["run", "pi"])
+def test_several_processes_without_gpus_stop_before_the_model(
+    command, tiny_lm, data_dir, tmp_path, capsys, constructions, monkeypatch
+):
+    # as torchrun --nproc_per_node 2 sets them, in the second process
+    for name, value in {"WORLD_SIZE": "2", "RANK": "1", "LOCAL_RANK": "1"}.items():
+        monkeypatch.setenv(name, value)
+    if command == "run":
+        args = text_run_args(tiny_lm, data_dir, tmp_path, "rul_muchomusic")
+    else:
+        args = ["pi", "--data", data_dir / "rul.json", "--model", "hf", "--model_args",
+                f"pretrained={tiny_lm}", "--output", tmp_path / "pi.jsonl"]  # fmt: skip
+    line = fail(args, capsys)
+    assert "DataParallelError: 2 processes were launched (WORLD_SIZE=2, this is RANK=1)" in line
+    assert "splits documents across processes only on GPUs" in line
+    assert constructions == []

@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import json
 import logging
+import re
+from pathlib import Path
 
 import pytest
 
 from lm_eval_rul.testing.harness import cli_error_line
+from lm_eval_rul.testing.harness import cli_error_line as fail
 
 
 def test_a_run_without_tasks_or_with_model_for_pretrained_is_one_line(tiny_lm, capsys,
@@ -88,3 +91,33 @@ def test_the_python_api_prints_no_git_noise(tmp_path, monkeypatch, capfd):
     lm_eval_rul.task_manager(include_defaults=False)
     evaluator.get_git_commit_hash()
     assert "not a git repository" not in capfd.readouterr().err
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_unknown_command_example_lists_every_command(capsys):
+    from lm_eval_rul.cli import PluginCLI
+
+    commands = list(PluginCLI()._subparsers.choices)
+    line = fail(["reprot"], capsys)
+    assert f"The commands: {', '.join(commands)};" in line
+    errors = (ROOT / "docs" / "errors.md").read_text(encoding="utf-8")
+    assert f"The commands: {', '.join(commands)}; see lm-eval-rul --help." in errors
+
+
+def test_run_help_lists_the_factual_tasks(capsys):
+    from lm_eval_rul.cli import main
+    from lm_eval_rul.registration import tasks_dir
+
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    groups = set(re.findall(r"\bfactual(?:_[a-z]+)*\b", shown))
+    assert {"factual", "factual_instrument", "factual_binary"} <= groups
+    declared = {
+        m.group(1)
+        for f in (tasks_dir() / "factual").glob("*.yaml")
+        if (m := re.search(r"^group: (\S+)", f.read_text(encoding="utf-8"), re.M))
+    }
+    assert groups <= declared, groups - declared  # every name shown is a real group

@@ -47,3 +47,28 @@ def test_a_model_says_its_trimmed_clips_when_its_requests_are_done(
         model.loglikelihood(requests, disable_tqdm=True)
     trimmed = [r for r in caplog.records if "were trimmed to their first 0.5 s" in r.getMessage()]
     assert len(trimmed) == 1
+
+
+def test_plain_lm_eval_prints_no_custom_kwargs_warning_for_our_tasks(data_dir, caplog):
+    """The harness's own task loading (what plain ``lm_eval`` does) on the plugin's task
+    folder: its per-task "Custom kwargs can be passed to `--metadata`" warning says
+    nothing about our tasks and is dropped; another task's would stay."""
+    import logging
+
+    from lm_eval.tasks import TaskManager
+
+    from lm_eval_rul.registration import tasks_dir
+
+    manager = TaskManager(
+        include_path=[str(tasks_dir())],
+        include_defaults=False,
+        metadata={"data_path": str(data_dir / "rul.json")},
+    )
+    with caplog.at_level(logging.WARNING):
+        manager.load(["rul_muchomusic_fold0"])
+        logging.getLogger("lm_eval.api.task").warning(
+            "other_task: Custom kwargs can be passed to `--metadata` in console"
+        )
+    messages = [r.getMessage() for r in caplog.records]
+    assert not any(m.startswith("rul_muchomusic_fold0: Custom kwargs") for m in messages)
+    assert any(m.startswith("other_task: Custom kwargs") for m in messages)

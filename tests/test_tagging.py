@@ -5,6 +5,7 @@ releases' metadata (fixtures in their schemas) and their one-line errors."""
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import pytest
@@ -32,6 +33,7 @@ from lm_eval_rul.tagging import (
 from lm_eval_rul.tagging.data import check_tagging_data, clip_window, window_of
 from lm_eval_rul.tagging.documents import make_documents
 from lm_eval_rul.tagging.prompts import CMI_INSTRUCTIONS, protocol_of
+from lm_eval_rul.tagging.tasks import process_results_gen
 from lm_eval_rul.testing.tagging import MTG_TRACKS, MTT_CLIPS, write_gtzan, write_mtg, write_mtt
 
 MTG_GENRES = [
@@ -218,3 +220,119 @@ def test_missing_audio_and_bad_window_are_named_before_any_model(tmp_path):
         check_tagging_data({"tagging_offset": "end"})
     with pytest.raises(TaggingDataError, match="magnatagatune needs --metadata mtt_annotations"):
         make_documents("magnatagatune", "gen", {"mtt_split_file": str(gtzan["split"])})
+
+
+_HEADER = "TRACK_ID\tARTIST_ID\tALBUM_ID\tPATH\tDURATION\tTAGS"
+
+
+def _tsv(folder, rows: list[str], task: str = "genre"):
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"autotagging_{task}-test.tsv"
+    path.write_text("\n".join([_HEADER, *rows]) + "\n", encoding="utf-8")
+    return path
+
+
+def test_every_tagging_reader_refuses_a_clip_listed_twice_naming_file_line_and_clip(tmp_path):
+    mtt = write_mtt(tmp_path / "mtt")
+    lines = mtt["split"].read_text().splitlines()
+    mtt["split"].write_text("\n".join([*lines, lines[2]]) + "\n")  # 53.1: line 7 repeats 3
+    stem = lines[2].split("\t")[1].rsplit("/", 1)[1][: -len(".mp3")]
+    with pytest.raises(TaggingDataError) as error:
+        read_mtt(mtt["annotations"], mtt["split"])
+    message = str(error.value)
+    assert "\n" not in message
+    assert f"mtt_split_file {mtt['split']}, line 7: clip {stem} is listed twice" in message
+    assert "first on line 3" in message
+    gtzan = write_gtzan(tmp_path / "gtzan", per_genre=1)
+    gtzan["split"].write_text("blues/blues.00012.wav\njazz/jazz.00012.wav\nblues/blues.00012.wav\n")
+    with pytest.raises(TaggingDataError, match=r"line 3: clip blues.00012 is listed twice"):
+        read_gtzan_split(gtzan["split"])
+    tsv = _tsv(tmp_path / "mtg", ["t1\ta\tb\t1/1.mp3\t30\tgenre---pop"] * 2)
+    with pytest.raises(TaggingDataError, match=r"row 3: track t1 is listed twice"):
+        read_mtg_tsv(tsv, "genre")
+
+
+def test_mtg_tags_differing_only_in_case_are_one_tag_in_vocabulary_and_answers(tmp_path):
+    tsv = _tsv(tmp_path / "mtg", [
+        "t1\ta\tb\t1/1.mp3\t30\tgenre---Rock\tgenre---rock",
+        "t2\ta\tb\t1/2.mp3\t30\tgenre---rock",
+        "t3\ta\tb\t1/3.mp3\t30\tgenre---POP",
+    ])  # fmt: skip
+    clips = read_mtg_tsv(tsv, "genre")  # 53.2
+    assert [c.tags for c in clips] == [("genre---rock",), ("genre---rock",), ("genre---pop",)]
+    docs = make_documents("mtg_genre", "gen", {"mtg_data_dir": str(tsv.parent)})
+    assert docs[0]["tags"] == ["genre---rock", "genre---pop"]
+    records = [process_results_gen(doc, [answer])["micro_f1"]
+               for doc, answer in zip(docs, ["Rock.", "rock", "Pop"], strict=True)]  # fmt: skip
+    assert [r["labels"] for r in records] == [["genre---rock"], ["genre---rock"], ["genre---pop"]]
+    assert gen_figures(records)["micro_f1"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("answer", "tag"),
+    [("Rock 'n' Roll", "rocknroll"), ("rock n' roll", "rocknroll"), ("rock 'n roll", "rocknroll"),
+     ("rock and roll", "rocknroll"), ("Rock’n’Roll", "rocknroll"), ("Drum 'n' Bass", "drumnbass"),
+     ("drum n bass", "drumnbass"), ("drum and bass", "drumnbass"), ("drum & bass", "drumnbass")],
+)  # fmt: skip
+def test_free_text_joined_with_n_in_any_spelling_reads_one_tag(answer, tag):
+    tags = ("genre---rock", "genre---rocknroll", "genre---drumnbass", "genre---pop")
+    assert read_tags(answer, "mtg_genre", tags).tags == (f"genre---{tag}",)  # 53.3
+
+
+@pytest.mark.parametrize("duration", ["inf", "nan", "-30", "0"])
+def test_an_mtg_duration_that_is_no_length_is_one_line_naming_the_row(tmp_path, duration):
+    tsv = _tsv(tmp_path / "mtg", ["t1\ta\tb\t1/1.mp3\t30\tgenre---pop",
+                                  f"t2\ta\tb\t1/2.mp3\t{duration}\tgenre---rock"])  # fmt: skip
+    with pytest.raises(TaggingDataError) as error:  # 53.12: the descriptor check, before the model
+        check_tagging_data({"mtg_data_dir": str(tsv.parent), "tagging_offset": "middle"})
+    message = str(error.value)
+    assert "\n" not in message
+    assert f"{tsv}, row 3: DURATION {duration!r} is not a number of seconds above 0" in message
+
+
+def test_genre_folders_the_user_linked_into_the_audio_folder_are_followed(tmp_path):
+    gtzan = write_gtzan(tmp_path / "gtzan", per_genre=1)
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    for genre in gtzan["audio"].iterdir():  # 53.14: each genre folder a link to the release's
+        os.symlink(genre, linked / genre.name)
+    metadata = {"gtzan_split_file": str(gtzan["split"]), "gtzan_audio_dir": str(linked)}
+    check_tagging_data(metadata)
+    docs = make_documents("gtzan", "letters", metadata)
+    assert all(doc["audio_ref"] for doc in docs) and len(docs) == 10
+    # a path in the metadata that leaves the folder is still refused, naming the clip
+    tsv = _tsv(tmp_path / "mtg", ["t1\ta\tb\t../../outside.mp3\t30\tgenre---pop"])
+    with pytest.raises(UserInputError, match=r"clip t1: the file name '../../outside.mp3' points"):
+        check_tagging_data({"mtg_data_dir": str(tsv.parent), "mtg_audio_dir": str(linked)})
+
+
+def test_tagging_files_with_a_byte_order_mark_are_read(tmp_path):
+    gtzan = write_gtzan(tmp_path / "gtzan", per_genre=1)
+    gtzan["split"].write_bytes(b"\xef\xbb\xbf" + gtzan["split"].read_bytes())  # 53.15
+    assert len(read_gtzan_split(gtzan["split"])) == 10
+    mtg = write_mtg(tmp_path / "mtg")
+    tsv = mtg["data"] / "autotagging_genre-test.tsv"
+    tsv.write_bytes(b"\xef\xbb\xbf" + tsv.read_bytes())
+    assert len(read_mtg_tsv(tsv, "genre")) == 8
+
+
+def test_a_file_shorter_than_its_duration_logs_the_stretch_heard_and_warns_once(tmp_path, caplog):
+    import logging
+
+    from lm_eval_rul.testing.audio import synth_clip, write_clip
+
+    write_clip(tmp_path / "audio" / "1" / "1.mp3", synth_clip("tone", seconds=3.0))
+    write_clip(tmp_path / "audio" / "1" / "2.mp3", synth_clip("chord", seconds=3.0))
+    tsv = _tsv(tmp_path / "mtg", ["t1\ta\tb\t1/1.mp3\t200\tgenre---pop",
+                                  "t2\ta\tb\t1/2.mp3\t3\tgenre---rock"])  # fmt: skip
+    metadata = {"mtg_data_dir": str(tsv.parent), "mtg_audio_dir": str(tmp_path / "audio"),
+                "tagging_seconds": 2, "tagging_offset": "middle"}  # fmt: skip
+    with caplog.at_level(logging.WARNING, logger="lm_eval_rul"):
+        docs = make_documents("mtg_genre", "gen", metadata)  # 53.11
+        make_documents("mtg_genre", "likelihood", metadata)
+    # the middle 2 s of the 3 s file, as heard (not [99, 101] of the 200 s DURATION)
+    assert [d["audio_window"] for d in docs] == [[0.5, 2.5], [0.5, 2.5]]
+    warned = [r.getMessage() for r in caplog.records if "shorter than" in r.getMessage()]
+    assert len(warned) == 1
+    assert warned[0].startswith("mtg_genre: 1 of 2 clips are shorter than the length their "
+                                "metadata gives (first: t1, 3.0 s of 200.0 s)")  # fmt: skip
