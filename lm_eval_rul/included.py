@@ -27,8 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from . import catalogue
-from .catalogue import Benchmark, load_function, tasks_dir
-from .descriptors import descriptor_error
+from .catalogue import Benchmark, descriptor_error, load_function, tasks_dir
 from .errors import UserInputError
 
 __all__ = [

@@ -352,7 +352,7 @@ def test_a_broken_include_path_descriptor_is_one_line_before_the_model(
 
 def test_a_user_folder_named_like_a_built_in_one_is_refused(tmp_path):
     """44.6: a benchmark.py in a folder ``mmau`` claims MMAU's folder: refused."""
-    from lm_eval_rul.descriptors import DescriptorError
+    from lm_eval_rul.catalogue import DescriptorError
     from lm_eval_rul.included import check_include_paths
 
     mine = user_folder(tmp_path, GOOD.replace("mybench", "mmau"), name="mmau")

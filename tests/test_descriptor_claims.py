@@ -76,7 +76,7 @@ def test_a_user_descriptor_claiming_a_built_in_name_is_refused(case, tmp_path):
     """53.8: a ``benchmark.py`` naming a built-in fold group, question set or report name
     is one line naming the file and the claim; the built-in's votes and names stay."""
     from lm_eval_rul import catalogue
-    from lm_eval_rul.descriptors import DescriptorError
+    from lm_eval_rul.catalogue import DescriptorError
     from lm_eval_rul.included import included
 
     text, claim = CLAIMS[case]
