@@ -31,7 +31,7 @@ def clips(tmp_path) -> dict[str, Path]:
     empty = tmp_path / "empty.wav"
     empty.write_bytes(b"")
     junk = tmp_path / "junk.mp3"
-    junk.write_bytes(b"\x01\xfe this is not audio\n" * 50)  # binary junk (text: test_third_hour)
+    junk.write_bytes(b"\x01\xfe this is not audio\n" * 50)  # binary junk (text: test_audio.py)
     truncated = tmp_path / "truncated.flac"
     truncated.write_bytes(good["flac"].read_bytes()[: good["flac"].stat().st_size // 3])
     return {**good, "empty": empty, "junk": junk, "truncated": truncated}

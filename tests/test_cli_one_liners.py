@@ -121,3 +121,35 @@ def test_run_help_lists_the_factual_tasks(capsys):
         if (m := re.search(r"^group: (\S+)", f.read_text(encoding="utf-8"), re.M))
     }
     assert groups <= declared, groups - declared  # every name shown is a real group
+
+
+def test_bad_flags_show_the_subcommand_usage(capsys):
+    from lm_eval_rul.cli import main
+
+    for argv in (
+        ["run", "--bogus"],
+        ["build", "--output", "x.json", "--bogus"],
+        ["pi", "--data", "x", "--output", "y", "--bogus"],
+        ["report", "x", "--out", "y", "--bogus"],
+    ):
+        with pytest.raises(SystemExit) as exited:
+            main(argv)
+        err = capsys.readouterr().err
+        assert exited.value.code == 2 and err.startswith(f"usage: lm-eval-rul {argv[0]}"), err
+        assert f"lm-eval-rul {argv[0]}: error: unrecognized arguments: --bogus" in err
+
+
+def test_help_shows_this_tool_and_its_examples(capsys):
+    from lm_eval_rul.cli import main
+
+    for argv, wanted in (
+        (["--help"], ["usage: lm-eval-rul", "is your audio language model really listening",
+                      "lm-eval-rul run --model hf", "examples:"]),
+        (["run", "--help"], ["usage: lm-eval-rul run --model hf|lalm", "--audio_check",
+                             "lm-eval-rul run --model lalm", "examples:"]),
+    ):  # fmt: skip
+        with pytest.raises(SystemExit):
+            main(argv)
+        out = capsys.readouterr().out
+        assert all(text in out for text in wanted), out
+        assert "lm-eval run" not in out and "hellaswag" not in out

@@ -17,6 +17,7 @@ from lm_eval_rul.mcqa.mmau.tasks import doc_to_text, doc_to_text_gen, load_mmau
 from lm_eval_rul.mcqa.mmau_parsing import mmau_official_answer, mmau_string_match
 from lm_eval_rul.mcqa.parsing import parse_answer
 from lm_eval_rul.testing.harness import cli_error_line, read_output, run_cli
+from lm_eval_rul.testing.harness import cli_error_line as fail
 from lm_eval_rul.testing.mmau import mmau_rows, official_rule, write_mmau_audio, write_mmau_json
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -280,3 +281,19 @@ def test_task_manager_reads_the_mmau_file_it_is_given(tmp_path):
     bad = write_mmau_json(tmp_path / "mmau.json", rows)
     with pytest.raises(DataValidationError, match=f"item {rows[0]['id']!r}: answer"):
         lm_eval_rul.task_manager(include_defaults=False, mmau_data_path=str(bad))
+
+
+def test_mmau_json_given_to_rul_muchomusic_is_one_line(tiny_lm, tmp_path, capsys, constructions):
+    from lm_eval_rul.testing.mmau import write_mmau_json
+
+    mmau = write_mmau_json(tmp_path / "mmau-test-mini.json")
+    line = fail(
+        ["run", "--model", "hf", "--model_args", f"pretrained={tiny_lm}", "--tasks",
+         "rul_muchomusic", "--metadata", json.dumps({"rul_data_path": str(mmau)})],
+        capsys,
+    )  # fmt: skip
+    assert "DataValidationError: 1 problem in" in line
+    assert "the file is MMAU's released layout (" in line
+    assert "not questions with 4 distractors each. The mmau_music tasks read it" in line
+    assert "expected 4 distractors" not in line
+    assert constructions == []

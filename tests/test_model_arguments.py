@@ -215,3 +215,32 @@ def test_a_misspelt_hf_argument_of_pi_stops_before_the_model(
             "--output", tmp_path / "pi.jsonl"]  # fmt: skip
     assert "(did you mean dtype?)" in fail(args, capsys)
     assert constructions == []
+
+
+def test_lalm_refuses_use_cache_before_loading(data_dir, tmp_path, capsys, constructions):
+    model = tmp_path / "never_loaded"
+    model.mkdir()
+    (model / "config.json").write_text("{}")
+    line = fail(
+        ["run", "--model", "lalm", "--model_args", f"pretrained={model}", "--tasks",
+         "rul_muchomusic", "--use_cache", tmp_path / "lm_cache",
+         "--metadata", json.dumps({"data_path": str(data_dir / "rul.json")})],
+        capsys,
+    )  # fmt: skip
+    assert "lalm does not support --use_cache" in line and "results_cache=PATH|none" in line
+    assert constructions == []
+
+
+@pytest.mark.parametrize(
+    ("model", "key"), [("lalm", "pretrained"), ("lalm-vllm", "pretrained"),
+                       ("lalm-api", "base_url")],
+)  # fmt: skip
+def test_a_model_without_its_checkpoint_is_one_line_before_anything_loads(
+    model, key, data_dir, tmp_path, capsys, constructions
+):
+    line = fail(["run", "--model", model, "--model_args", "dtype=float32", "--tasks",
+                 "muchomusic", "--metadata", f"muchomusic_data_path={data_dir / 'muchomusic.csv'}",
+                 "--output_path", str(tmp_path / "out")], capsys)  # fmt: skip
+    assert f"MissingModelArgError: --model {model} needs --model_args {key}=" in line
+    assert "Nothing was loaded" in line
+    assert constructions == []

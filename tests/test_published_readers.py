@@ -13,6 +13,7 @@ from lm_eval_rul.errors import UserInputError
 from lm_eval_rul.mcqa.music_mc import load_music_mc
 from lm_eval_rul.questions import DataValidationError, load_questions
 from lm_eval_rul.testing.audio import synth_clip, write_clip
+from lm_eval_rul.testing.harness import cli_error_line as fail
 from lm_eval_rul.testing.mmau import mmau_rows, write_mmau_json
 
 
@@ -183,3 +184,60 @@ def test_every_bad_row_of_a_published_table_is_named_in_one_pass(tmp_path):
     assert problems[3].startswith("id '4': answer 'piano' ('answer') names choices 1 and 2, "
                                   "which repeat the same text")  # fmt: skip
     assert "not one of" not in problems[3]
+
+
+def _choice_csv(path, answers: list[int]):
+    import csv
+
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["id", "question", "choice_a", "choice_b", "choice_c", "choice_d",
+                         "answer"])  # fmt: skip
+        for i, answer in enumerate(answers):
+            writer.writerow([f"q{i}", f"Question {i}?", f"a{i}", f"b{i}", f"c{i}", f"d{i}",
+                             answer])  # fmt: skip
+    return path
+
+
+def test_numeric_answers_of_an_unsettled_base_are_refused_in_one_line(
+    tiny_lm, tmp_path, capsys, constructions
+):
+    path = _choice_csv(tmp_path / "bench.csv", [2, 3, 1, 1, 3, 1])
+    line = fail(["run", "--model", "hf", "--model_args", f"pretrained={tiny_lm}",
+                 "--tasks", "music_mc", "--metadata", f"mc_data_path={path}",
+                 "--output_path", str(tmp_path / "out")], capsys)  # fmt: skip
+    assert "the answer column 'answer'" in line
+    assert "from 0 the first rows read 2 -> C 'c0'; 3 -> D 'd1'" in line
+    assert "from 1 2 -> B 'b0'; 3 -> C 'c1'" in line
+    assert "mc_answer_base=1" in line and "mc_columns" in line
+    assert constructions == []
+
+
+@pytest.mark.parametrize(
+    ("answers", "base", "gold"),
+    [([2, 3, 1, 1, 3, 1], 1, ["b0", "c1", "a2"]),  # the key settles it
+     ([2, 3, 1, 1, 3, 1], 0, ["c0", "d1", "b2"]),
+     ([2, 3, 0, 1, 3, 1], None, ["c0", "d1", "a2"]),  # a 0: from 0, as before
+     ([2, 3, 4, 1, 3, 1], None, ["b0", "c1", "d2"])],  # a 4 of 4 choices: from 1
+)  # fmt: skip
+def test_a_file_or_the_key_that_settles_the_base_reads_as_it_says(answers, base, gold, tmp_path):
+    from lm_eval_rul.questions import load_questions
+
+    path = _choice_csv(tmp_path / "bench.csv", answers)
+    questions = load_questions(path, answer_base=base)
+    assert [q.correct_answer for q in questions[:3]] == gold
+
+
+def test_answers_that_are_their_options_text_need_no_base(tmp_path):
+    import csv
+
+    from lm_eval_rul.questions import load_questions
+
+    path = tmp_path / "beats.csv"
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["id", "question", "choice_a", "choice_b", "choice_c", "choice_d",
+                         "answer"])  # fmt: skip
+        writer.writerows([["q0", "How many beats?", "2", "3", "4", "5", "3"],
+                          ["q1", "How many bars?", "2", "3", "4", "5", "2"]])  # fmt: skip
+    assert [q.correct_answer for q in load_questions(path)] == ["3", "2"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -34,7 +35,13 @@ from lm_eval_rul.tagging.data import check_tagging_data, clip_window, window_of
 from lm_eval_rul.tagging.documents import make_documents
 from lm_eval_rul.tagging.prompts import CMI_INSTRUCTIONS, protocol_of
 from lm_eval_rul.tagging.tasks import process_results_gen
-from lm_eval_rul.testing.tagging import MTG_TRACKS, MTT_CLIPS, write_gtzan, write_mtg, write_mtt
+from lm_eval_rul.testing.tagging import (
+    MTG_TRACKS,
+    MTT_CLIPS,
+    write_gtzan,
+    write_mtg,
+    write_mtt,
+)
 
 MTG_GENRES = [
     "genre---rock", "genre---alternativerock", "genre---electronic", "genre---hiphop",
@@ -336,3 +343,106 @@ def test_a_file_shorter_than_its_duration_logs_the_stretch_heard_and_warns_once(
     assert len(warned) == 1
     assert warned[0].startswith("mtg_genre: 1 of 2 clips are shorter than the length their "
                                 "metadata gives (first: t1, 3.0 s of 200.0 s)")  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def gtzan_layouts(tmp_path_factory) -> dict[str, str]:
+    """One GTZAN fixture as the release's folders, Kaggle's ``Data`` folder and the hub's
+    ``marsyas/gtzan`` saved with ``save_to_disk`` (rows in another order than the split)."""
+    import shutil
+
+    root = tmp_path_factory.mktemp("gtzan_layouts")
+    release = write_gtzan(root / "release", per_genre=1)
+    kaggle = root / "kaggle" / "Data"
+    shutil.copytree(release["audio"], kaggle / "genres_original")
+    files = sorted(p for p in release["audio"].rglob("*") if p.is_file())[::-1]
+    hub = _hub_gtzan(root / "marsyas_gtzan", files, [p.parent.name for p in files])
+    wrong = _hub_gtzan(root / "mislabelled", files, ["rock" for _ in files])
+    return {"split": str(release["split"]), "release": str(release["audio"]),
+            "kaggle": str(kaggle), "hub": str(hub), "mislabelled": str(wrong)}  # fmt: skip
+
+
+def _hub_gtzan(path: Path, files: list[Path], genres: list[str]) -> Path:
+    """``marsyas/gtzan``'s columns (``file``, ``audio``, ``genre`` a ClassLabel), saved
+    with ``save_to_disk`` as its one ``train`` split."""
+    import datasets
+
+    from lm_eval_rul.tagging.vocab import GTZAN_GENRES
+
+    rows = {
+        "file": [f"/home/u/.cache/extracted/genres/{p.parent.name}/{p.name}" for p in files],
+        "audio": [{"bytes": p.read_bytes(), "path": p.name} for p in files],
+        "genre": [GTZAN_GENRES.index(g) for g in genres],
+    }
+    cell = {"bytes": datasets.Value("binary"), "path": datasets.Value("string")}
+    features = datasets.Features({
+        "file": datasets.Value("string"), "audio": cell,
+        "genre": datasets.ClassLabel(names=list(GTZAN_GENRES)),
+    })  # fmt: skip
+    table = datasets.Dataset.from_dict(rows, features=features).cast_column(
+        "audio", datasets.Audio(decode=False)
+    )  # the hub's features (encoding needs torchcodec; the cells are already bytes)
+    datasets.DatasetDict({"train": table}).save_to_disk(str(path))
+    return path
+
+
+def test_gtzan_as_the_hub_or_kaggle_hold_it_reads_the_releases_letters_and_clips(
+    gtzan_layouts,
+):
+    import numpy as np
+
+    from lm_eval_rul.audio.decoding import load_window
+    from lm_eval_rul.audio.sources import clip_identity
+    from lm_eval_rul.tagging.data import check_tagging_data
+    from lm_eval_rul.tagging.documents import make_documents
+
+    read = {}
+    for layout in ("release", "kaggle", "hub"):
+        metadata = {"gtzan_split_file": gtzan_layouts["split"],
+                    "gtzan_audio_dir": gtzan_layouts[layout]}  # fmt: skip
+        check_tagging_data(metadata)  # every clip found, before any model
+        docs = make_documents("gtzan", "letters", metadata)
+        read[layout] = [(d["id"], d["prompt"], d["gold"],
+                         clip_identity(d["audio_ref"])["sha256"]) for d in docs]  # fmt: skip
+    assert len(read["release"]) == 10
+    assert read["kaggle"] == read["release"] and read["hub"] == read["release"]
+    heard = []
+    for layout in ("release", "hub"):
+        doc = make_documents("gtzan", "letters", {"gtzan_split_file": gtzan_layouts["split"],
+                                                  "gtzan_audio_dir": gtzan_layouts[layout]})[3]
+        heard.append(load_window(doc["audio_ref"], sampling_rate=16000,
+                                 window=tuple(doc["audio_window"])))  # fmt: skip
+    assert '"kind": "hf"' in doc["audio_ref"]  # the hub's row, decoded from its bytes
+    assert heard[0].size > 16000 and np.array_equal(heard[0], heard[1])
+
+
+def test_a_hub_dataset_whose_genres_contradict_the_split_is_one_line(gtzan_layouts):
+    from lm_eval_rul.tagging.data import check_tagging_data
+    from lm_eval_rul.tagging.readers import TaggingDataError
+
+    with pytest.raises(TaggingDataError, match=r"is labelled 'rock', the split file says 'blues'"):
+        check_tagging_data({"gtzan_split_file": gtzan_layouts["split"],
+                            "gtzan_audio_dir": gtzan_layouts["mislabelled"]})  # fmt: skip
+
+
+def test_gtzan_without_its_clips_advises_its_own_key(gtzan_layouts):
+    from lm_eval_rul.audio.conditions.availability import check_audio_available
+    from lm_eval_rul.audio.errors import MissingAudioError
+    from lm_eval_rul.tagging.documents import make_documents
+
+    docs = make_documents("gtzan", "letters", {"gtzan_split_file": gtzan_layouts["split"]})
+    with pytest.raises(MissingAudioError) as caught:
+        check_audio_available(docs, "original")
+    advice = str(caught.value).splitlines()[-1]
+    assert "gtzan_audio_dir" in advice and "marsyas/gtzan" in advice
+    assert "audio_dir /" not in advice and "audio_hf_dataset" not in advice
+
+
+def test_a_window_a_task_asks_about_is_still_never_cut(tmp_path):
+    from lm_eval_rul.audio.conditions.basic import clip_key
+    from lm_eval_rul.audio.conditions.spec import AudioSpec
+    from lm_eval_rul.audio.errors import AudioError
+
+    doc = {"id": "piece-3", "audio_window": [0.0, 40.0], "audio_window_key": "chunk_seconds"}
+    with pytest.raises(AudioError, match="Set --metadata chunk_seconds to at most 30"):
+        clip_key(doc, '{"kind": "file", "path": "/x.wav"}', AudioSpec(16000, 30.0))
