@@ -211,16 +211,22 @@ def descriptor_error(path: Path, problem: str) -> DescriptorError:
 
 #: Benchmark field -> (the types it takes, in words).
 _FIELD_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
-    "folder": ((str,), "a folder name"), "name": ((str,), "a string"),
+    "folder": ((str,), "a folder name"),
+    "name": ((str,), "a string"),
     "metadata_keys": ((tuple, str), "a tuple of keys or a 'module:NAME' string"),
-    "data_keys": ((Mapping,), "a dict"), "checks": ((tuple,), "a tuple of 'module:function'"),
-    "readers": ((tuple,), "a tuple of Reader(...)"), "fold_groups": ((tuple,), "a tuple"),
-    "votes": ((tuple,), "a tuple"), "post_run_files": ((tuple,), "a tuple of PostRunFile(...)"),
-    "protocol_key": ((str, type(None)), "a key or None"), "protocols": ((tuple,), "a tuple"),
-    "report_names": ((Mapping,), "a dict"), "report_section": ((str,), "a string"),
+    "data_keys": ((Mapping,), "a dict"),
+    "checks": ((tuple,), "a tuple of 'module:function'"),
+    "readers": ((tuple,), "a tuple of Reader(...)"),
+    "fold_groups": ((tuple,), "a tuple"),
+    "votes": ((tuple,), "a tuple"),
+    "post_run_files": ((tuple,), "a tuple of PostRunFile(...)"),
+    "protocol_key": ((str, type(None)), "a key or None"),
+    "protocols": ((tuple,), "a tuple"),
+    "report_names": ((Mapping,), "a dict"),
+    "report_section": ((str,), "a string"),
     "category_keys": ((tuple,), "a tuple of keys"),
     "question_sets": ((Mapping,), "a dict"),
-}  # fmt: skip
+}
 
 
 def check_fields(found: Benchmark, path: Path) -> None:
@@ -240,8 +246,9 @@ def check_fields(found: Benchmark, path: Path) -> None:
     if unknown := sorted(set(found.votes) - set(VOTE_METRICS)):
         raise descriptor_error(path, f"votes {unknown} are none of {list(VOTE_METRICS)}")
     if found.report_section not in REPORT_SECTIONS:
-        raise descriptor_error(path, f"report_section={found.report_section!r} is none of "
-                                f"{list(REPORT_SECTIONS)}")  # fmt: skip
+        raise descriptor_error(
+            path, f"report_section={found.report_section!r} is none of {list(REPORT_SECTIONS)}"
+        )
 
 
 def load_descriptor(path: Path) -> Benchmark:
@@ -285,9 +292,10 @@ def load_descriptor(path: Path) -> Benchmark:
 def descriptor_files(root: Path) -> list[Path]:
     """The ``benchmark.py`` files of a folder of task folders (or of one task folder)."""
     return sorted(
-        p for p in root.rglob(DESCRIPTOR_FILE)
+        p
+        for p in root.rglob(DESCRIPTOR_FILE)
         if not any(part.startswith((".", "__")) for part in p.relative_to(root).parts[:-1])
-    )  # fmt: skip
+    )
 
 
 def tasks_dir() -> Path:
@@ -353,18 +361,20 @@ def _scan(roots: tuple[str, ...]) -> tuple[Benchmark, ...]:
             benchmark = load_descriptor(path)
             if benchmark.folder in where:
                 raise descriptor_error(
-                    path, f"folder={benchmark.folder!r} is the benchmark of "
-                    f"{where[benchmark.folder].parent}; name your folder otherwise"
-                )  # fmt: skip
+                    path,
+                    f"folder={benchmark.folder!r} is the benchmark of "
+                    f"{where[benchmark.folder].parent}; name your folder otherwise",
+                )
             for field_name, key, name in _claims(benchmark):
                 owner = claimed.get(key)
                 if number and owner is not None and owner != path:
                     # another folder's votes, names and question file would become this one's
                     raise descriptor_error(
-                        path, f"{field_name} claims {name!r}, declared "
+                        path,
+                        f"{field_name} claims {name!r}, declared "
                         f"by {owner}; a benchmark.py may declare only its own tasks and "
-                        "titles: name yours otherwise"
-                    )  # fmt: skip
+                        "titles: name yours otherwise",
+                    )
                 claimed.setdefault(key, path)
             where[benchmark.folder] = path
             _PATHS[benchmark.folder] = path
@@ -426,8 +436,9 @@ def for_question_set(name: str) -> Benchmark | None:
 
 def metadata_keys(chosen: Iterable[Benchmark] | None = None) -> tuple[str, ...]:
     """The ``--metadata`` keys of ``chosen`` benchmarks (default all), sorted."""
-    return tuple(sorted({k for b in (benchmarks() if chosen is None else chosen)
-                         for k in b.keys()}))  # fmt: skip
+    return tuple(
+        sorted({k for b in (benchmarks() if chosen is None else chosen) for k in b.keys()})
+    )
 
 
 def own_data_key(question_set: str) -> str | None:
