@@ -155,9 +155,11 @@ def register_process_results_metrics(metrics: Mapping[str, bool]) -> list[str]:
             raise RuntimeError(f"metric {_name!r} is computed by the task's process_results")
 
         register_metric(
-            metric=name, higher_is_better=higher, aggregation="mean",
+            metric=name,
+            higher_is_better=higher,
+            aggregation="mean",
             output_type=["multiple_choice", "generate_until"],
-        )(computed_by_process_results)  # fmt: skip
+        )(computed_by_process_results)
         added.append(name)
     return added
 
@@ -219,9 +221,15 @@ def sample_size(task: Any, limit: int | float | None) -> int | None:
 
 #: The sections of a results JSON keyed by task or group name.
 _NAMED_SECTIONS = (
-    "results", "groups", "configs", "versions", "n-shot", "higher_is_better", "n-samples",
+    "results",
+    "groups",
+    "configs",
+    "versions",
+    "n-shot",
+    "higher_is_better",
+    "n-samples",
     "group_subtasks",
-)  # fmt: skip
+)
 
 
 def plain_task_name(name: str) -> str:

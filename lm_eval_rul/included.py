@@ -27,8 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from . import catalogue
-from .catalogue import Benchmark, load_function, tasks_dir
-from .descriptors import descriptor_error
+from .catalogue import Benchmark, descriptor_error, load_function, tasks_dir
 from .errors import UserInputError
 
 __all__ = [
@@ -71,8 +70,11 @@ def _check_folder(path: str, flag: str) -> None:
 
 def _functions(benchmark: Benchmark) -> list[tuple[str, str]]:
     """(field, ``"module:name"``) for every function a descriptor names."""
-    named = [("metadata_keys", benchmark.metadata_keys)] if isinstance(
-        benchmark.metadata_keys, str) else []  # fmt: skip
+    named = (
+        [("metadata_keys", benchmark.metadata_keys)]
+        if isinstance(benchmark.metadata_keys, str)
+        else []
+    )
     named += [("checks", c) for c in benchmark.checks]
     for reader in benchmark.readers:
         named += [("readers detect", reader.detect), ("readers read", reader.read)]

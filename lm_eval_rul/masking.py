@@ -47,11 +47,25 @@ _URL_CREDENTIALS = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.\-]*:/{1,2})([^/?#\s'\"<>
 #: ``model_args`` names whose values are credentials, compared whole (lower case).
 _SECRET_NAMES = frozenset(
     {
-        "key", "api_key", "apikey", "token", "auth_token", "access_token", "api_token",
-        "hf_token", "bearer_token", "use_auth_token", "secret", "client_secret", "password",
-        "passwd", "header", "headers", "authorization",
+        "key",
+        "api_key",
+        "apikey",
+        "token",
+        "auth_token",
+        "access_token",
+        "api_token",
+        "hf_token",
+        "bearer_token",
+        "use_auth_token",
+        "secret",
+        "client_secret",
+        "password",
+        "passwd",
+        "header",
+        "headers",
+        "authorization",
     }
-)  # fmt: skip
+)
 #: Name endings that mark a credential (``openai_api_key``, ``db_password``). ``_token`` is
 #: not one: ``add_bos_token``, ``think_end_token``, ``pad_token`` name tokens of the
 #: vocabulary, and ``tokenizer``/``max_gen_toks`` are settings; changing them must change

@@ -78,11 +78,18 @@ DTYPE_ARGS = ("dtype", "softmax_dtype", "mixed_precision_dtype", "bnb_4bit_compu
 #: Common spellings -> torch's names (``auto``: the checkpoint's own dtype).
 _DTYPES = {
     "auto": "auto",
-    "bfloat16": "bfloat16", "bf16": "bfloat16",
-    "float16": "float16", "fp16": "float16", "half": "float16",
-    "float32": "float32", "fp32": "float32", "float": "float32",
-    "float64": "float64", "fp64": "float64", "double": "float64",
-}  # fmt: skip
+    "bfloat16": "bfloat16",
+    "bf16": "bfloat16",
+    "float16": "float16",
+    "fp16": "float16",
+    "half": "float16",
+    "float32": "float32",
+    "fp32": "float32",
+    "float": "float32",
+    "float64": "float64",
+    "fp64": "float64",
+    "double": "float64",
+}
 
 
 def dtype_name(name: str, value: Any) -> Any:

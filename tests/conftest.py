@@ -58,6 +58,73 @@ def _harness_log_follows_stderr() -> None:
             handler.setStream(_CurrentStderr())
 
 
+#: Session fixtures that build a model: a test using one (directly or through a fixture of its
+#: module) is end-to-end.
+_MODEL_FIXTURES = frozenset({"tiny_lm", "tiny_lm_split_letters", "tiny_audio_lm", "family_models"})
+#: Names whose use builds a model, loads one through the harness or starts another Python
+#: process (the CLI, a bridge, concurrent writers): a test, one of its fixtures or a helper of
+#: its module naming one is end-to-end.
+_SLOW_CALLS = frozenset(
+    {
+        "make_tiny_causal_lm",
+        "make_tiny_audio_lm",
+        "make_tiny_t5",
+        "make_tiny_clap",
+        "make_tiny_omni_full_checkpoint",
+        "TinyModels",
+        "simple_evaluate",
+        "run_cli",
+        "make_research_lm",
+        "isolated_python",
+        "start_bridge",
+        "runpy",
+        "subprocess",
+        "multiprocessing",
+    }
+)
+#: Subcommands that load a model: ``main([...])`` naming one runs the harness in-process.
+_MODEL_COMMANDS = frozenset({"run", "pi", "build"})
+
+
+def _names(code, module, seen: set) -> set[str]:
+    """Global and attribute names ``code``, the functions nested in it and the helpers of
+    ``module`` it calls refer to; ``main`` calls of a model command read as ``run_cli``."""
+    found = set(code.co_names)
+    if "main" in found and _MODEL_COMMANDS & {c for c in code.co_consts if isinstance(c, str)}:
+        found.add("run_cli")
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            found |= _names(const, module, seen)
+    for name in code.co_names:
+        helper = getattr(module, name, None)
+        if getattr(helper, "__module__", None) == module.__name__ and name not in seen:
+            seen.add(name)
+            if hasattr(helper, "__code__"):
+                found |= _names(helper.__code__, module, seen)
+    return found
+
+
+def _is_e2e(item) -> bool:
+    if _MODEL_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return True
+    functions = [getattr(item, "function", None)]
+    for defs in item._fixtureinfo.name2fixturedefs.values():
+        functions += [fixture.func for fixture in defs]
+    return any(
+        _SLOW_CALLS & _names(function.__code__, sys.modules[function.__module__], set())
+        for function in functions
+        if hasattr(function, "__code__")
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    """``e2e`` marks the tests that build or load a model or run the CLI (``-m "not e2e"``
+    leaves the fast subset); a test the rule misses carries ``pytest.mark.e2e`` itself."""
+    for item in items:
+        if item.get_closest_marker("e2e") is None and _is_e2e(item):
+            item.add_marker(pytest.mark.e2e)
+
+
 def pytest_sessionfinish(session):
     """Writes no test was blamed for (collection, session fixtures' teardown) fail the run."""
     writes = session.config.stash[_GUARD].take()

@@ -9,6 +9,7 @@ version) is asked again rather than replayed.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 
 import pytest
@@ -20,6 +21,8 @@ from lm_eval_rul.models.api_payload import (
     top_logprobs_of,
 )
 from lm_eval_rul.testing.harness import cli_error_line
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 MODEL = "tiny-audio"
 
@@ -143,3 +146,55 @@ def test_a_bridge_window_that_is_not_a_finite_number_above_zero_is_not_taken(win
     with ScriptedServer(lambda request: Answer(200, body.encode())) as server:
         declared = read_declaration(server.url, MODEL)
     assert declared is not None and declared.chunked and declared.max_audio_seconds is None
+
+
+def _stored(cache) -> list[str]:
+    import sqlite3
+
+    if not cache.exists():
+        return []
+    with sqlite3.connect(str(cache)) as db:
+        return [row[0] for row in db.execute("SELECT value FROM results")]
+
+
+@pytest.mark.parametrize(
+    ("path", "rewrite", "why"),
+    [
+        ("top", "top_duplicate_token", "above 1 (listed more than once: ' A'"),
+        ("prompt", "prompt_logprob_positive", "'logprob' is above 0, a probability above 1"),
+    ],
+)
+def test_a_log_probability_above_zero_is_a_bad_reply_never_scored_or_stored(
+    tiny_audio_lm, audio_data, tmp_path, capsys, path, rewrite, why
+):
+    """The same letter listed twice in ``top_logprobs`` (-0.1 and -0.2) once scored
+    log p = +0.544; a prompt log-probability above 0 was summed as it came."""
+    from doubles.openai_server import OpenAIAudioServer
+
+    from lm_eval_rul.testing.harness import cli_error_line
+
+    cache = tmp_path / "api.sqlite"
+    with OpenAIAudioServer(tiny_audio_lm, served_model="tiny-audio") as server:
+        server.script.append(rewrite)
+        line = cli_error_line(
+            ["run", "--model", "lalm-api", "--model_args",
+             f"base_url={server.url},model=tiny-audio,logprobs={path},results_cache={cache}",
+             "--tasks", "rul_muchomusic_fold0", "--metadata", json.dumps(audio_data),
+             "--limit", "2", "--output_path", tmp_path / "out"],  # fmt: skip
+            capsys,
+        )
+    assert why in line and "Nothing of this reply was stored" in line
+    assert _stored(cache) == [] and not list((tmp_path / "out").rglob("results_*.json"))
+
+
+def test_scoring_refuses_a_log_likelihood_above_zero_from_any_path():
+    from lm_eval_rul.mcqa.scoring import perceptual_index
+    from lm_eval_rul.models.api_payload import MalformedLogprobsError, top_path_scores
+
+    with pytest.raises(ValueError, match="a probability above 1"):
+        perceptual_index([0.544, -1.0, -2.0, -3.0], 0)
+    assert perceptual_index([5e-7, -1.0], 0) < 0.5  # float rounding at 0 is not refused
+    with pytest.raises(MalformedLogprobsError, match="add up to 1.724"):  # a stored list
+        top_path_scores([(" A", -0.1), ("A", -0.2)], [" A"])
+    ((score, greedy),) = top_path_scores([(" A", -0.0001), ("A", -9.0)], [" A"])
+    assert score == 0.0 and greedy  # within the rounding allowed, never above 0

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sqlite3
 
 import pytest
@@ -25,6 +26,8 @@ from lm_eval_rul.models.api_payload import (
     top_logprobs_of,
 )
 from lm_eval_rul.testing.harness import cli_error_line
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 MODEL = "tiny-audio"
 
@@ -175,3 +178,37 @@ def test_a_server_with_malformed_logprobs_stops_the_run_in_one_line(
         assert server.posts == 1  # the first request goes alone; nothing after it
     assert "top_logprobs entry is malformed" in line
     assert _rows(cache) == 0
+
+
+def _stored(cache) -> list[str]:
+    import sqlite3
+
+    if not cache.exists():
+        return []
+    with sqlite3.connect(str(cache)) as db:
+        return [row[0] for row in db.execute("SELECT value FROM results")]
+
+
+def test_a_chat_reply_with_a_lone_surrogate_is_stored_safely_and_scored(
+    tiny_audio_lm, audio_data, tmp_path
+):
+    """``"\\ud83d"`` (half an emoji) in a reply's content: ``UnicodeEncodeError`` from the
+    resume-cache write. Read as U+FFFD, the answer is parsed, stored and written."""
+    from doubles.openai_server import OpenAIAudioServer
+
+    from lm_eval_rul.cli import main
+
+    cache = tmp_path / "api.sqlite"
+    with OpenAIAudioServer(tiny_audio_lm, served_model="tiny-audio") as server:
+        server.script.extend(["content_lone_surrogate"] * 8)
+        main(["run", "--model", "lalm-api", "--model_args",
+              f"base_url={server.url},model=tiny-audio,results_cache={cache}",
+              "--tasks", "rul_muchomusic_gen_fold0", "--metadata", json.dumps(audio_data),
+              "--limit", "2", "--output_path", str(tmp_path / "out"), "--log_samples"])  # fmt: skip
+    (results,) = (tmp_path / "out").rglob("results_*.json")
+    assert json.loads(results.read_text())["results"]["rul_muchomusic_gen_fold0"]
+    stored = [json.loads(v)["content"] for v in _stored(cache)]
+    assert stored == ["The answer is [[A]] \ufffd"] * 2
+    (samples,) = (tmp_path / "out").rglob("samples_*.jsonl")
+    rows = [json.loads(line) for line in samples.read_text().splitlines()]
+    assert [row["resps"][0][0] for row in rows] == ["The answer is [[A]] \ufffd"] * 2

@@ -33,7 +33,6 @@ ALLOWED: dict[str, set[str]] = {
 TOP_LEVEL = {
     "errors", "registration", "cache", "progress", "hub", "retries", "paths", "masking", "files",
     "harness_compat", "catalogue", "adapters", "data_keys", "model_flags", "logs", "included",
-    "descriptors",
 }
 def _module_name(path: Path) -> str:
     parts = path.relative_to(PACKAGE.parent).with_suffix("").parts

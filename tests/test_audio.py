@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import warnings
 from pathlib import Path
@@ -187,3 +188,21 @@ def test_check_audio_available_lists_missing_ids_and_paths():
     check_audio_available(docs, "noise")  # needs no files
     with pytest.raises(MissingAudioError, match="pass --metadata"):
         check_audio_available([{"id": "2"}], "random")
+
+
+def test_a_text_file_named_mp3_is_said_to_be_no_audio(tmp_path, capfd):
+    from lm_eval_rul.audio.decoding import decode_audio
+    from lm_eval_rul.audio.errors import AudioDecodeError
+    from lm_eval_rul.audio.preflight import clip_header_problem
+
+    fake = tmp_path / "7.mp3"
+    fake.write_text("<!DOCTYPE html>\n<html><body>404 Not Found</body></html>\n")
+    ref = json.dumps({"kind": "file", "path": str(fake)})
+    assert clip_header_problem(ref) == (
+        "is a text file, not audio (it starts '<!DOCTYPE html>'); replace it with the clip"
+    )
+    with pytest.raises(AudioDecodeError, match=r"7\.mp3: is a text file, not audio") as raised:
+        decode_audio(str(fake), sampling_rate=16_000, name=str(fake))
+    assert "ffmpeg" not in str(raised.value)
+    printed = capfd.readouterr()
+    assert "Note:" not in printed.err + printed.out  # no decoder ran (libmpg123's lines)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,8 @@ from lm_eval_rul.audio import (
     refs_to_check,
 )
 from lm_eval_rul.audio.sources import file_ref
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
 @pytest.fixture
@@ -28,7 +31,7 @@ def clips(tmp_path) -> dict[str, Path]:
     empty = tmp_path / "empty.wav"
     empty.write_bytes(b"")
     junk = tmp_path / "junk.mp3"
-    junk.write_bytes(b"\x01\xfe this is not audio\n" * 50)  # binary junk (text: test_third_hour)
+    junk.write_bytes(b"\x01\xfe this is not audio\n" * 50)  # binary junk (text: test_audio.py)
     truncated = tmp_path / "truncated.flac"
     truncated.write_bytes(good["flac"].read_bytes()[: good["flac"].stat().st_size // 3])
     return {**good, "empty": empty, "junk": junk, "truncated": truncated}
@@ -126,3 +129,56 @@ def test_lalm_run_names_every_bad_clip_before_any_model(tmp_path, capsys, monkey
         assert "UnreadableAudioError: 2 of 4 audio files cannot be used:" in err
         assert f"{audio / '5.wav'}: empty (0 bytes)" in err and str(audio / "11.wav") in err
     assert built == []
+
+
+def test_a_symlink_loop_named_as_a_clip_is_named_with_the_unreadable_clips(
+    tiny_audio_lm, audio_data, tmp_path, capsys
+):
+    """Named in the list of unreadable clips before any model loads (issue 36 item 17: a
+    loop once stopped the run alone, hiding the other bad clips)."""
+    import shutil
+
+    from lm_eval_rul.cli import main
+
+    own = {**audio_data, "audio_dir": str(tmp_path / "audio")}
+    shutil.copytree(audio_data["audio_dir"], own["audio_dir"])
+    loop = tmp_path / "audio" / "1000.wav"
+    loop.unlink()
+    loop.symlink_to("1000.wav")  # a link to itself
+    with pytest.raises(SystemExit) as stopped:
+        main(["run", "--model", "lalm", "--model_args",
+              f"pretrained={tiny_audio_lm},results_cache=none",
+              "--tasks", "rul_muchomusic_fold0", "--metadata", json.dumps(own)])  # fmt: skip
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2 and "Traceback" not in err
+    assert "UnreadableAudioError: 1 of 4 audio files cannot be used" in err
+    assert f"{loop}: a symbolic link that leads back to itself" in err
+
+
+def test_every_unreadable_clip_is_named_in_one_pass(tiny_audio_lm, audio_data, tmp_path, capsys):
+    """A symbolic link loop beside a clip whose name is a folder: only the first was
+    named, then the run stopped; a corrupt clip beside them is named as before."""
+    import shutil
+
+    from lm_eval_rul.cli import main
+
+    own = {**audio_data, "audio_dir": str(tmp_path / "audio")}
+    shutil.copytree(audio_data["audio_dir"], own["audio_dir"])
+    clips = sorted((tmp_path / "audio").iterdir())
+    loop, folder, corrupt = clips[0], clips[1], clips[2]
+    loop.unlink()
+    loop.symlink_to(loop.name)  # a link to itself
+    folder.unlink()
+    folder.mkdir()
+    corrupt.write_bytes(b"RIFF not really a wave file")
+    with pytest.raises(SystemExit) as stopped:
+        main(["run", "--model", "lalm", "--model_args",
+              f"pretrained={tiny_audio_lm},results_cache=none", "--tasks", "rul_muchomusic_fold0",
+              "--metadata", json.dumps(own)])  # fmt: skip
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert "3 of 4 audio files cannot be used" in err, err
+    for clip in (loop, folder, corrupt):
+        assert clip.name in err
+    assert "a symbolic link that leads back to itself" in err and "is a folder" in err

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import socket
 import sqlite3
 import subprocess
@@ -17,6 +18,8 @@ import urllib.request
 import numpy as np
 import pytest
 from doubles.bridge import MINIMAL_PACKAGES, clean_env, isolated_python, start_bridge
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 TRIVIAL = """\
 MAX_AUDIO_SECONDS = 0.5
@@ -297,3 +300,92 @@ def test_a_chunked_bridge_is_asked_window_by_window_without_repeating_it(
     assert not any(doc["cut"] for doc in docs)
     windows = [doc["audio_window"] for doc in docs if doc["audio_window"] is not None]
     assert windows and all(end - start <= 3.0 + 1e-9 for start, end in windows)
+
+
+def _bridge_file(tmp_path, name: str, source: str):
+    from lm_eval_rul.bridge import write_server
+
+    server = write_server(tmp_path / "bridge.py")
+    adapter = tmp_path / f"{name}.py"
+    adapter.write_text(source)
+    return server, adapter
+
+
+EXITING = """\
+import sys
+NAME = "exiting"
+_calls = [0]
+
+def generate(audio, sampling_rate, prompt, max_new_tokens):
+    _calls[0] += 1
+    if _calls[0] == 1:
+        sys.exit("usage: infer.py: error: unrecognized arguments: --fp16")
+    if _calls[0] == 2:
+        exit(3)
+    return "A"
+"""
+
+
+def test_an_adapter_calling_sys_exit_is_an_error_reply_and_the_bridge_keeps_serving(tmp_path):
+    import sys
+
+    from doubles.bridge import post_chat, start_bridge
+
+    server, adapter = _bridge_file(tmp_path, "exiting", EXITING)
+    log = tmp_path / "console.log"
+    process, url = start_bridge(sys.executable, server, adapter, log)
+    body = {"model": "exiting", "messages": [{"role": "user", "content": "Q?"}]}
+    try:
+        first, second, third = (post_chat(url, body) for _ in range(3))
+        assert process.poll() is None  # still serving
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    assert first[0] == 422 and "unrecognized arguments: --fp16" in first[1]["error"]["message"]
+    assert second[0] == 422 and "the adapter called sys.exit(3)" in second[1]["error"]["message"]
+    assert third[0] == 200 and third[1]["choices"][0]["message"]["content"] == "A"
+    assert log.read_text().count("bridge: adapter generate raised") == 2
+
+
+def test_an_adapter_window_of_math_inf_is_no_limit(tmp_path):
+    import sys
+
+    import numpy as np
+    from doubles.bridge import post_chat, start_bridge
+
+    from lm_eval_rul.models.api_http import read_declaration
+    from lm_eval_rul.models.api_payload import input_audio_part, wav_bytes
+    from lm_eval_rul.models.core import chat_messages
+
+    source = ("import math\nMAX_AUDIO_SECONDS = math.inf\nNAME = 'endless'\n"
+              "def generate(audio, sampling_rate, prompt, max_new_tokens):\n"
+              "    return 'heard %d' % len(audio)\n")  # fmt: skip
+    server, adapter = _bridge_file(tmp_path, "endless", source)
+    process, url = start_bridge(sys.executable, server, adapter, tmp_path / "console.log")
+    part = input_audio_part(wav_bytes(np.zeros(48_000, dtype=np.float32), 16_000, "FLOAT"))
+    try:
+        declared = read_declaration(url, "endless")
+        status, reply = post_chat(url, {"model": "endless",
+                                    "messages": chat_messages("Q?", audio_part=part)})  # fmt: skip
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    assert declared is not None and declared.max_audio_seconds is None
+    assert status == 200 and reply["choices"][0]["message"]["content"] == "heard 48000"
+    assert "bridge" not in reply  # nothing cut
+
+
+@pytest.mark.parametrize("port", ["80000", "-1"])
+def test_a_bridge_port_out_of_range_is_one_line(tmp_path, port):
+    import subprocess
+    import sys
+
+    source = "def generate(audio, sampling_rate, prompt, max_new_tokens):\n    return 'A'\n"
+    server, adapter = _bridge_file(tmp_path, "plain", source)
+    stopped = subprocess.run(
+        [sys.executable, str(server), "--adapter", str(adapter), "--port", port],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert stopped.returncode == 2 and stopped.stdout == ""
+    (line,) = stopped.stderr.strip().splitlines()
+    assert f"bridge: --port {port} is not a port (0 to 65535" in line

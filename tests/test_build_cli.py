@@ -8,6 +8,7 @@ import sys
 
 from lm_eval_rul.questions import DEFAULT_SEED, normalize_answer, read_pools, sample_order
 from lm_eval_rul.testing.fixtures import fixture_rows
+from lm_eval_rul.testing.harness import cli_error_line as fail
 
 
 def test_build_cli_from_pools(tmp_path, tiny_lm, data_dir):
@@ -169,3 +170,24 @@ def test_a_file_given_to_the_wrong_flag_is_named_for_what_it_is(tmp_path, data_d
         done = _cli(*args)
         assert done.returncode == 2, (args, done.stderr[-2000:])
         assert message in done.stderr and "Traceback" not in done.stderr, done.stderr[-2000:]
+
+
+def test_build_writing_no_question_fails_in_one_line_and_leaves_no_lock(tiny_lm, tmp_path, capsys):
+    from lm_eval_rul.testing.fixtures import fixture_rows
+
+    rows = fixture_rows(5)
+    for row in rows.values():  # pools of 5 candidates that clean down to one
+        answer = row["correct_answer"]
+        row["distractors"] = [answer, answer.upper(), "a", "a.", "A"]
+    pools = tmp_path / "pools.json"
+    pools.write_text(json.dumps(rows))
+    out = tmp_path / "out" / "rul.json"
+    line = fail(
+        ["build", "--pools", pools, "--model", "hf", "--model_args",
+         f"pretrained={tiny_lm},dtype=float32", "--device", "cpu", "--output", out,
+         "--no_progress"],
+        capsys,
+    )  # fmt: skip
+    assert f"NothingBuiltError: wrote 0 of 5 questions to {out}: all failed (e.g. question" in line
+    assert "1 clean candidate(s), 4 needed" in line and "out/rul.report.md" in line
+    assert not list(tmp_path.rglob("*.lock"))

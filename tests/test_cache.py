@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 
 import pytest
 
 from lm_eval_rul.cache import ResultCache, digest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
 def test_entries_are_found_only_under_their_scope_and_parts(tmp_path):
@@ -148,3 +152,39 @@ def test_a_full_disk_is_one_line_and_keeps_what_was_committed(tmp_path, monkeypa
         cache.put_many([(("lost", i), "x" * 4000) for i in range(50)])
     assert str(path) in str(caught.value) and "\n" not in str(caught.value)
     assert len(cache) == 1 and cache.get(("kept",)) == 1
+
+
+def test_a_results_cache_that_is_not_sqlite_stops_lalm_before_the_model(
+    tiny_audio_lm, audio_data, tmp_path, capsys, monkeypatch
+):
+    from lm_eval_rul.models.lalm import LALM
+    from lm_eval_rul.testing.harness import cli_error_line
+
+    built: list = []
+    monkeypatch.setattr(LALM, "_create_model", lambda *a, **k: built.append(1))
+    notes = tmp_path / "notes.sqlite"
+    notes.write_text("not a database\n" * 50)
+    line = cli_error_line(
+        ["run", "--model", "lalm", "--model_args",
+         f"pretrained={tiny_audio_lm},results_cache={notes}", "--device", "cpu",
+         "--tasks", "rul_muchomusic_fold0", "--metadata", json.dumps(audio_data)],  # fmt: skip
+        capsys,
+    )
+    assert "CacheFileError" in line and str(notes) in line and "delete or move it" in line
+    assert built == []
+
+
+@pytest.mark.parametrize("value", ["", "relative/cache"])
+def test_an_empty_or_relative_xdg_cache_home_is_unset(value, tmp_path, monkeypatch):
+    """53.13: ``XDG_CACHE_HOME`` set but empty (or relative, which XDG also calls invalid)
+    never puts a cache in the working folder: ``~/.cache/lm_eval_rul`` is used, for every
+    cache of the package (they all ask :func:`~lm_eval_rul.questions.cache_dir`)."""
+    from lm_eval_rul.questions import cache_dir
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("LM_EVAL_RUL_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", value)
+    monkeypatch.chdir(tmp_path)
+    assert cache_dir() == home / ".cache" / "lm_eval_rul"
+    assert not (tmp_path / "lm_eval_rul").exists() and not (tmp_path / "relative").exists()

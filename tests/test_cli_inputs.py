@@ -4,6 +4,10 @@ status 2, and no model constructed (``HFLM.__init__`` is counted; ``lalm`` exten
 from __future__ import annotations
 
 import json
+import logging
+import re
+import socket
+from pathlib import Path
 
 import pytest
 
@@ -14,7 +18,7 @@ from lm_eval_rul.cli.run_inputs import (
     family_metadata_keys,
 )
 from lm_eval_rul.testing.harness import cli_error_line as fail
-from lm_eval_rul.testing.harness import text_run_args
+from lm_eval_rul.testing.harness import read_output, run_cli, text_run_args
 
 
 def with_metadata(argv: list[str], **extra) -> list[str]:
@@ -117,7 +121,6 @@ def test_text_checkpoint_with_lalm_says_no_audio_encoder_before_missing_audio(
 
 
 def test_missing_factual_audio_suggests_the_skip_metadata_and_it_works(tmp_path):
-    import re
 
     from lm_eval_rul.factual.datasets.sources import prepare_task
     from lm_eval_rul.factual.errors import AudioFilesError
@@ -202,7 +205,6 @@ def test_multi_token_letters_are_one_warning_per_run(tmp_path, audio_data):
     """lalm with a tokenizer that spells each letter as two tokens: the pre-flight check
     and the model's own check, over 5 tasks (4 folds + MuChoMusic), say it in ONE line."""
     from lm_eval_rul.testing.audio import make_tiny_audio_lm
-    from lm_eval_rul.testing.harness import run_cli
 
     model = make_tiny_audio_lm(tmp_path / "split", "qwen2_audio", merge_letters=False)
     done = run_cli(
@@ -220,7 +222,6 @@ def test_multi_token_letters_are_one_warning_per_run(tmp_path, audio_data):
 def no_network_hub(monkeypatch):
     """The hub client online, pointed at a closed loopback port, with an empty cache;
     returns its back-off sleeps (one before each retried request)."""
-    import socket
 
     import huggingface_hub.utils._http as hub_http
     from huggingface_hub import constants
@@ -281,3 +282,181 @@ def test_bare_harness_form_still_means_run(tiny_lm, capsys):
     line = fail(["--model", "hff", "--model_args", f"pretrained={tiny_lm}",
                  "--tasks", "rul_muchomusic"], capsys)  # fmt: skip
     assert line.startswith("lm-eval-rul run: error: UnknownModelError: --model 'hff'")
+
+
+@pytest.mark.parametrize("limit", ["-1", "0", "2.5", "nan"])
+def test_run_limit_that_selects_nothing_is_one_line(
+    limit, tiny_lm, data_dir, tmp_path, capsys, constructions
+):
+    args = text_run_args(tiny_lm, data_dir, tmp_path, "rul_muchomusic", "--limit", limit)
+    line = fail(args, capsys)
+    assert f"LimitError: --limit {limit}: give a whole number of documents per task" in line
+    assert constructions == []
+
+
+@pytest.mark.parametrize("limit", ["-1", "0"])
+def test_pi_limit_that_selects_nothing_is_one_line(
+    limit, tiny_lm, data_dir, tmp_path, capsys, constructions
+):
+    args = ["pi", "--data", data_dir / "rul.json", "--model", "hf",
+            "--model_args", f"pretrained={tiny_lm}", "--output", tmp_path / "pi.jsonl",
+            "--limit", limit]  # fmt: skip
+    line = fail(args, capsys)
+    assert f"LimitError: --limit {limit}: give how many questions" in line
+    assert constructions == [] and not (tmp_path / "pi.jsonl").exists()
+
+
+def test_run_limit_fraction_is_still_the_harness_share():
+    from lm_eval_rul.cli.limits import check_run_limit
+
+    for fine in (None, 0.5, "0.1", 3, "40", 40.0):
+        check_run_limit(fine)
+
+
+@pytest.mark.parametrize("command", ["run", "pi"])
+def test_several_processes_without_gpus_stop_before_the_model(
+    command, tiny_lm, data_dir, tmp_path, capsys, constructions, monkeypatch
+):
+    # as torchrun --nproc_per_node 2 sets them, in the second process
+    for name, value in {"WORLD_SIZE": "2", "RANK": "1", "LOCAL_RANK": "1"}.items():
+        monkeypatch.setenv(name, value)
+    if command == "run":
+        args = text_run_args(tiny_lm, data_dir, tmp_path, "rul_muchomusic")
+    else:
+        args = ["pi", "--data", data_dir / "rul.json", "--model", "hf", "--model_args",
+                f"pretrained={tiny_lm}", "--output", tmp_path / "pi.jsonl"]  # fmt: skip
+    line = fail(args, capsys)
+    assert "DataParallelError: 2 processes were launched (WORLD_SIZE=2, this is RANK=1)" in line
+    assert "splits documents across processes only on GPUs" in line
+    assert constructions == []
+
+
+def hf_run(model: str | Path, data_dir: Path, tmp_path: Path, tasks: str = "rul_muchomusic"):
+    """``run --model hf`` arguments on the fixture files."""
+    return text_run_args(model, data_dir, tmp_path / "out", tasks, batch_size=2)
+
+
+def test_data_path_typo_with_hf_fails_before_the_model(tiny_lm, tmp_path, capsys, constructions):
+    line = fail(
+        ["run", "--model", "hf", "--model_args", f"pretrained={tiny_lm}", "--tasks",
+         "rul_muchomusic", "--metadata", '{"data_path": "RUL-MuchoMusic.jsn"}'],
+        capsys,
+    )  # fmt: skip
+    assert "data_path='RUL-MuchoMusic.jsn': no such file" in line
+    assert constructions == []
+
+
+def test_unknown_task_names_the_closest(tiny_lm, data_dir, tmp_path, capsys, constructions):
+    line = fail(hf_run(tiny_lm, data_dir, tmp_path, tasks="rul_muchomusc"), capsys)
+    assert "UnknownTaskError: unknown task 'rul_muchomusc' (closest: rul_muchomusic" in line
+    assert "lm-eval-rul ls tasks" in line
+    # the entry points only: groups and stand-alone tasks, not the tasks inside a group
+    listed = line.split("This plugin's groups and tasks: ", 1)[1].split(";", 1)[0].split(", ")
+    assert {"rul_muchomusic", "muchomusic", "factual", "factual_robustness"} <= set(listed)
+    assert "rul_muchomusic_fold0" not in listed and "factual_instrument_open" not in listed
+    assert constructions == []
+
+
+def test_a_task_named_twice_names_both_names(tiny_lm, data_dir, tmp_path, capsys, constructions):
+    args = hf_run(tiny_lm, data_dir, tmp_path, tasks="rul_muchomusic,rul_muchomusic_fold1")
+    line = fail(args, capsys)
+    assert "DuplicateTaskError: --tasks names one task twice: task 'rul_muchomusic_fold1'" in line
+    assert "'rul_muchomusic' and 'rul_muchomusic_fold1'" in line
+    assert constructions == []
+
+
+def test_lalm_model_arg_on_hf_names_the_arg_and_its_model(
+    tiny_lm, data_dir, tmp_path, capsys, constructions
+):
+    args = hf_run(tiny_lm, data_dir, tmp_path)
+    args[args.index("--model_args") + 1] += ",audio=noise,noise_std=2"
+    line = fail(args, capsys)
+    assert "--model hf does not take model_args audio=noise, noise_std=2" in line
+    assert "arguments of --model lalm" in line
+    assert constructions == []
+
+
+def test_data_file_of_the_other_benchmark_says_which_file_each_task_wants(
+    tiny_lm, data_dir, tmp_path, capsys, constructions
+):
+    line = fail(
+        ["run", "--model", "hf", "--model_args", f"pretrained={tiny_lm}", "--tasks", "muchomusic",
+         "--metadata", json.dumps({"data_path": str(data_dir / "rul.json")})],
+        capsys,
+    )  # fmt: skip
+    assert "data_path is the RUL-MuChoMusic JSON" in line
+    assert "muchomusic* tasks read MuChoMusic's CSV (muchomusic.csv" in line
+    assert constructions == []
+
+
+def test_misspelt_task_is_one_line_on_either_harness(
+    tiny_lm, data_dir, tmp_path, capsys, constructions
+):
+    # lm-eval 0.5's match_tasks keeps an unmatched name; its loader raised a KeyError
+    args = text_run_args(tiny_lm, data_dir, tmp_path / "out", "rul_muchomusc,muchomusic")
+    line = fail(args, capsys)
+    assert "UnknownTaskError: unknown task 'rul_muchomusc' (closest: rul_muchomusic" in line
+    assert constructions == []
+
+
+def test_task_name_wins_over_a_folder_of_that_name(
+    tiny_lm, data_dir, tmp_path, monkeypatch, caplog, constructions
+):
+    from lm_eval_rul.cli import main
+
+    (tmp_path / "muchomusic").mkdir()  # e.g. the clips folder
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "out"
+    with caplog.at_level(logging.WARNING, logger="lm_eval_rul"):
+        main(text_run_args(tiny_lm, data_dir, out, "muchomusic", "--limit", "2"))
+    results, _ = read_output(out)
+    assert results["results"]["muchomusic"]["acc,none"] >= 0
+    assert constructions == ["HFLM"]
+    warned = [r.getMessage() for r in caplog.records if "folder named" in r.getMessage()]
+    assert warned == [
+        "--tasks muchomusic: a folder named 'muchomusic' is in the current directory; running "
+        "the task muchomusic, not the folder's YAML files (for those, give --tasks "
+        "'muchomusic/*.yaml')"
+    ]
+
+
+def test_limit_one_is_one_document_and_the_run_says_how_many(
+    tiny_lm, data_dir, tmp_path, caplog, capsys
+):
+    from lm_eval_rul.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    assert "1 and 1.0 are counts: ONE document per task" in " ".join(
+        capsys.readouterr().out.split()
+    )
+    out = tmp_path / "out"
+    limits = logging.getLogger("lm_eval_rul.cli.limits")  # its own handler: the CLI's
+    with caplog.at_level(logging.INFO, logger=limits.name):  # loggers do not propagate
+        limits.addHandler(caplog.handler)
+        try:
+            main(text_run_args(tiny_lm, data_dir, out, "rul_muchomusic", "--limit", "1.0",
+                               "--log_samples"))  # fmt: skip
+        finally:
+            limits.removeHandler(caplog.handler)
+    records = {id(r): r for r in caplog.records if r.name == limits.name}  # one per record:
+    said = [r.getMessage() for r in records.values()]  # the root's handler may see it too
+    assert said == [
+        "--limit 1 runs 1 of 8 documents in each of 4 tasks; a --limit of 1 or more counts "
+        "documents per task (1.0 is one document), below 1 is a fraction"
+    ]
+    results, samples = read_output(out)
+    assert {len(rows) for rows in samples.values()} == {1}
+
+
+def test_a_key_no_task_of_the_group_reads_is_one_line(
+    tiny_lm, data_dir, tmp_path, capsys, constructions
+):
+    metadata = {"data_path": str(data_dir / "rul.json"), "gtzan_audio_dirr": "x"}
+    line = fail(["run", "--model", "hf", "--model_args", f"pretrained={tiny_lm}",
+                 "--tasks", "music_understanding", "--metadata", json.dumps(metadata),
+                 "--output_path", str(tmp_path / "out")], capsys)  # fmt: skip
+    assert "unknown --metadata key 'gtzan_audio_dirr' (did you mean 'gtzan_audio_dir'?)" in line
+    assert "'data_path'" not in line.split("Known keys")[0]  # a member's key is known
+    assert "rul_muchomusic" in line and "data_path" in line.split("Known keys")[1]
+    assert constructions == []

@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import json
 import logging
+import re
+from pathlib import Path
 
 import pytest
 
 from lm_eval_rul.testing.harness import cli_error_line
+from lm_eval_rul.testing.harness import cli_error_line as fail
 
 
 def test_a_run_without_tasks_or_with_model_for_pretrained_is_one_line(tiny_lm, capsys,
@@ -88,3 +91,65 @@ def test_the_python_api_prints_no_git_noise(tmp_path, monkeypatch, capfd):
     lm_eval_rul.task_manager(include_defaults=False)
     evaluator.get_git_commit_hash()
     assert "not a git repository" not in capfd.readouterr().err
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_unknown_command_example_lists_every_command(capsys):
+    from lm_eval_rul.cli import PluginCLI
+
+    commands = list(PluginCLI()._subparsers.choices)
+    line = fail(["reprot"], capsys)
+    assert f"The commands: {', '.join(commands)};" in line
+    errors = (ROOT / "docs" / "errors.md").read_text(encoding="utf-8")
+    assert f"The commands: {', '.join(commands)}; see lm-eval-rul --help." in errors
+
+
+def test_run_help_lists_the_factual_tasks(capsys):
+    from lm_eval_rul.cli import main
+    from lm_eval_rul.registration import tasks_dir
+
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    groups = set(re.findall(r"\bfactual(?:_[a-z]+)*\b", shown))
+    assert {"factual", "factual_instrument", "factual_binary"} <= groups
+    declared = {
+        m.group(1)
+        for f in (tasks_dir() / "factual").glob("*.yaml")
+        if (m := re.search(r"^group: (\S+)", f.read_text(encoding="utf-8"), re.M))
+    }
+    assert groups <= declared, groups - declared  # every name shown is a real group
+
+
+def test_bad_flags_show_the_subcommand_usage(capsys):
+    from lm_eval_rul.cli import main
+
+    for argv in (
+        ["run", "--bogus"],
+        ["build", "--output", "x.json", "--bogus"],
+        ["pi", "--data", "x", "--output", "y", "--bogus"],
+        ["report", "x", "--out", "y", "--bogus"],
+    ):
+        with pytest.raises(SystemExit) as exited:
+            main(argv)
+        err = capsys.readouterr().err
+        assert exited.value.code == 2 and err.startswith(f"usage: lm-eval-rul {argv[0]}"), err
+        assert f"lm-eval-rul {argv[0]}: error: unrecognized arguments: --bogus" in err
+
+
+def test_help_shows_this_tool_and_its_examples(capsys):
+    from lm_eval_rul.cli import main
+
+    for argv, wanted in (
+        (["--help"], ["usage: lm-eval-rul", "is your audio language model really listening",
+                      "lm-eval-rul run --model hf", "examples:"]),
+        (["run", "--help"], ["usage: lm-eval-rul run --model hf|lalm", "--audio_check",
+                             "lm-eval-rul run --model lalm", "examples:"]),
+    ):  # fmt: skip
+        with pytest.raises(SystemExit):
+            main(argv)
+        out = capsys.readouterr().out
+        assert all(text in out for text in wanted), out
+        assert "lm-eval run" not in out and "hellaswag" not in out

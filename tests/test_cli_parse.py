@@ -9,6 +9,7 @@ import pytest
 from lm_eval_rul.cli import main
 from lm_eval_rul.testing.factual import FMA_GENRE_ROWS
 from lm_eval_rul.testing.harness import cli_error_line, run_cli
+from lm_eval_rul.testing.harness import cli_error_line as fail
 
 
 def _out(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
@@ -108,3 +109,9 @@ def test_the_console_script_reads_the_issue_example():
         timeout=120,
     )
     assert "labels: piano, violin" in done.stdout
+
+
+def test_parse_without_task_asks_for_it(capsys):
+    line = fail(["parse", "piano"], capsys)
+    assert "ParseInputError: which task's labels" in line and "--task" in line
+    assert "None" not in line and "instrument" in line

@@ -142,3 +142,12 @@ def test_ci_runs_the_readme_test_command():
     assert install, "the README's one install recipe"
     assert f"pip install -q torch=={install.group(1)}" in ci
     assert 'pip install -q -e ".[test]"' in ci
+
+
+def test_the_cpu_install_note_creates_the_venv_before_the_cpu_build():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    note = readme[readme.index("**CPU-only machine?**") :]
+    block = note[note.index("```bash") : note.index("```", note.index("```bash") + 3)]
+    venv, cpu = block.find(". .venv/bin/activate"), block.find("whl/cpu")
+    package = block.find('pip install -e ".[test]"')
+    assert 0 <= venv < cpu < package, block

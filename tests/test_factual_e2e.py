@@ -198,3 +198,18 @@ def test_items_dropped_by_the_audio_check_are_reported(audio_lm, factual_metadat
     dropped = "1 item dropped by the audio check (on_audio_problem=skip): 1 audio missing"
     assert f"- qwen2_audio (original): {dropped}" in text
     assert f"- factual_regional_truefalse, qwen2_audio (original): {dropped}" in text
+
+
+def test_a_text_only_factual_run_is_logged_as_hearing_nothing(tiny_lm, factual_metadata, tmp_path):
+    import json
+
+    from lm_eval_rul.testing.harness import read_output, run_cli
+
+    out = tmp_path / "out"
+    run_cli(["run", "--model", "hf", "--model_args", f"pretrained={tiny_lm},dtype=float32",
+             "--tasks", "factual_instrument_binary", "--metadata", json.dumps(factual_metadata),
+             "--device", "cpu", "--limit", "2", "--output_path", out, "--log_samples",
+             "--gen_kwargs", "max_gen_toks=2"])  # fmt: skip
+    _, samples = read_output(out)
+    docs = [s["doc"] for rows in samples.values() for s in rows]
+    assert docs and {d["condition"] for d in docs} == {"none"}

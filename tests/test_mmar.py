@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +25,8 @@ from lm_eval_rul.testing.mmar import (
     write_mmar_audio,
     write_mmar_jsonl,
 )
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 MUSIC = [r for r in mmar_rows() if r["modality"] == "music"]
 #: Free-text answers by question: right, right among other words, a bare letter, another
@@ -167,3 +170,26 @@ def test_unknown_protocol_and_disagreeing_keys_are_one_line(mmar_dir):
         load_layout(MMAR, mmar_data_path=data, mmar_protocol="rul", protocol="official")
     with pytest.raises(TaskMetadataError, match="mmar_subset='musik'.*music_any"):
         load_layout(MMAR, mmar_data_path=data, mmar_subset="musik")
+
+
+def test_mmau_and_mmar_files_swapped_name_the_other_benchmark(tmp_path, capsys):
+    from lm_eval_rul.mcqa.mmau.tasks import check_mmau_data
+    from lm_eval_rul.questions import DataValidationError
+    from lm_eval_rul.questions.file_kinds import sniff_data_file
+    from lm_eval_rul.tasks.mmar.utils import check_mmar_data
+    from lm_eval_rul.testing.harness import cli_error_line
+    from lm_eval_rul.testing.mmar import write_mmar_jsonl
+    from lm_eval_rul.testing.mmau import write_mmau_json
+
+    mmar = write_mmar_jsonl(tmp_path / "MMAR-meta.jsonl")
+    mmau = write_mmau_json(tmp_path / "m.json")
+    with pytest.raises(DataValidationError, match="MMAR's released layout.*mmar_data_path"):
+        check_mmau_data({"mmau_data_path": str(mmar)})
+    with pytest.raises(DataValidationError, match="MMAU's released layout.*mmau_data_path"):
+        check_mmar_data({"mmar_data_path": str(mmau)})
+    assert sniff_data_file(mmar).description.startswith("MMAR's released layout")
+    line = cli_error_line(["build", "--pools", mmar, "--model", "hf", "--model_args",
+                           "pretrained=/nonexistent", "--stage", "clean",
+                           "--output", tmp_path / "out.json"], capsys)  # fmt: skip
+    assert "MMAR's released layout" in line and f"give it as --data {mmar}" in line
+    assert "without distractors" not in line

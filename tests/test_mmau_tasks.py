@@ -17,7 +17,10 @@ from lm_eval_rul.mcqa.mmau.tasks import doc_to_text, doc_to_text_gen, load_mmau
 from lm_eval_rul.mcqa.mmau_parsing import mmau_official_answer, mmau_string_match
 from lm_eval_rul.mcqa.parsing import parse_answer
 from lm_eval_rul.testing.harness import cli_error_line, read_output, run_cli
+from lm_eval_rul.testing.harness import cli_error_line as fail
 from lm_eval_rul.testing.mmau import mmau_rows, official_rule, write_mmau_audio, write_mmau_json
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
 @pytest.fixture(scope="module")
@@ -241,3 +244,56 @@ def test_random_condition_plays_another_items_clip(mmau_dir):
     drawn = [random_clip(d, 5) for d in docs]
     assert all(ref in own and ref != d["audio_ref"] for ref, d in zip(drawn, docs, strict=True))
     assert drawn == [random_clip(d, 5) for d in docs] and drawn != [random_clip(d, 6) for d in docs]
+
+
+@pytest.mark.parametrize("protocol", ["rul", "official", "lmms"])
+@pytest.mark.parametrize("task", ["mmau_music", "mmau_music_gen"])
+def test_an_mmau_item_with_more_choices_than_letters_is_one_line_under_every_protocol(
+    protocol, task, tiny_lm, tmp_path, capsys, constructions
+):
+    from lm_eval_rul.testing.harness import cli_error_line
+    from lm_eval_rul.testing.mmau import mmau_rows, write_mmau_json
+
+    rows = mmau_rows()
+    rows[3]["choices"] = [f"choice {k}" for k in range(30)]
+    rows[3]["answer"] = "choice 7"
+    data = write_mmau_json(tmp_path / "mmau.json", rows)
+    line = cli_error_line(
+        ["run", "--model", "hf", "--model_args", f"pretrained={tiny_lm}", "--device", "cpu",
+         "--tasks", task, "--output_path", tmp_path / "out",
+         "--metadata",
+         json.dumps({"mmau_data_path": str(data), "protocol": protocol})],  # fmt: skip
+        capsys,
+    )
+    assert f"item {rows[3]['id']!r}: 30 choices, more than the 26 option letters" in line
+    assert "ValueError" not in line and constructions == []
+
+
+def test_task_manager_reads_the_mmau_file_it_is_given(tmp_path):
+    import lm_eval_rul
+    from lm_eval_rul.data_keys import data_keys
+    from lm_eval_rul.questions import DataValidationError
+    from lm_eval_rul.testing.mmau import mmau_rows, write_mmau_json
+
+    assert {"mmau_data_path", "rul_mmau_data_path"} <= set(data_keys()["mmau"])
+    rows = mmau_rows()
+    rows[0]["answer"] = "no such choice"
+    bad = write_mmau_json(tmp_path / "mmau.json", rows)
+    with pytest.raises(DataValidationError, match=f"item {rows[0]['id']!r}: answer"):
+        lm_eval_rul.task_manager(include_defaults=False, mmau_data_path=str(bad))
+
+
+def test_mmau_json_given_to_rul_muchomusic_is_one_line(tiny_lm, tmp_path, capsys, constructions):
+    from lm_eval_rul.testing.mmau import write_mmau_json
+
+    mmau = write_mmau_json(tmp_path / "mmau-test-mini.json")
+    line = fail(
+        ["run", "--model", "hf", "--model_args", f"pretrained={tiny_lm}", "--tasks",
+         "rul_muchomusic", "--metadata", json.dumps({"rul_data_path": str(mmau)})],
+        capsys,
+    )  # fmt: skip
+    assert "DataValidationError: 1 problem in" in line
+    assert "the file is MMAU's released layout (" in line
+    assert "not questions with 4 distractors each. The mmau_music tasks read it" in line
+    assert "expected 4 distractors" not in line
+    assert constructions == []

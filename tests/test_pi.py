@@ -176,3 +176,13 @@ def test_create_lm_without_device_uses_the_cpu_when_torch_sees_no_gpu(tiny_lm):
     expected = "cuda" if torch.cuda.is_available() else "cpu"
     assert str(lm.device).startswith(expected)
     assert next(lm.model.parameters()).device.type == expected
+
+
+def test_perceptual_index_metric_is_the_plugins_formula():
+    from lm_eval_rul.mcqa.harness_metric import perceptual_index_metric
+
+    class LLResults:  # lm-eval 0.5's shape: the choices' log-likelihoods in ``lls``
+        lls = [0.0, 0.0, 0.0, 0.0]
+
+    assert perceptual_index_metric(2, LLResults()) == 0.75
+    assert perceptual_index_metric(0, [0.0, -1e9]) < 1e-12

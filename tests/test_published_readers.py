@@ -9,9 +9,11 @@ import json
 import pytest
 
 from lm_eval_rul.audio import attach_audio
+from lm_eval_rul.errors import UserInputError
 from lm_eval_rul.mcqa.music_mc import load_music_mc
 from lm_eval_rul.questions import DataValidationError, load_questions
 from lm_eval_rul.testing.audio import synth_clip, write_clip
+from lm_eval_rul.testing.harness import cli_error_line as fail
 from lm_eval_rul.testing.mmau import mmau_rows, write_mmau_json
 
 
@@ -126,3 +128,116 @@ def test_only_the_data_changes_the_option_order(tmp_path):
     assert shown(mc_data_path=str(listed)) == reference
     assert shown(mc_data_path=str(first), shuffle_seed=7) != reference
     assert len({tuple(options) for options, _ in reference.values()}) > 1  # shuffled per item
+
+
+def test_a_cell_of_230_kb_is_read_in_csv_and_tsv_files(tmp_path):
+    long = "la " * 80_000  # 240 KB, above the csv module's 128 KiB default
+    ours = tmp_path / "ours.csv"  # 53.16: the question readers of run and pi
+    ours.write_text(f'id,question,correct_answer,distractors,caption\n1,Q?,a,"b|c",{long}\n')
+    (question,) = load_questions(ours)
+    assert question.caption == long.strip()
+    published = tmp_path / "bench.tsv"
+    published.write_text(f"id\tquestion\tchoice_a\tchoice_b\tanswer\tnotes\n1\tQ?\tx\ty\tB\t{long}\n")
+    (question,) = load_questions(published)
+    assert question.correct_answer == "y"
+
+
+def test_a_damaged_save_to_disk_folder_is_one_line(tmp_path):
+    import datasets
+
+    rows = [{"question": f"Q{i}?", "choices": ["a", "b"], "answer": "a"} for i in range(40)]
+    saved = tmp_path / "saved"
+    datasets.Dataset.from_list(rows).save_to_disk(str(saved))
+    assert len(load_questions(saved)) == 40
+    shard = next(saved.glob("*.arrow"))
+    whole = shard.read_bytes()
+    shard.write_bytes(whole[: len(whole) // 2])  # 53.17: a copy cut short
+    with pytest.raises(UserInputError) as truncated:
+        load_questions(saved)
+    shard.write_bytes(whole)
+    (saved / "state.json").write_text("{not json")
+    with pytest.raises(UserInputError) as not_json:
+        load_questions(saved)
+    for error in (truncated, not_json):
+        message = str(error.value)
+        assert "\n" not in message
+        assert f"the save_to_disk folder {saved} cannot be read" in message
+    assert "OSError" in str(truncated.value) and "JSONDecodeError" in str(not_json.value)
+
+
+def test_every_bad_row_of_a_published_table_is_named_in_one_pass(tmp_path):
+    path = tmp_path / "bench.csv"
+    path.write_text(
+        "id,question,choice_a,choice_b,choice_c,answer\n"
+        "1,Q1?,x,y,z,E\n"  # names no option
+        "2,Q2?,x,y,y,A\n"  # two distractors the same
+        "1,Q3?,u,v,w,A\n"  # a repeated id
+        "4,Q4?,piano,piano,harp,piano\n"  # the options repeat: not "not one of its choices"
+    )
+    with pytest.raises(DataValidationError) as error:
+        load_questions(path)  # 53.18
+    problems = error.value.problems
+    assert len(problems) == 4, problems
+    assert problems[0].startswith("id '1': answer 'E' ('answer') is not one of its 3 choices")
+    assert problems[1] == "id '2': two distractors are the same text"
+    assert problems[2] == "id '1': appears more than once"
+    assert problems[3].startswith("id '4': answer 'piano' ('answer') names choices 1 and 2, "
+                                  "which repeat the same text")  # fmt: skip
+    assert "not one of" not in problems[3]
+
+
+def _choice_csv(path, answers: list[int]):
+    import csv
+
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["id", "question", "choice_a", "choice_b", "choice_c", "choice_d",
+                         "answer"])  # fmt: skip
+        for i, answer in enumerate(answers):
+            writer.writerow([f"q{i}", f"Question {i}?", f"a{i}", f"b{i}", f"c{i}", f"d{i}",
+                             answer])  # fmt: skip
+    return path
+
+
+def test_numeric_answers_of_an_unsettled_base_are_refused_in_one_line(
+    tiny_lm, tmp_path, capsys, constructions
+):
+    path = _choice_csv(tmp_path / "bench.csv", [2, 3, 1, 1, 3, 1])
+    line = fail(["run", "--model", "hf", "--model_args", f"pretrained={tiny_lm}",
+                 "--tasks", "music_mc", "--metadata", f"mc_data_path={path}",
+                 "--output_path", str(tmp_path / "out")], capsys)  # fmt: skip
+    assert "the answer column 'answer'" in line
+    assert "from 0 the first rows read 2 -> C 'c0'; 3 -> D 'd1'" in line
+    assert "from 1 2 -> B 'b0'; 3 -> C 'c1'" in line
+    assert "mc_answer_base=1" in line and "mc_columns" in line
+    assert constructions == []
+
+
+@pytest.mark.parametrize(
+    ("answers", "base", "gold"),
+    [([2, 3, 1, 1, 3, 1], 1, ["b0", "c1", "a2"]),  # the key settles it
+     ([2, 3, 1, 1, 3, 1], 0, ["c0", "d1", "b2"]),
+     ([2, 3, 0, 1, 3, 1], None, ["c0", "d1", "a2"]),  # a 0: from 0, as before
+     ([2, 3, 4, 1, 3, 1], None, ["b0", "c1", "d2"])],  # a 4 of 4 choices: from 1
+)  # fmt: skip
+def test_a_file_or_the_key_that_settles_the_base_reads_as_it_says(answers, base, gold, tmp_path):
+    from lm_eval_rul.questions import load_questions
+
+    path = _choice_csv(tmp_path / "bench.csv", answers)
+    questions = load_questions(path, answer_base=base)
+    assert [q.correct_answer for q in questions[:3]] == gold
+
+
+def test_answers_that_are_their_options_text_need_no_base(tmp_path):
+    import csv
+
+    from lm_eval_rul.questions import load_questions
+
+    path = tmp_path / "beats.csv"
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["id", "question", "choice_a", "choice_b", "choice_c", "choice_d",
+                         "answer"])  # fmt: skip
+        writer.writerows([["q0", "How many beats?", "2", "3", "4", "5", "3"],
+                          ["q1", "How many bars?", "2", "3", "4", "5", "2"]])  # fmt: skip
+    assert [q.correct_answer for q in load_questions(path)] == ["3", "2"]

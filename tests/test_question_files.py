@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,8 @@ from lm_eval_rul.questions.file_kinds import QUESTIONS, question_format, sniff_d
 from lm_eval_rul.questions.reading import read_once
 from lm_eval_rul.testing.fixtures import fixture_rows, write_pools_json
 from lm_eval_rul.testing.harness import cli_error_line
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
 def test_duplicate_ids_and_fields_are_named(tmp_path):
@@ -166,3 +169,78 @@ def test_a_lone_surrogate_is_named_by_item_and_field(
     line = cli_error_line(_command(command, tiny_lm, path, tmp_path), capsys)
     assert "id '5': field 'question' holds a lone surrogate escape" in line
     assert constructions == []
+
+
+def _pi_args(tiny_lm, data: Path, output: Path) -> list:
+    return ["pi", "--data", data, "--model", "hf", "--model_args", f"pretrained={tiny_lm}",
+            "--device", "cpu", "--output", output]  # fmt: skip
+
+
+def _deep_json(path: Path, depth: int = 200_000) -> Path:
+    path.write_text('{"1": {"question": ' + "[" * depth + "]" * depth + "}}")
+    return path
+
+
+def test_a_deeply_nested_question_file_is_one_line_in_pi(tiny_lm, tmp_path, capsys, constructions):
+    from lm_eval_rul.testing.harness import cli_error_line
+
+    deep = _deep_json(tmp_path / "deep.json")
+    line = cli_error_line(_pi_args(tiny_lm, deep, tmp_path / "pi.jsonl"), capsys)
+    assert str(deep) in line and "nested too deep to parse" in line
+    assert "RecursionError" not in line and constructions == []
+
+
+def test_a_deeply_nested_question_file_is_one_line_in_run(tiny_lm, tmp_path, capsys, constructions):
+    from lm_eval_rul.testing.harness import cli_error_line
+
+    deep = _deep_json(tmp_path / "deep.json")
+    line = cli_error_line(
+        ["run", "--model", "hf", "--model_args", f"pretrained={tiny_lm}", "--device", "cpu",
+         "--tasks", "rul_muchomusic_fold0", "--metadata", json.dumps({"rul_data_path": str(deep)}),
+         "--output_path", tmp_path / "out"],  # fmt: skip
+        capsys,
+    )
+    assert str(deep) in line and "nested too deep to parse" in line
+    assert constructions == []
+
+
+def test_a_question_file_with_more_options_than_letters_names_the_question(tmp_path):
+    from lm_eval_rul.questions import DataValidationError
+    from lm_eval_rul.questions.validation import rows_to_questions
+
+    rows = [
+        {"id": "1", "question": "q", "correct_answer": "a", "distractors": ["b", "c"]},
+        {"id": "2", "question": "q", "correct_answer": "a",
+         "distractors": [f"d{k}" for k in range(26)]},  # fmt: skip
+    ]
+    with pytest.raises(DataValidationError, match="id '2': 27 choices, more than the 26"):
+        rows_to_questions(tmp_path / "q.json", rows, n_distractors=None)
+    pools = rows_to_questions(tmp_path / "p.json", rows, n_distractors=None, check_options=False)
+    assert len(pools[1].distractors) == 26  # a pool is offered a few candidates at a time
+
+
+def test_a_question_file_of_another_schema_is_named_so_with_the_schemas(tmp_path):
+    from lm_eval_rul.questions import DataValidationError, load_questions
+
+    path = tmp_path / "mine.csv"
+    path.write_text("qid,q,answer\n1,Which instrument?,piano\n2,Which genre?,jazz\n")
+    with pytest.raises(DataValidationError) as raised:
+        load_questions(path)
+    message = str(raised.value)
+    assert "\n" not in message and "Fix or remove" not in message
+    assert "no row has the field(s) 'id', 'question', 'correct_answer', 'distractors'" in message
+    assert "'qid', 'q', 'answer'" in message
+    assert all(s in message for s in ("RUL JSON", "MuChoMusic CSV", "generic CSV"))
+
+
+def test_every_missing_field_of_a_row_is_named_at_once(tmp_path):
+    from lm_eval_rul.questions import DataValidationError, load_questions
+
+    path = tmp_path / "q.jsonl"
+    good = '{"id": "1", "question": "Q?", "correct_answer": "a", "distractors": ["b", "c"]}\n'
+    path.write_text(good + '{"question": "Q2?"}\n')
+    with pytest.raises(DataValidationError) as raised:
+        load_questions(path)
+    message = str(raised.value)
+    assert "row 1: missing field(s) 'id', 'correct_answer', 'distractors'" in message
+    assert "Fix or remove these rows" in message and "RUL JSON" in message

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -16,7 +17,8 @@ from matplotlib.image import imread
 from lm_eval_rul.report import ReportSettings, RunReadError, build_report, load_runs, pearson
 from lm_eval_rul.testing.audio import make_tiny_audio_lm, write_audio_dir
 from lm_eval_rul.testing.fixtures import fixture_rows
-from lm_eval_rul.testing.harness import run_cli
+from lm_eval_rul.testing.harness import cli_error_line as fail
+from lm_eval_rul.testing.harness import run_cli, text_run_args
 
 NOISE_LIMIT = 6  # the noise run covers fewer questions: comparisons use the intersection
 
@@ -337,3 +339,47 @@ def test_bad_settings_exit_2_with_the_option_named(tmp_path):
     )
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "ReportSettingsError: --confidence 1.5 is not a level in (0, 1)" in done.stderr
+
+
+@pytest.fixture(scope="module")
+def same_named_runs(tiny_lm, data_dir, tmp_path_factory) -> dict[str, Path]:
+    """Text runs of three checkpoints all named ``checkpoint-1000``: ``/…/a/checkpoint-1000``,
+    ``/…/b/checkpoint-1000`` and ``../a/checkpoint-1000`` (a relative path)."""
+    from lm_eval_rul.cli import main
+
+    root = tmp_path_factory.mktemp("same_named")
+    checkpoint = root / "a" / "checkpoint-1000"
+    shutil.copytree(tiny_lm, checkpoint)
+    main([*text_run_args(checkpoint, data_dir, root / "runs_a", "muchomusic"), "--log_samples"])
+    folders = {"a": root / "runs_a"}
+    for name, given in (
+        ("b", str(root / "b" / "checkpoint-1000")),
+        ("rel", "../a/checkpoint-1000"),
+    ):
+        folders[name] = root / f"runs_{name}"
+        shutil.copytree(folders["a"], folders[name])
+        for results in folders[name].rglob("results_*.json"):
+            results.write_text(results.read_text().replace(str(checkpoint), given))
+    return folders
+
+
+def test_report_names_same_named_checkpoints_apart(same_named_runs, tmp_path):
+    from lm_eval_rul.report.runs import load_runs
+
+    runs = load_runs(list(same_named_runs.values()))
+    names = {run.model for run in runs}
+    root = same_named_runs["a"].parent
+    assert names == {"../a/checkpoint-1000", f"{root.name}/a/checkpoint-1000", "b/checkpoint-1000"}
+
+
+def test_ambiguous_text_backbone_is_one_line_listing_the_candidates(same_named_runs, capsys):
+    folders = [str(f) for f in same_named_runs.values()]
+    out = same_named_runs["a"].parent / "report"
+    line = fail(["report", *folders, "--out", out, "--text-backbone", "checkpoint-1000"], capsys)
+    assert "AmbiguousModelError: --text-backbone 'checkpoint-1000' matches 3 models: " in line
+    assert "b/checkpoint-1000 (" in line and "../a/checkpoint-1000 (../a/checkpoint-1000)" in line
+    from lm_eval_rul.cli import main
+
+    main(["report", *folders, "--out", str(out), "--text-backbone", "b/checkpoint-1000"])
+    report = json.loads((out / "report.json").read_text())
+    assert report["settings"]["text_backbone"].startswith("b/checkpoint-1000")

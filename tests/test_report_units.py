@@ -186,3 +186,40 @@ def test_share_above_chance_uses_each_questions_own_chance(tmp_path):
     assert summary["share_above_chance"] == 1.0  # 0.6 > 0.5 (docs) and 0.6 > 0.5 (row)
     assert any("1 of 3 questions have no chance level" in n for n in built["notes"])
     assert "| MuChoMusic | 3 | 0.700 | 0.600 | 0.500 | 1.000 |" in render_markdown(built)
+
+
+def _user_run(folder, task: str):
+    """A results file and samples of ``task`` as the harness writes them (``hf``)."""
+    out = folder / "org__tiny"
+    out.mkdir(parents=True)
+    stamp = "2026-01-01T00-00-00.000001"
+    rows = []
+    for i in range(4):
+        options = [f"q{i} option {k}" for k in range(4)]
+        doc = {"id": f"q{i}", "question": f"q{i}?", "options": options,
+               "letters": list("ABCD"), "correct_answer": options[0]}  # fmt: skip
+        lls = [[-0.1 if k == i % 2 else -3.0, False] for k in range(4)]
+        rows.append({"doc_id": i, "doc": doc, "acc": float(i % 2 == 0), "filtered_resps": lls,
+                     "filter": "none"})  # fmt: skip
+    results = {
+        "results": {task: {"alias": task, "acc,none": 0.5}},
+        "configs": {task: {"task": task, "output_type": "multiple_choice",
+                           "metadata": {"version": 1.0}}},
+        "config": {"model": "hf", "model_args": "pretrained=org/tiny"},
+        "n-samples": {task: {"original": 4, "effective": 4}},
+    }  # fmt: skip
+    (out / f"results_{stamp}.json").write_text(json.dumps(results))
+    (out / f"samples_{task}_{stamp}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return folder
+
+
+def test_a_run_of_an_include_path_task_reported_without_it_names_what_it_could_not_read(
+    tmp_path, capsys
+):
+    from lm_eval_rul.cli import main
+
+    runs = _user_run(tmp_path / "runs", "mybench_fold0")
+    main(["report", str(runs), "--out", str(tmp_path / "report"), "--n-resamples", "50"])
+    notes = [line for line in capsys.readouterr().out.splitlines() if line.startswith("note:")]
+    assert any("could not be read as a benchmark's: mybench_fold0" in n
+               and "report --include_path FOLDER" in n for n in notes), notes  # fmt: skip

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import sqlite3
 
 import pytest
 from doubles.openai_server import OpenAIAudioServer
@@ -18,6 +20,8 @@ from doubles.openai_server import OpenAIAudioServer
 from lm_eval_rul.masking import mask_logs
 from lm_eval_rul.testing.fixtures import fixture_rows
 from lm_eval_rul.testing.harness import read_output, text_run_args
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 #: A key without a known prefix (``sk-``...): only masking by value can hide it.
 WRONG_KEY = "wrong-KEY-0a1b2c3d4e5f6a7b8c9d"
@@ -192,3 +196,73 @@ def test_a_token_as_the_url_user_part_is_masked_in_the_results_and_the_console(
     results, _ = read_output(out)
     assert results["config"]["model_args"]["base_url"].startswith("http://***@127.0.0.1")
     assert "holds a password or token" in caplog.text and "http://***@127.0.0.1" in caplog.text
+
+
+_PASSWORD = "S3cretPassw0rd"
+
+
+@pytest.mark.parametrize("key", ["audio_dir", "audio_hf_dataset"])
+@pytest.mark.parametrize("userinfo", [f"user:{_PASSWORD}", _PASSWORD])
+def test_url_credentials_in_a_data_location_are_masked_whatever_the_key_or_library(
+    key, userinfo, tiny_audio_lm, data_dir, tmp_path, capsys, monkeypatch
+):
+    """``audio_dir`` came back normalised (``https:/user:PASSWORD@...``) and unmasked;
+    ``audio_hf_dataset``'s password was inside the datasets library's error text."""
+    from lm_eval_rul.testing.harness import cli_error_line
+
+    monkeypatch.chdir(tmp_path)
+    metadata = {"rul_data_path": str(data_dir / "rul.json"),
+                key: f"https://{userinfo}@example.com/private/audio"}  # fmt: skip
+    line = cli_error_line(
+        ["run", "--model", "lalm", "--model_args", f"pretrained={tiny_audio_lm}",
+         "--tasks", "rul_muchomusic_fold0", "--metadata", json.dumps(metadata)],  # fmt: skip
+        capsys,
+    )
+    assert _PASSWORD not in line and "***@example.com" in line, line
+
+
+def test_a_url_password_is_masked_wherever_a_message_quotes_it():
+    from lm_eval_rul.masking import mask, url_secrets
+
+    given = json.dumps({"audio_dir": f"https://user:{_PASSWORD}@h/x", "seed": 3})
+    secrets = url_secrets(["run", given, None, 4])
+    assert secrets == [_PASSWORD]
+    quoted = f"401: credentials user/{_PASSWORD} refused at https:/user:{_PASSWORD}@h/x"
+    assert mask(quoted, secrets) == "401: credentials user/*** refused at https:/user:***@h/x"
+
+
+def test_a_served_answer_echoing_the_key_is_masked_in_every_file(tmp_path, monkeypatch):
+    """53.7: the key a served model echoes in its completion is in no file ``run`` writes:
+    the samples, the results and the resume cache hold ``***`` instead."""
+    from doubles.chat import ChatServer
+
+    from lm_eval_rul.cli import main
+    from lm_eval_rul.testing.tagging import write_gtzan
+
+    key = "sk-echoedKEY0123456789abc"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    gtzan = write_gtzan(tmp_path / "gtzan", per_genre=1)
+    metadata = {"gtzan_split_file": str(gtzan["split"]), "gtzan_audio_dir": str(gtzan["audio"])}
+    cache = tmp_path / "cache.sqlite"
+    with ChatServer(lambda body: f"rock (my key is {key})") as server:
+        main(["run", "--model", "lalm-api", "--model_args",
+              f"base_url={server.url},model=stand-in,results_cache={cache}",
+              "--tasks", "gtzan_gen", "--metadata", json.dumps(metadata), "--limit", "2",
+              "--output_path", str(tmp_path / "out"), "--log_samples"])  # fmt: skip
+    (samples,) = (tmp_path / "out").rglob("samples_gtzan_gen_*.jsonl")
+    answers = [json.loads(line)["resps"][0][0] for line in samples.read_text().splitlines()]
+    assert answers == ["rock (my key is ***)"] * 2
+    written = [p.read_bytes() for p in [*tmp_path.rglob("*.json*"), cache] if p.is_file()]
+    assert written and not any(key.encode() in data for data in written)
+    with sqlite3.connect(cache) as db:
+        assert db.execute("SELECT COUNT(*) FROM results").fetchone()[0] >= 2
+
+
+def test_mask_reply_masks_every_text_and_keeps_the_rest():
+    from lm_eval_rul.masking import mask_reply
+
+    body = {"choices": [{"message": {"content": "key abcd1234 and sk-proj-0123456789"},
+                         "logprobs": {"content": [{"token": "A", "logprob": -0.5}]}}]}  # fmt: skip
+    masked = mask_reply(body, ["abcd1234"])
+    assert masked["choices"][0]["message"]["content"] == "key *** and ***"
+    assert masked["choices"][0]["logprobs"] == body["choices"][0]["logprobs"]

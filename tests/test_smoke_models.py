@@ -8,12 +8,15 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import runpy
 import shlex
 import sys
 from pathlib import Path
 
 import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
 @pytest.fixture(scope="module")
@@ -68,3 +71,19 @@ def test_smoke_models_original_and_noise_differ(smoke, monkeypatch):
     assert report == f"lm-eval-rul report {root}/runs/text {root}/runs/original " + (
         f"{root}/runs/noise --out {root}/report"
     )
+
+
+@pytest.mark.parametrize("case", ["a file", "below a file", "a file where it writes data/"])
+def test_the_smoke_command_on_a_dir_taken_by_a_file_is_one_line(case, tmp_path, capsys):
+    from lm_eval_rul.testing.smoke import main
+
+    taken = tmp_path / "taken"
+    taken.write_text("x")
+    directory = {"a file": taken, "below a file": taken / "below"}.get(case, tmp_path / "dir")
+    if case == "a file where it writes data/":
+        directory.mkdir()
+        (directory / "data").write_text("x")
+    assert main([str(directory)]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("error: python -m lm_eval_rul.testing.smoke") and "is a file" in line
+    assert not (tmp_path / "dir" / "text_model").exists()

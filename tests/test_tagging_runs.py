@@ -168,3 +168,71 @@ def test_served_free_text_answers_are_scored_on_their_parsed_sets(tagging_data, 
         assert figures["micro_precision,none"] == pytest.approx(tp / (tp + fp))
         assert figures["parse_failure,none"] == pytest.approx(np.mean([not p for p, _ in pairs]))
     assert any(not TAG_REPLIES[r["resps"][0][0]][0] for r in samples["mtg_top50_gen"])
+
+
+def _top_reply(top: list[tuple[str, float]]):
+    import json
+
+    from doubles.scripted_http import Answer
+
+    entries = [{"token": t, "logprob": lp, "bytes": list(t.encode())} for t, lp in top]
+    first = {**entries[0], "top_logprobs": entries}
+    choice = {"index": 0, "message": {"role": "assistant", "content": top[0][0]},
+              "logprobs": {"content": [first]}, "finish_reason": "length"}  # fmt: skip
+    return Answer(200, json.dumps({"id": "x", "object": "chat.completion",
+                                   "choices": [choice]}).encode())  # fmt: skip
+
+
+def test_tag_likelihoods_over_top_tokens_match_case_variants_and_stay_finite(tmp_path):
+    import itertools
+    import json
+    import math
+    import threading
+
+    from doubles.scripted_http import Answer, ScriptedServer
+
+    from lm_eval_rul.testing.harness import read_output, run_cli
+
+    mtg = write_mtg(tmp_path / "mtg")
+    tops = itertools.cycle([
+        [(" yes", -0.2), ("Yes", -1.8)],  # "no" left out: yes is the likelier
+        [("Yes", -0.5), ("No", -1.0)],  # both, capitalised, no space
+        [("NO", -0.3), (" no", -2.0)],
+        [("Maybe", -0.1), ("Sure", -2.5)],  # neither: no score can be formed
+    ])  # fmt: skip
+    lock = threading.Lock()
+
+    def answer(request) -> Answer:
+        if request.method == "GET":
+            return Answer(200, b'{"object": "list", "data": []}')
+        with lock:
+            return _top_reply(next(tops))
+
+    out = tmp_path / "out"
+    metadata = {"mtg_data_dir": str(mtg["data"]), "mtg_audio_dir": str(mtg["audio"]),
+                "tagging_seconds": 1.5}  # fmt: skip
+    with ScriptedServer(answer) as server:  # 53.4
+        run_cli(["run", "--model", "lalm-api", "--model_args",
+                 f"base_url={server.url},model=tiny-audio,logprobs=top,results_cache=none,"
+                 "retry_backoff=0,num_concurrent=1", "--tasks", "mtg_genre",
+                 "--metadata", json.dumps(metadata), "--output_path", str(out),
+                 "--log_samples"])  # fmt: skip
+    results, samples = read_output(out)
+    figures = results["results"]["mtg_genre"]
+    assert all(math.isfinite(figures[f"{name},none"]) for name in ("roc_auc", "pr_auc", "micro_f1"))
+    records = [row["roc_auc"] for row in samples["mtg_genre"]]
+    n_tags = len(records[0]["tags"])
+    scores = [s for r in records for s in r["scores"]]
+    assert len(scores) == 8 * n_tags
+    unscored = sum(len(r["unscored"]) for r in records)
+    assert unscored == len(scores) // 4  # every fourth reply: counted, scored 0
+    assert sum(s == math.inf for s in scores) == len(scores) // 4
+    assert sum(s == -math.inf for s in scores) == len(scores) // 4
+    assert sum(s == 0.5 for s in scores) == len(scores) // 4  # "Yes"/"No" matched
+    missing = {k: v for k, v in results["config"].items() if "missing_from_top" in str(k)}
+    assert missing, results["config"].keys()
+    from lm_eval_rul.models.api_payload import top_path_scores
+
+    # a word's case variants add up; a letter keeps its case ("a" is a word, not option A)
+    assert top_path_scores([("Yes", -2.0), (" yes", -2.0), ("a", -0.5)], [" yes", " A"]) == [
+        (pytest.approx(math.log(2 * math.exp(-2.0))), False), None]

@@ -203,8 +203,9 @@ class _Trims:
             self.count += 1
             if self.first is None:
                 self.first = (label, seconds, limit)
-                logger.info("trimming %s (%.1f s) to the model's limit of %g s", label, seconds,
-                            limit)  # fmt: skip
+                logger.info(
+                    "trimming %s (%.1f s) to the model's limit of %g s", label, seconds, limit
+                )
             if not self._registered:
                 atexit.register(_report_at_exit)
                 self._registered = True

@@ -136,8 +136,14 @@ def _flag(metadata: Mapping[str, Any], key: str) -> bool:
     if isinstance(value, int) and value in (0, 1):
         return bool(value)
     if isinstance(value, str) and value.strip().lower() in (
-        "true", "false", "1", "0", "yes", "no", ""
-    ):  # fmt: skip
+        "true",
+        "false",
+        "1",
+        "0",
+        "yes",
+        "no",
+        "",
+    ):
         return value.strip().lower() in ("true", "1", "yes")
     raise AudioError(f"--metadata {key}={value!r}: use true or false")
 

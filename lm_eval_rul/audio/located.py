@@ -71,8 +71,17 @@ def resolve_locations(
         if location is None:
             out.append((None, ["(nothing in its audio column)"]))
         elif location.dataset is not None:
-            out.append((hf_ref(location.dataset, str(location.split), str(location.column),
-                               int(location.row)), []))  # fmt: skip
+            out.append(
+                (
+                    hf_ref(
+                        location.dataset,
+                        str(location.split),
+                        str(location.column),
+                        int(location.row),
+                    ),
+                    [],
+                )
+            )
         else:
             out.append(_file(q, audio_dir))
     return out

@@ -29,8 +29,15 @@ import numpy as np
 
 from .errors import AudioError
 
-__all__ = ["WINDOW_FIELD", "WINDOW_KEY_FIELD", "WINDOW_TRIMS_FIELD", "doc_window",
-           "check_window_fits", "fit_window", "cut_window"]  # fmt: skip
+__all__ = [
+    "WINDOW_FIELD",
+    "WINDOW_KEY_FIELD",
+    "WINDOW_TRIMS_FIELD",
+    "doc_window",
+    "check_window_fits",
+    "fit_window",
+    "cut_window",
+]
 
 #: The document field holding ``[start_s, end_s]``.
 WINDOW_FIELD = "audio_window"

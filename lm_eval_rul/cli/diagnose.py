@@ -44,13 +44,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--out", required=True, metavar="DIR", help="folder to write")
     sim = parser.add_argument_group("similarity")
     sim.add_argument(
-        "--t5", default=None, help="T5 checkpoint, hub id or folder (default google-t5/t5-base; "
-        "'none' skips the space)"
-    )  # fmt: skip
+        "--t5",
+        default=None,
+        help="T5 checkpoint, hub id or folder (default google-t5/t5-base; 'none' skips the space)",
+    )
     sim.add_argument(
-        "--clap", default=None, help="CLAP checkpoint (default laion/larger_clap_music, LAION's "
-        "music CLAP; 'none' skips the space)"
-    )  # fmt: skip
+        "--clap",
+        default=None,
+        help="CLAP checkpoint (default laion/larger_clap_music, LAION's "
+        "music CLAP; 'none' skips the space)",
+    )
     sim.add_argument("--no_similarity", action="store_true", help="audit only: load no encoder")
     sim.add_argument(
         "--near_t5", type=float, default=None, help="T5 cosine counted near-identical (0.95)"
@@ -62,9 +65,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     sim.add_argument("--batch_size", type=int, default=64, help="texts per forward pass (64)")
     sim.add_argument("--max_length", type=int, default=None, help="token limit per text")
     sim.add_argument(
-        "--cache", default=None, metavar="FILE",
+        "--cache",
+        default=None,
+        metavar="FILE",
         help="embedding cache (default $LM_EVAL_RUL_CACHE/embeddings.sqlite)",
-    )  # fmt: skip
+    )
     sim.add_argument("--no_cache", action="store_true", help="neither read nor write the cache")
     judge = parser.add_argument_group("LLM judge (optional)")
     judge.add_argument("--judge", default=None, help="harness model name of the judge")

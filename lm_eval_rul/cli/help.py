@@ -97,8 +97,9 @@ def catalogue_tasks() -> list[tuple[str, list[str]]]:
         yamls = sorted((root / benchmark.folder).glob("*.yaml"))
         texts = [path.read_text(encoding="utf-8") for path in yamls]
         groups = {m.group(1) for text in texts for m in _GROUP.finditer(text)}
-        members = {m.group(1) for text in texts if _GROUP.search(text)
-                   for m in _MEMBER.finditer(text)}  # fmt: skip
+        members = {
+            m.group(1) for text in texts if _GROUP.search(text) for m in _MEMBER.finditer(text)
+        }
         tasks = {m.group(1) for text in texts for m in _TASK.finditer(text)}
         named = set(benchmark.report_names) & tasks  # the question sets report names
         shown = sorted(groups | (tasks - members) | named)
@@ -111,8 +112,11 @@ def run_epilog() -> str:
     """``run --help``'s epilog: the examples, then the plugin's tasks by benchmark."""
     lines = ["tasks of this plugin, by benchmark (rul_* groups run the four folds):"]
     for name, tasks in catalogue_tasks():
-        lines.append(textwrap.fill(", ".join(tasks), width=88, initial_indent=f"  {name}: ",
-                                   subsequent_indent="      "))  # fmt: skip
+        lines.append(
+            textwrap.fill(
+                ", ".join(tasks), width=88, initial_indent=f"  {name}: ", subsequent_indent="      "
+            )
+        )
     return RUN_EPILOG + "\n" + "\n".join(lines) + "\n"
 
 

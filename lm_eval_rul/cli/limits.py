@@ -22,8 +22,12 @@ from typing import Any
 from ..errors import UserInputError
 
 __all__ = [
-    "LimitError", "check_run_limit", "check_count_limit", "say_limit_sample", "RUN_LIMIT_HELP",
-]  # fmt: skip
+    "LimitError",
+    "check_run_limit",
+    "check_count_limit",
+    "say_limit_sample",
+    "RUN_LIMIT_HELP",
+]
 
 logger = logging.getLogger(__name__)
 

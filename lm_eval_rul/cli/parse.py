@@ -58,9 +58,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--kind", default="open", help="open (default), truefalse, binary")
     parser.add_argument("--options", help="the two options of a binary choice: A,B")
     parser.add_argument(
-        "--jsonl", metavar="FILE",
+        "--jsonl",
+        metavar="FILE",
         help="one JSON object a line: id, task, kind, text, optional options",
-    )  # fmt: skip
+    )
     parser.add_argument(
         "--fma_genres", metavar="FILE", help="FMA's genres.csv (fma_metadata/), for genre"
     )

@@ -25,8 +25,13 @@ from typing import Any
 
 from ..errors import UserInputError
 
-__all__ = ["PostRunFileError", "requested_files", "model_folder", "check_output_places",
-           "write_files"]  # fmt: skip
+__all__ = [
+    "PostRunFileError",
+    "requested_files",
+    "model_folder",
+    "check_output_places",
+    "write_files",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -91,18 +96,22 @@ def write_files(
         if not chosen:
             continue
         if not output_path:
-            logger.warning("no --output_path: the %s of %s not written", post_run.what,
-                           ", ".join(chosen))  # fmt: skip
+            logger.warning(
+                "no --output_path: the %s of %s not written", post_run.what, ", ".join(chosen)
+            )
             continue
-        model = getattr(getattr(tracker, "general_config_tracker", None), "model_name_sanitized",
-                        None)  # fmt: skip
+        model = getattr(
+            getattr(tracker, "general_config_tracker", None), "model_name_sanitized", None
+        )
         path = Path(output_path)
         folder = path.parent if path.suffix == ".json" else path / str(model)
         try:
             written += load_function(post_run.write)(chosen, folder, str(tracker.date_id))
         except Exception as error:  # noqa: BLE001 - whatever failed, the results are kept
-            failed.append(f"{post_run.what} of {', '.join(chosen)} in {folder}: "
-                          f"{type(error).__name__}: {error}")  # fmt: skip
+            failed.append(
+                f"{post_run.what} of {', '.join(chosen)} in {folder}: "
+                f"{type(error).__name__}: {error}"
+            )
     if failed:
         raise PostRunFileError(
             "the harness's results were written, but "

@@ -19,8 +19,12 @@ __all__ = ["DataParallelError", "LaunchVariableError", "LAUNCH_VARIABLES", "chec
 
 #: The variables launchers set and accelerate (and torch.distributed) read with ``int()``:
 #: each, when set, is a whole number (``WORLD_SIZE`` and ``LOCAL_WORLD_SIZE`` at least 1).
-LAUNCH_VARIABLES: dict[str, int] = {"WORLD_SIZE": 1, "LOCAL_WORLD_SIZE": 1, "RANK": 0,
-                                    "LOCAL_RANK": 0}  # fmt: skip
+LAUNCH_VARIABLES: dict[str, int] = {
+    "WORLD_SIZE": 1,
+    "LOCAL_WORLD_SIZE": 1,
+    "RANK": 0,
+    "LOCAL_RANK": 0,
+}
 
 
 class DataParallelError(UserInputError, RuntimeError):

@@ -48,9 +48,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--name", default=None, help="the parser's name (default: its model= or pretrained=)"
     )
     parser.add_argument(
-        "--retries", type=int, default=2, help="re-asks of a malformed reply, and retries of a "
-        "failing call (default 2)"
-    )  # fmt: skip
+        "--retries",
+        type=int,
+        default=2,
+        help="re-asks of a malformed reply, and retries of a failing call (default 2)",
+    )
     parser.add_argument("--max_gen_toks", type=int, default=128, help="tokens per reply (128)")
     parser.add_argument(
         "--chunk_size", type=int, default=32, help="answers per generate_until call (32)"
@@ -58,13 +60,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--device", default=None, help="device of a local parser model")
     parser.add_argument("--batch_size", default=None, help="batch size of a local parser model")
     parser.add_argument(
-        "--genres_csv", default=None, metavar="FILE",
+        "--genres_csv",
+        default=None,
+        metavar="FILE",
         help="FMA genres.csv, when the path logged with the genre runs is not on this machine",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--cache", default=None, metavar="FILE",
+        "--cache",
+        default=None,
+        metavar="FILE",
         help="parser cache (default $LM_EVAL_RUL_CACHE/factual_parser.sqlite)",
-    )  # fmt: skip
+    )
     parser.add_argument("--no_cache", action="store_true", help="neither read nor write the cache")
     parser.add_argument("--no_progress", action="store_true", help="hide the progress bar")
     parser.set_defaults(func=_execute)

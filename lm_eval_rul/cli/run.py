@@ -108,8 +108,9 @@ def check_command_line(args: argparse.Namespace) -> None:
     run_included_checks(_metadata_of(args))  # the --include_path descriptors' checks
     _check_output_path(getattr(args, "output_path", None))
     check_output_places(getattr(args, "output_path", None), getattr(args, "model_args", None))
-    warn_unlogged(getattr(args, "tasks", None), bool(getattr(args, "log_samples", False)),
-                  task_folders)  # fmt: skip
+    warn_unlogged(
+        getattr(args, "tasks", None), bool(getattr(args, "log_samples", False)), task_folders
+    )
 
 
 def _check_output_path(output_path: str | None) -> None:

@@ -11,8 +11,15 @@ from typing import Any
 from ..adapters import adapter_named
 from ..errors import UserInputError
 
-__all__ = ["NoTasksError", "ModelKeyError", "MissingModelArgError", "check_tasks_given",
-           "check_model_key", "check_required_model_args", "warn_unlogged"]  # fmt: skip
+__all__ = [
+    "NoTasksError",
+    "ModelKeyError",
+    "MissingModelArgError",
+    "check_tasks_given",
+    "check_model_key",
+    "check_required_model_args",
+    "warn_unlogged",
+]
 
 logger = logging.getLogger("lm_eval_rul.cli.run")
 

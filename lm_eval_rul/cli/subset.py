@@ -50,18 +50,26 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("report_dir", metavar="REPORT_DIR", help="an lm-eval-rul report folder")
     parser.add_argument("--benchmark", required=True, help="the benchmark, as report names it")
     parser.add_argument(
-        "--models", default=None, metavar="M1,M2",
+        "--models",
+        default=None,
+        metavar="M1,M2",
         help="the models whose classes choose the items (default: every model of the section)",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--at-least", type=int, default=None, metavar="K", dest="at_least",
+        "--at-least",
+        type=int,
+        default=None,
+        metavar="K",
+        dest="at_least",
         help="keep an item that at least K of the models found needs_audio (default: all)",
-    )  # fmt: skip
+    )
     parser.add_argument("--out", required=True, metavar="FILE", help="the question file to write")
     parser.add_argument(
-        "--source", default=None, metavar="FILE",
+        "--source",
+        default=None,
+        metavar="FILE",
         help="the question file the runs read, when the report's path is not valid here",
-    )  # fmt: skip
+    )
     parser.set_defaults(func=_execute)
 
 
@@ -132,11 +140,15 @@ def _execute(args: argparse.Namespace) -> None:
         )
     at_least = len(models) if args.at_least is None else args.at_least
     if not 1 <= at_least <= len(models):
-        raise UserInputError(f"--at-least {at_least} must be from 1 to {len(models)} "
-                             "(the number of --models)")  # fmt: skip
+        raise UserInputError(
+            f"--at-least {at_least} must be from 1 to {len(models)} (the number of --models)"
+        )
     chosen = choose(_needs_audio(report_dir, key, models), at_least)
-    rule = (f"needs_audio for all of {', '.join(models)}" if at_least == len(models)
-            else f"needs_audio for at least {at_least} of {', '.join(models)}")  # fmt: skip
+    rule = (
+        f"needs_audio for all of {', '.join(models)}"
+        if at_least == len(models)
+        else f"needs_audio for at least {at_least} of {', '.join(models)}"
+    )
     if not chosen:
         raise UserInputError(f"no item of {key} is {rule}; nothing written")
     sources = {by_model[m].get("question_file") or "" for m in models}
@@ -148,16 +160,18 @@ def _execute(args: argparse.Namespace) -> None:
             + "; give the question file with --source FILE"
         )
     if not Path(source).expanduser().exists():
-        raise UserInputError(f"the question file {source} is not here; give it with "
-                             "--source FILE")  # fmt: skip
+        raise UserInputError(f"the question file {source} is not here; give it with --source FILE")
     out = check_output_file(args.out, flag="--out")
     metadata = by_model[models[0]].get("task_metadata") or {}
     written = write_subset(
-        source, chosen, out, columns=metadata.get("mc_columns"),
+        source,
+        chosen,
+        out,
+        columns=metadata.get("mc_columns"),
         split=str(metadata["mc_split"]) if metadata.get("mc_split") else None,
         subset=str(metadata["mc_subset"]) if metadata.get("mc_subset") else None,
         subset_key="mc_subset" if metadata.get("mc_subset") else None,
-    )  # fmt: skip
+    )
     provenance = {
         "subset": str(written.path),
         "layout": written.layout,
@@ -165,10 +179,15 @@ def _execute(args: argparse.Namespace) -> None:
         "source": str(source),
         "benchmark": key,
         "report": str(report_dir),
-        "rule": {"class": "needs_audio", "models": models, "at_least": at_least,
-                 "words": rule},  # fmt: skip
-        "runs": {m: {"original": by_model[m]["original"], "no_audio": by_model[m]["no_audio"],
-                     "excerpts": by_model[m]["excerpts"]} for m in models},  # fmt: skip
+        "rule": {"class": "needs_audio", "models": models, "at_least": at_least, "words": rule},
+        "runs": {
+            m: {
+                "original": by_model[m]["original"],
+                "no_audio": by_model[m]["no_audio"],
+                "excerpts": by_model[m]["excerpts"],
+            }
+            for m in models
+        },
         "n_items": len(written.ids),
         "ids": list(written.ids),
         "caution": CAUTION,

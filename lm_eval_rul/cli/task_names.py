@@ -97,10 +97,13 @@ def plugin_entry_names() -> tuple[str, ...]:
         if "GROUP" in str(entry.kind)
         for member in (entry.cfg or {}).get("task", [])
     }
-    return tuple(sorted(
-        name for name, entry in index.items()
-        if name not in inside or "GROUP" in str(entry.kind)
-    ))  # fmt: skip
+    return tuple(
+        sorted(
+            name
+            for name, entry in index.items()
+            if name not in inside or "GROUP" in str(entry.kind)
+        )
+    )
 
 
 def _requested(tasks: Any) -> list[str]:
@@ -156,8 +159,11 @@ def names_over_folders(tasks: Any, include_path: Any) -> Any:
     logger.warning(
         "--tasks %s: a folder named %r is in the current directory; running the task %s, "
         "not the folder's YAML files (for those, give --tasks '%s/*.yaml')",
-        name, name, name, name,
-    )  # fmt: skip
+        name,
+        name,
+        name,
+        name,
+    )
     return _exact_pattern(name)
 
 

@@ -100,9 +100,13 @@ def similarity_scatter(
         ax.scatter(x, y, s=size, alpha=0.35 if x.size < 5000 else 0.15, linewidths=0)
         if thresholds is not None:
             ax.fill_between(
-                [thresholds[0], 1.0], thresholds[1], 1.0, color="#C44E52", alpha=0.15,
+                [thresholds[0], 1.0],
+                thresholds[1],
+                1.0,
+                color="#C44E52",
+                alpha=0.15,
                 label="near-identical in both",
-            )  # fmt: skip
+            )
             ax.legend(fontsize=8, loc="lower left")
         if thresholds is not None:
             ax.axvline(thresholds[0], color="#C44E52", linestyle="--", linewidth=0.8)

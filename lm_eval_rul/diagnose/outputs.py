@@ -299,18 +299,20 @@ def write_outputs(diagnosis: Diagnosis, out_dir: str | Path, *, n_examples: int 
         if set(spaces) == {"t5", "clap"}:
             paths["scatter"] = figures.similarity_scatter(
                 out / "figures" / "similarity_scatter.png",
-                {n: (diagnosis.similarities[(n, "t5")], diagnosis.similarities[(n, "clap")])
-                 for n in names},
+                {
+                    n: (diagnosis.similarities[(n, "t5")], diagnosis.similarities[(n, "clap")])
+                    for n in names
+                },
                 axis_labels=(f"{SPACES['t5']} cosine", f"{SPACES['clap']} cosine"),
                 thresholds=(thresholds["t5"], thresholds["clap"]),
-            )  # fmt: skip
+            )
             figure_names.append("similarity_scatter")
     paths["audit"] = figures.audit_bars(
         out / "figures" / "audit.png",
         {
             d["name"]: {r.name: d["audit"][r.name]["questions"] for r in RULES}
             for d in diagnosis.summary["datasets"]
-        },  # fmt: skip
+        },
         rules=[r.name for r in RULES],
     )
     figure_names.append("audit")

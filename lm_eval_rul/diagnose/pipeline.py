@@ -227,8 +227,9 @@ def _audit_summary(flagged: dict[str, list[str]], findings: list[dict]) -> dict[
     """Per rule: flagged questions, flags, questions per field (question / answer /
     distractors), ids; plus the questions any rule flagged."""
     n_flags = dict.fromkeys(flagged, 0)
-    by_field = {rule: {"question": set(), "correct_answer": set(), "distractors": set()}
-                for rule in flagged}  # fmt: skip
+    by_field = {
+        rule: {"question": set(), "correct_answer": set(), "distractors": set()} for rule in flagged
+    }
     for finding in findings:
         for f in finding["flags"]:
             n_flags[f["rule"]] += 1

@@ -52,9 +52,13 @@ def content_shuffled(
 
 
 def make_doc(
-    question: Question, *, benchmark: str, fold: int | None, seed: int = DEFAULT_SEED,
+    question: Question,
+    *,
+    benchmark: str,
+    fold: int | None,
+    seed: int = DEFAULT_SEED,
     by_content: bool = False,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     """One harness document.
 
     Args:
@@ -116,5 +120,7 @@ def make_docs(
     (:func:`~lm_eval_rul.questions.sample_order`): every task loader builds its documents
     here, so ``--limit N`` is the same seeded sample of N questions in all of them."""
     ordered = sample_order(questions, seed=seed, item_id=lambda q: q.id)
-    return [make_doc(q, benchmark=benchmark, fold=fold, seed=seed, by_content=by_content)
-            for q in ordered]  # fmt: skip
+    return [
+        make_doc(q, benchmark=benchmark, fold=fold, seed=seed, by_content=by_content)
+        for q in ordered
+    ]

@@ -49,14 +49,30 @@ PARSE_RULES: tuple[str, ...] = (
 
 _EMPH = r"[*_`]{0,3}"  # markdown emphasis: **B**, *B*, __B__, `B`, ***B***
 _LETTER = re.compile(
-    r"(?<![A-Za-z])" + _EMPH + r"(\(?\[?)" + _EMPH + r"([A-Z])" + _EMPH + r"(\]?\)?)" + _EMPH
+    r"(?<![A-Za-z])"
+    + _EMPH
+    + r"(\(?\[?)"
+    + _EMPH
+    + r"([A-Z])"
+    + _EMPH
+    + r"(\]?\)?)"
+    + _EMPH
     + r"(?![A-Za-z])"
-)  # fmt: skip
+)
 _BRACKETS = re.compile(r"\[\[\s*" + _EMPH + r"([A-Z])" + _EMPH + r"\s*\]\]")
 _ONLY_LETTER = re.compile(
-    r"\s*[\"']?" + _EMPH + r"[(\[]?" + _EMPH + r"([A-Z])" + _EMPH + r"[)\]]?" + _EMPH
-    + r"[.):]?" + _EMPH + r"[\"']?\s*"
-)  # fmt: skip
+    r"\s*[\"']?"
+    + _EMPH
+    + r"[(\[]?"
+    + _EMPH
+    + r"([A-Z])"
+    + _EMPH
+    + r"[)\]]?"
+    + _EMPH
+    + r"[.):]?"
+    + _EMPH
+    + r"[\"']?\s*"
+)
 # phrases after which a few words may come before the letter
 _PHRASE = re.compile(
     r"(?i:\banswer\s+is|\banswer\s*:|\bchoose|\bchose|\bselect|\bguess\s+is|\bguess\s*:)"

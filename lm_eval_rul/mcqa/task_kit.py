@@ -49,8 +49,7 @@ def file_stamp(path: Path) -> tuple[str, float, int]:
     return str(path.resolve()), stat.st_mtime, stat.st_size
 
 
-def existing_file(path: str | os.PathLike[str], key: str, *, public: bool | None = None
-                  ) -> Path:  # fmt: skip
+def existing_file(path: str | os.PathLike[str], key: str, *, public: bool | None = None) -> Path:
     """``path`` (from ``--metadata key``) as an existing file, or one line naming the key.
 
     The advice to leave the key out (and download the public dataset) is given only for

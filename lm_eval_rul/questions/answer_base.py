@@ -32,16 +32,21 @@ def answer_base_value(value: Any, where: str) -> int | None:
     number = _as_number(value)
     if number not in (0, 1):
         raise DataValidationError(
-            where, [f"--metadata mc_answer_base={value!r}: give 0 (the first choice is 0) "
-                    "or 1 (the first choice is 1)"],
-        )  # fmt: skip
+            where,
+            [
+                f"--metadata mc_answer_base={value!r}: give 0 (the first choice is 0) "
+                "or 1 (the first choice is 1)"
+            ],
+        )
     return number
 
 
 def unsettled_base(
-    where: str, answer: str, choices: str | tuple[str, ...],
+    where: str,
+    answer: str,
+    choices: str | tuple[str, ...],
     rows: Sequence[tuple[Any, Sequence[str | None]]],
-) -> None:  # fmt: skip
+) -> None:
     """Raise the one line of a numeric answer column whose base the file does not settle:
     the column, the first rows read from 0 and from 1, and the keys that settle it.
 
@@ -62,10 +67,12 @@ def unsettled_base(
     columns = f"{choices!r}" if isinstance(choices, str) else f"{choices[0]}..{choices[-1]}"
     raise DataValidationError(
         where,
-        [f"the answer column {answer!r} holds numbers over the choices {columns}, none 0 "
-         f"and none equal to its item's number of choices, so nothing says where they "
-         f"count from: from 0 the first rows read {reading(0)}; from 1 {reading(1)}"],
+        [
+            f"the answer column {answer!r} holds numbers over the choices {columns}, none 0 "
+            f"and none equal to its item's number of choices, so nothing says where they "
+            f"count from: from 0 the first rows read {reading(0)}; from 1 {reading(1)}"
+        ],
         hint="Say which: --metadata mc_answer_base=1 (or 0), or map numbered choice columns "
         "(option_1.. count from 1) with --metadata mc_columns; nothing was loaded "
         "(docs/your_own_benchmark.md).",
-    )  # fmt: skip
+    )

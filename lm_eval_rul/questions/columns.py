@@ -52,8 +52,19 @@ ROLE_NAMES: dict[str, tuple[str, ...]] = {
     "question": ("question", "instruction", "prompt", "query", "question_text"),
     "choices": ("choices", "options", "candidates"),
     "answer": ("answer", "label", "gold", "answer_idx", "answer_index", "correct", "solution"),
-    "audio": ("audio", "audio_path", "audio_file", "audio_filename", "context", "clip",
-              "file", "file_path", "filename", "path", "wav"),  # fmt: skip
+    "audio": (
+        "audio",
+        "audio_path",
+        "audio_file",
+        "audio_filename",
+        "context",
+        "clip",
+        "file",
+        "file_path",
+        "filename",
+        "path",
+        "wav",
+    ),
 }
 #: The fields of our own schema (RUL JSON, generic tables): read by the older readers.
 OUR_FIELDS = ("id", "question", "correct_answer", "distractors")
@@ -124,18 +135,27 @@ def parse_mc_columns(value: Any, where: str) -> dict[str, Any]:
             value = None
     if not isinstance(value, Mapping):
         raise DataValidationError(
-            where, ["--metadata mc_columns must be a JSON object role -> column, e.g. "
-                    '{"question": "prompt", "answer": "solution", "audio": "clip"}'],
-        )  # fmt: skip
+            where,
+            [
+                "--metadata mc_columns must be a JSON object role -> column, e.g. "
+                '{"question": "prompt", "answer": "solution", "audio": "clip"}'
+            ],
+        )
     unknown = [k for k in value if k not in ROLES]
     bad = [k for k, v in value.items() if k in ROLES and not _names(v, k == "choices")]
     if unknown or bad:
-        what = (f"unknown role(s) {', '.join(map(repr, unknown))}" if unknown
-                else f"role(s) {', '.join(map(repr, bad))} need a column name")  # fmt: skip
+        what = (
+            f"unknown role(s) {', '.join(map(repr, unknown))}"
+            if unknown
+            else f"role(s) {', '.join(map(repr, bad))} need a column name"
+        )
         raise DataValidationError(
-            where, [f"--metadata mc_columns: {what}; the roles are {', '.join(ROLES)} "
-                    "(choices may list several columns)"],
-        )  # fmt: skip
+            where,
+            [
+                f"--metadata mc_columns: {what}; the roles are {', '.join(ROLES)} "
+                "(choices may list several columns)"
+            ],
+        )
     return dict(value)
 
 
@@ -177,9 +197,12 @@ def map_columns(
     ]
     if absent:
         raise DataValidationError(
-            where, [f"--metadata mc_columns names column(s) the table does not have "
-                    f"({', '.join(absent)}); its columns are {', '.join(map(repr, columns))}"],
-        )  # fmt: skip
+            where,
+            [
+                f"--metadata mc_columns names column(s) the table does not have "
+                f"({', '.join(absent)}); its columns are {', '.join(map(repr, columns))}"
+            ],
+        )
     found: dict[str, Any] = {}
     base = None
     for role in ROLES:
@@ -208,9 +231,12 @@ def map_columns(
 
 
 def unplaced(
-    where: str | Path, columns: Sequence[str], n_rows: int, found: Mapping[str, Any],
+    where: str | Path,
+    columns: Sequence[str],
+    n_rows: int,
+    found: Mapping[str, Any],
     missing: Sequence[str],
-) -> None:  # fmt: skip
+) -> None:
     """Raise the one line of a table whose roles cannot all be placed.
 
     Raises:
@@ -231,14 +257,16 @@ def unplaced(
         "Question files are " + "; ".join(ACCEPTED_SCHEMAS) + ". Rename the columns, or ")
     raise DataValidationError(
         where,
-        [f"no row has the field(s) {', '.join(map(repr, ours))} (its {n_rows} row(s) hold "
-         f"{', '.join(map(repr, columns)) or 'no fields'}), and {roles} no column "
-         f"({'placed: ' + placed if placed else 'none placed'}): the file is not in a question "
-         "schema this tool reads"],
+        [
+            f"no row has the field(s) {', '.join(map(repr, ours))} (its {n_rows} row(s) hold "
+            f"{', '.join(map(repr, columns)) or 'no fields'}), and {roles} no column "
+            f"({'placed: ' + placed if placed else 'none placed'}): the file is not in a question "
+            "schema this tool reads"
+        ],
         hint=f"{schemas}{'map' if schemas else 'Map'} the columns: --metadata "
         f"mc_columns='{json.dumps(example)}' (roles: {', '.join(ROLES)}; "
         "docs/your_own_benchmark.md).",
-    )  # fmt: skip
+    )
 
 
 def _split_options(text: str) -> list[str]:

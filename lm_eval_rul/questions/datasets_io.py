@@ -95,8 +95,11 @@ def load_dataset_splits(source: str, *, key: str) -> tuple[str, ...]:
     """The split names of the dataset ``source`` names (``()``: one split on its own, or
     parquet files, read as any split)."""
     path = Path(os.path.expanduser(source))
-    if path.is_file() or (path.is_dir() and not any((path / n).is_file() for n in _SAVED)
-                          and any(path.rglob("*.parquet"))):  # fmt: skip
+    if path.is_file() or (
+        path.is_dir()
+        and not any((path / n).is_file() for n in _SAVED)
+        and any(path.rglob("*.parquet"))
+    ):
         return ()
     return dataset_splits(_load(source, "test", key))
 

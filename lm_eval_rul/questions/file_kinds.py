@@ -49,8 +49,12 @@ MUCHOMUSIC_COLUMNS = (
 )
 #: What :func:`question_format` returns.
 JSON_FORMAT, JSONL_FORMAT, MUCHOMUSIC_CSV_FORMAT, CSV_FORMAT, PARQUET_FORMAT = (
-    "json", "jsonl", "muchomusic_csv", "csv", "parquet"
-)  # fmt: skip
+    "json",
+    "jsonl",
+    "muchomusic_csv",
+    "csv",
+    "parquet",
+)
 
 POOLS = "pools"
 QUESTIONS = "questions"
@@ -141,9 +145,9 @@ def _csv_kind(path: Path) -> DataFileKind:
     numbered = [c for c in columns if c.startswith("distractor")]
     if {"question", "correct_answer"} <= columns and ("distractors" in columns or numbered):
         return DataFileKind(
-            QUESTIONS, f"a question file (CSV, {_n(len(rows), 'question')}; columns "
-            f"{', '.join(header[:6])})"
-        )  # fmt: skip
+            QUESTIONS,
+            f"a question file (CSV, {_n(len(rows), 'question')}; columns {', '.join(header[:6])})",
+        )
     return DataFileKind(CSV, f"a CSV table (columns {', '.join(header[:6])})")
 
 

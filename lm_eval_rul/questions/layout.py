@@ -214,9 +214,14 @@ def _text(value: Any) -> str:
 
 
 def _item(
-    position: int, row: Any, layout: Layout, *, answered: bool, problems: list[str],
+    position: int,
+    row: Any,
+    layout: Layout,
+    *,
+    answered: bool,
+    problems: list[str],
     blanks: list[str],
-) -> LayoutItem | None:  # fmt: skip
+) -> LayoutItem | None:
     if not isinstance(row, dict):
         problems.append(f"row {position}: expected an object, got {row!r:.60}")
         return None
@@ -291,10 +296,12 @@ def read_layout(path: str | os.PathLike[str], layout: Layout) -> list[LayoutItem
             hint = layout.hint
         raise DataValidationError(
             path,
-            [f"not {layout.display}'s layout (a JSON list or JSON lines of items with "
-             f"'question', 'choices', 'answer', '{layout.subset_field}'); found {shape}"],
+            [
+                f"not {layout.display}'s layout (a JSON list or JSON lines of items with "
+                f"'question', 'choices', 'answer', '{layout.subset_field}'); found {shape}"
+            ],
             hint=hint,
-        )  # fmt: skip
+        )
     answered = any(isinstance(r, dict) and r.get("answer") not in (None, "") for r in raw)
     problems: list[str] = []
     blanks: list[str] = []
@@ -324,9 +331,12 @@ def read_layout(path: str | os.PathLike[str], layout: Layout) -> list[LayoutItem
 
 
 def select_subset(
-    items: Sequence[LayoutItem], subset: str, path: str | Path, layout: Layout,
+    items: Sequence[LayoutItem],
+    subset: str,
+    path: str | Path,
+    layout: Layout,
     key: str | None = None,
-) -> list[LayoutItem]:  # fmt: skip
+) -> list[LayoutItem]:
     """The items of ``subset`` (:meth:`Layout.selects`), in the file's order (``key``: the
     ``--metadata`` key that chose it, default ``{name}_subset``).
 

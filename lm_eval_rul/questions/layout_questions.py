@@ -62,9 +62,12 @@ def _distinct(question: Question) -> Question:
 
 
 def layout_questions(
-    path: Path, items: Sequence[LayoutItem], layout: Layout, subset: str,
+    path: Path,
+    items: Sequence[LayoutItem],
+    layout: Layout,
+    subset: str,
     n_distractors: int | None,
-) -> list[Question]:  # fmt: skip
+) -> list[Question]:
     """The answered ``items`` as questions for ``pi`` and ``build`` (:func:`as_question`;
     repeated choices kept once; ``n_distractors`` checked as the other readers check it).
 
@@ -74,22 +77,26 @@ def layout_questions(
     if all(i.answer is None for i in items):
         raise DataValidationError(
             path,
-            [f"no answers ({layout.display}'s test split has no answers, nor has any file "
-             "without 'answer'), so no PI can be computed nor distractors built for it"],
+            [
+                f"no answers ({layout.display}'s test split has no answers, nor has any file "
+                "without 'answer'), so no PI can be computed nor distractors built for it"
+            ],
             hint="Give a file with answers (MMAU's mmau-test-mini.json, MMAR-meta.jsonl).",
-        )  # fmt: skip
+        )
     questions = [_distinct(as_question(i)) for i in items]
     if n_distractors is not None and all(len(q.distractors) != n_distractors for q in questions):
         # a reader wanting another layout (rul_muchomusic: 4 distractors): one line, not one
         # "expected 4 distractors" per item
         raise DataValidationError(
             path,
-            [f"the file is {describe_layout(file_rows(path), layout)}, not questions with "
-             f"{n_distractors} distractors each"],
+            [
+                f"the file is {describe_layout(file_rows(path), layout)}, not questions with "
+                f"{n_distractors} distractors each"
+            ],
             hint=f"The {layout.name}_music tasks read it (--metadata {layout.name}_data_path); "
             "`lm-eval-rul build` makes a file with 4 distractors per question from it, for "
             f"rul_{layout.name}_music.",
-        )  # fmt: skip
+        )
     logger.info("%s: %d %s item(s) of %s", path, len(questions), subset, layout.display)
     rows = [
         {

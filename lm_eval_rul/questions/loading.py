@@ -31,10 +31,14 @@ def _ours(rows: Sequence[Any]) -> bool:
     """Whether rows are in our own schema (``correct_answer`` / ``distractors``), read by
     the readers above; other rows are a published layout (:mod:`.published`)."""
     return any(
-        isinstance(r, dict) and ("correct_answer" in r or "distractors" in r
-                                 or any(re.fullmatch(r"distractor_?\d+(?:_answer)?", k) for k in r))
+        isinstance(r, dict)
+        and (
+            "correct_answer" in r
+            or "distractors" in r
+            or any(re.fullmatch(r"distractor_?\d+(?:_answer)?", k) for k in r)
+        )
         for r in rows[:200]
-    )  # fmt: skip
+    )
 
 
 @reads_once
@@ -62,8 +66,14 @@ def load_questions(
     from .published import is_dataset_source, is_tsv, read_published, read_table
 
     def published() -> list[Question]:
-        return read_published(path, columns=columns, split=split, n_distractors=n_distractors,
-                              json_rows=_read_rows, answer_base=answer_base)  # fmt: skip
+        return read_published(
+            path,
+            columns=columns,
+            split=split,
+            n_distractors=n_distractors,
+            json_rows=_read_rows,
+            answer_base=answer_base,
+        )
 
     local = Path(os.path.expanduser(str(path)))
     if not local.is_file():

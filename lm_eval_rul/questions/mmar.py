@@ -23,8 +23,7 @@ from .schema import Question
 __all__ = ["MMAR", "describe_mmar_file", "MMAR_SUBSETS", "is_mmar_file", "read_mmar_questions"]
 
 #: ``--metadata mmar_subset`` values (and ``all``).
-MMAR_SUBSETS: tuple[str, ...] = ("music", "music_any", "sound", "sound_any", "speech",
-                                 "speech_any")  # fmt: skip
+MMAR_SUBSETS: tuple[str, ...] = ("music", "music_any", "sound", "sound_any", "speech", "speech_any")
 
 MMAR = Layout(
     name="mmar",

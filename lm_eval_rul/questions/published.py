@@ -99,8 +99,9 @@ def _audio_like(feature: Any) -> bool:
 def _dataset_table(source: str, split: str | None) -> Table:
     path = Path(os.path.expanduser(source))
     name = str(path.resolve()) if path.exists() else source
-    chosen = choose_split(load_dataset_splits(name, key="mc_data_path"), split, source,
-                          "mc_data_path")  # fmt: skip
+    chosen = choose_split(
+        load_dataset_splits(name, key="mc_data_path"), split, source, "mc_data_path"
+    )
     dataset = open_dataset(name, chosen, key="mc_data_path", split_key="mc_split")
     audio = tuple(c for c, f in dataset.features.items() if _audio_like(f))
     rows = dataset.remove_columns(list(audio)).to_list() if audio else dataset.to_list()
@@ -124,8 +125,11 @@ def read_table(
     if read_text(path).lstrip()[:1] in ("{", "[") and json_rows is not None:
         rows = json_rows(path)
         kept = [r for r in rows if isinstance(r, dict)]
-        problems = [f"row {i}: expected an object, got {r!r:.60}"
-                    for i, r in enumerate(rows) if not isinstance(r, dict)]  # fmt: skip
+        problems = [
+            f"row {i}: expected an object, got {r!r:.60}"
+            for i, r in enumerate(rows)
+            if not isinstance(r, dict)
+        ]
         columns = list(dict.fromkeys(k for r in kept[:200] for k in r))
         return Table(columns, kept, base=base, problems=problems)
     if is_tsv(path):
@@ -137,8 +141,9 @@ def read_table(
     return Table(list(header), [dict(r) for r in rows], base=base)
 
 
-def _location(table: Table, mapping: ColumnMap, row: Mapping[str, Any], position: int
-              ) -> AudioLocation | None:  # fmt: skip
+def _location(
+    table: Table, mapping: ColumnMap, row: Mapping[str, Any], position: int
+) -> AudioLocation | None:
     if mapping.audio is None:
         return None
     if mapping.audio in table.audio_columns and table.dataset is not None:
@@ -170,11 +175,19 @@ def read_published(
     """
     where = str(source)
     table = read_table(source, split=split, json_rows=json_rows)
-    mapping = map_columns(where, table.columns, parse_mc_columns(columns, where),
-                          audio_columns=table.audio_columns, n_rows=len(table.rows))  # fmt: skip
+    mapping = map_columns(
+        where,
+        table.columns,
+        parse_mc_columns(columns, where),
+        audio_columns=table.audio_columns,
+        n_rows=len(table.rows),
+    )
     options = [choice_cells(row, mapping.choices) for row in table.rows]
-    numeric = [(a, o) for a, o in zip((row.get(mapping.answer) for row in table.rows), options,
-                                      strict=True) if not names_an_option(a, o)]  # fmt: skip
+    numeric = [
+        (a, o)
+        for a, o in zip((row.get(mapping.answer) for row in table.rows), options, strict=True)
+        if not names_an_option(a, o)
+    ]
     base = answer_base_value(answer_base, where)
     if base is None:
         base = index_base([(a, len(o)) for a, o in numeric], mapping.index_base)
@@ -186,8 +199,11 @@ def read_published(
         where_row = f"id {str(qid).strip()!r}" if mapping.id else f"row {position}"
         answer = row.get(mapping.answer)
         gold = answer_position(answer, shown, base)
-        base_row = {"id": qid, "question": row.get(mapping.question),
-                    "_audio": _location(table, mapping, row, position)}  # fmt: skip
+        base_row = {
+            "id": qid,
+            "question": row.get(mapping.question),
+            "_audio": _location(table, mapping, row, position),
+        }
         if gold is None:
             # checked with every other row's problems (a repeated id, repeated options),
             # so one pass names them all
@@ -196,15 +212,17 @@ def read_published(
                 f"{where_row}: answer {answer!r} ({mapping.answer!r}) names choices "
                 f"{' and '.join(str(i + 1) for i in repeats)}, which repeat the same text; "
                 "make the options differ"
-                if repeats else
-                f"{where_row}: answer {answer!r} ({mapping.answer!r}) is not one of its "
+                if repeats
+                else f"{where_row}: answer {answer!r} ({mapping.answer!r}) is not one of its "
                 f"{sum(o is not None for o in shown)} choices, nor their letter or index "
                 f"(from {base})"
-            )  # fmt: skip
-            prepared.append({**base_row, "correct_answer": "?", "distractors": [],
-                             "_problem": problem})  # fmt: skip
+            )
+            prepared.append(
+                {**base_row, "correct_answer": "?", "distractors": [], "_problem": problem}
+            )
             continue
         kept = [o for i, o in enumerate(shown) if o is not None and i != gold]
         prepared.append({**base_row, "correct_answer": shown[gold], "distractors": kept})
-    return rows_to_questions(Path(where), prepared, n_distractors=n_distractors,
-                             problems=table.problems)  # fmt: skip
+    return rows_to_questions(
+        Path(where), prepared, n_distractors=n_distractors, problems=table.problems
+    )

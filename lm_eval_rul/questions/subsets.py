@@ -110,9 +110,12 @@ def _table_rows(questions: list[Question], ids: Collection[str], out: Path) -> s
     rows = []
     for q in questions:
         if q.id in ids:
-            row: dict[str, Any] = {"id": q.id, "question": q.question,
-                                   "correct_answer": q.correct_answer,
-                                   "distractors": list(q.distractors)}  # fmt: skip
+            row: dict[str, Any] = {
+                "id": q.id,
+                "question": q.question,
+                "correct_answer": q.correct_answer,
+                "distractors": list(q.distractors),
+            }
             row.update({k: v for k, v in (("track", q.track), ("caption", q.caption)) if v})
             rows.append(row)
     if out.suffix.lower() == ".jsonl":
@@ -158,8 +161,9 @@ def write_subset(
     out = Path(out)
     local = Path(os.path.expanduser(str(source)))
     if local.is_file() and local.resolve() == out.resolve():
-        raise DataValidationError(out, ["the subset would overwrite its own source"],
-                                  hint="Choose another --out.")  # fmt: skip
+        raise DataValidationError(
+            out, ["the subset would overwrite its own source"], hint="Choose another --out."
+        )
     if isinstance(columns, str):
         columns = json.loads(columns) if columns.strip().startswith("{") else None
     field = str(columns.get("id")) if isinstance(columns, Mapping) and columns.get("id") else None
@@ -187,8 +191,9 @@ def write_subset(
     write_text_atomic(out, _table_rows(questions, wanted, out))  # the layout cannot be kept
     back = {q.id for q in load_questions(out)}
     if back != wanted:
-        raise DataValidationError(out, [f"reads back as {len(back)} question(s), not the "
-                                        f"{len(wanted)} chosen"])  # fmt: skip
+        raise DataValidationError(
+            out, [f"reads back as {len(back)} question(s), not the {len(wanted)} chosen"]
+        )
     return SubsetWritten(out, TABLE_LAYOUT, tuple(sorted(wanted)), False)
 
 

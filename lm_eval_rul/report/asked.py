@@ -21,11 +21,30 @@ __all__ = ["ASKED_NAMES", "asked_of", "asked_text", "gen_kwargs_of", "rows_diges
 #: Paths of this machine and the audio registry's ids are left out (a moved folder asks the
 #: same questions).
 _ASKED_FIELDS = (
-    "id", "question", "prompt", "options", "letters", "correct_answer", "dropped_distractor",
-    "gold", "gold_tags", "tags", "tag_texts", "tagging_task", "tagging_protocol",
-    "factual_task", "variant", "study", "scoring", "chunk", "chunk_rule", "protocol",
-    "dataset", "audio_path", "audio_window",
-)  # fmt: skip
+    "id",
+    "question",
+    "prompt",
+    "options",
+    "letters",
+    "correct_answer",
+    "dropped_distractor",
+    "gold",
+    "gold_tags",
+    "tags",
+    "tag_texts",
+    "tagging_task",
+    "tagging_protocol",
+    "factual_task",
+    "variant",
+    "study",
+    "scoring",
+    "chunk",
+    "chunk_rule",
+    "protocol",
+    "dataset",
+    "audio_path",
+    "audio_window",
+)
 
 
 def rows_digest(rows: Iterable[Mapping[str, Any]]) -> str:

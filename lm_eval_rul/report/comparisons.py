@@ -237,8 +237,10 @@ def _pi_source(
             if sample.pi is not None:
                 logged[sample.id].append(sample.pi)
         if logged:
-            return (f"the text-only run of {run.model}",
-                    {q: float(np.mean(v)) for q, v in logged.items()})  # fmt: skip
+            return (
+                f"the text-only run of {run.model}",
+                {q: float(np.mean(v)) for q, v in logged.items()},
+            )
     return None, {}
 
 

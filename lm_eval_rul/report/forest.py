@@ -40,19 +40,33 @@ def perception_gain_forest(
         colour = condition_colour(condition.split(",")[0].strip())
         with_zero = bool(low <= 0.0 <= high)  # the table's "⚠ interval contains 0"
         ax.errorbar(
-            estimate, position,
+            estimate,
+            position,
             xerr=[[max(estimate - low, 0.0)], [max(high - estimate, 0.0)]],
-            fmt="o", color=colour, ecolor=colour, capsize=4, markersize=6,
+            fmt="o",
+            color=colour,
+            ecolor=colour,
+            capsize=4,
+            markersize=6,
             markerfacecolor="white" if with_zero else colour,
-            linestyle="none", elinewidth=1 if with_zero else 1.6,
-        )  # fmt: skip
+            linestyle="none",
+            elinewidth=1 if with_zero else 1.6,
+        )
         mark = " (interval contains 0)" if with_zero else ""
-        ax.annotate(f"{estimate:+.3f}{mark}", (high, position), xytext=(6, 0),
-                    textcoords="offset points", va="center", fontsize=8)  # fmt: skip
+        ax.annotate(
+            f"{estimate:+.3f}{mark}",
+            (high, position),
+            xytext=(6, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize=8,
+        )
     ax.axvline(0.0, color="black", linewidth=1)
     models = {model for model, *_ in rows}
-    labels = [f"{model}: original − {condition}" if len(models) > 1 else f"original − {condition}"
-              for model, condition, *_ in rows]  # fmt: skip
+    labels = [
+        f"{model}: original − {condition}" if len(models) > 1 else f"original − {condition}"
+        for model, condition, *_ in rows
+    ]
     ax.set_yticks(y, labels, fontsize=8)
     spread = [v for _, _, e, lo, hi in rows for v in (e, lo, hi) if np.isfinite(v)]
     reach = max([abs(v) for v in spread] + [0.05]) * 1.35

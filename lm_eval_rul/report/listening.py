@@ -224,19 +224,31 @@ def _curve(
         if not values:
             continue
         interval = accuracy_ci(
-            values, groups=groups, confidence_level=settings.confidence_level,
-            n_resamples=settings.n_resamples, method=settings.method,
+            values,
+            groups=groups,
+            confidence_level=settings.confidence_level,
+            n_resamples=settings.n_resamples,
+            method=settings.method,
             seed=derive_seed("report", settings.seed, "listening-curve", benchmark, model, label),
-        ).to_dict()  # fmt: skip
-        curve.append({"seconds": seconds, "label": label, "accuracy": interval,
-                      "runs": [r.label for r in runs]})  # fmt: skip
+        ).to_dict()
+        curve.append(
+            {
+                "seconds": seconds,
+                "label": label,
+                "accuracy": interval,
+                "runs": [r.label for r in runs],
+            }
+        )
     return curve
 
 
 def _model_section(
-    benchmark: str, model: str, roles: _ModelRuns, settings: ReportSettings,
+    benchmark: str,
+    model: str,
+    roles: _ModelRuns,
+    settings: ReportSettings,
     text_pi: dict[str, float],
-) -> tuple[dict[str, Any], list[dict[str, Any]]]:  # fmt: skip
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """(the model's summary, its items.csv rows)."""
     assert roles.original is not None
     original = _scores(roles.original, benchmark)
@@ -271,17 +283,25 @@ def _model_section(
             "audio_reliance": audio_reliance(heard.p_correct, [s.p_correct for s in silent]),
             "text_pi": text_pi.get(qid),
         }
-        for run, scores in [(roles.original, original), *without,
-                            *((r, s) for _, r, s in excerpts), *others]:  # fmt: skip
+        for run, scores in [
+            (roles.original, original),
+            *without,
+            *((r, s) for _, r, s in excerpts),
+            *others,
+        ]:
             score = scores.get(qid)
             row[f"correct[{run.setting}]"] = None if score is None else score.correct
             row[f"p_correct[{run.setting}]"] = None if score is None else score.p_correct
         rows.append(row)
     classes = [row["class"] for row in rows]
-    shares = {
-        name: _share([float(c == name) for c in classes], settings, benchmark, model, name)
-        for name in CLASSES
-    } if rows else {}  # fmt: skip
+    shares = (
+        {
+            name: _share([float(c == name) for c in classes], settings, benchmark, model, name)
+            for name in CLASSES
+        }
+        if rows
+        else {}
+    )
     needing = [row for row in rows if row["class"] == "needs_audio"]
     flagged = [row["needs_whole_clip"] for row in needing if row["needs_whole_clip"] is not None]
     reliance = [row["audio_reliance"] for row in rows if row["audio_reliance"] is not None]
@@ -292,8 +312,9 @@ def _model_section(
         "original": roles.original.label,
         # what the subset command reads back: the file and the --metadata of the task
         "question_file": task.question_file,
-        "task_metadata": {k: v for k, v in task.metadata.items()
-                          if isinstance(v, str | int | float | bool)},  # fmt: skip
+        "task_metadata": {
+            k: v for k, v in task.metadata.items() if isinstance(v, str | int | float | bool)
+        },
         "no_audio": [run.label for run in roles.without],
         "excerpts": [run.label for _, run in roles.excerpts],
         "n_items": len(rows),
@@ -302,8 +323,9 @@ def _model_section(
         "shares": shares,
         "needs_whole_clip": (
             _share([float(f) for f in flagged], settings, benchmark, model, "whole")
-            if flagged else None
-        ),  # fmt: skip
+            if flagged
+            else None
+        ),
         "n_needs_whole_clip": sum(flagged),
         "shortest_excerpt_counts": {
             f"{s:g}": sum(row["shortest_excerpt_seconds"] == s for row in needing)
@@ -347,6 +369,10 @@ def listening_report(
             models.append(summary)
             items.extend(rows)
         if models:
-            found[benchmark] = {"name": name, "models": models, "pi_source": pi_source,
-                                "_items": items}  # fmt: skip
+            found[benchmark] = {
+                "name": name,
+                "models": models,
+                "pi_source": pi_source,
+                "_items": items,
+            }
     return found

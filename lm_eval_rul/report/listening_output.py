@@ -25,9 +25,15 @@ __all__ = ["ITEM_COLUMNS", "write_items_csv", "draw_listening_figures", "listeni
 #: The columns every ``items.csv`` starts with; then ``correct[SETTING]`` and
 #: ``p_correct[SETTING]`` for each run of the model (``original`` first).
 ITEM_COLUMNS: tuple[str, ...] = (
-    "benchmark", "model", "id", "class", "needs_whole_clip", "shortest_excerpt_seconds",
-    "audio_reliance", "text_pi",
-)  # fmt: skip
+    "benchmark",
+    "model",
+    "id",
+    "class",
+    "needs_whole_clip",
+    "shortest_excerpt_seconds",
+    "audio_reliance",
+    "text_pi",
+)
 
 
 def _cell(value: Any) -> str:
@@ -73,14 +79,20 @@ def _draw(path: Path, models: list[dict[str, Any]], title: str, level: float) ->
             low.append(ci["low"])
             high.append(ci["high"])
         colour = f"C{index % 10}"
-        ax.errorbar(xs, est, yerr=plots._errors(est, low, high), fmt="o", color=colour,
-                    capsize=3, alpha=0.8)  # fmt: skip
+        ax.errorbar(
+            xs, est, yerr=plots._errors(est, low, high), fmt="o", color=colour, capsize=3, alpha=0.8
+        )
         line: dict[float, list[float]] = {}
         for x, y in zip(xs, est, strict=True):
             line.setdefault(x, []).append(y)
         ordered = sorted(line)
-        ax.plot(ordered, [float(np.mean(line[x])) for x in ordered], "-", color=colour,
-                label=model["model"])  # fmt: skip
+        ax.plot(
+            ordered,
+            [float(np.mean(line[x])) for x in ordered],
+            "-",
+            color=colour,
+            label=model["model"],
+        )
     ticks = [0.0, *lengths, whole_x]
     ax.set_xticks(ticks, ["no audio", *(f"{s:g} s" for s in lengths), "whole clip"])
     ax.set_ylim(0, 1.02)
@@ -95,8 +107,12 @@ def draw_listening_figures(listening: dict[str, Any], out: Path, level: float) -
     """One figure per benchmark; its path (relative to ``out``) as the section's
     ``figure``."""
     for benchmark, data in listening.items():
-        path = _draw(out / "figures" / f"listening_{safe_name(benchmark)}.png", data["models"],
-                     f"{data['name']}: accuracy against the seconds heard", level)  # fmt: skip
+        path = _draw(
+            out / "figures" / f"listening_{safe_name(benchmark)}.png",
+            data["models"],
+            f"{data['name']}: accuracy against the seconds heard",
+            level,
+        )
         data["figure"] = str(path.relative_to(out))
 
 
@@ -122,15 +138,22 @@ def listening_lines(listening: dict[str, Any], level: float) -> list[str]:
     ]
     for data in listening.values():
         lines += [f"### {data['name']}", ""]
-        header = ["model", "n items", *(f"{name} [{level:.0%} CI]" for name in CLASSES),
-                  "needs whole clip (of needs_audio)", "mean audio reliance",
-                  "text-only PI (mean)"]  # fmt: skip
+        header = [
+            "model",
+            "n items",
+            *(f"{name} [{level:.0%} CI]" for name in CLASSES),
+            "needs whole clip (of needs_audio)",
+            "mean audio reliance",
+            "text-only PI (mean)",
+        ]
         lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         for model in data["models"]:
             whole = model["needs_whole_clip"]
             cells = [model["model"].replace("|", "\\|"), str(model["n_items"])]
-            cells += [f"{model['counts'][name]} ({_pct_ci(model['shares'].get(name))})"
-                      for name in CLASSES]  # fmt: skip
+            cells += [
+                f"{model['counts'][name]} ({_pct_ci(model['shares'].get(name))})"
+                for name in CLASSES
+            ]
             cells.append(f"{model['n_needs_whole_clip']} ({_pct_ci(whole)})" if whole else "–")
             reliance, pi = model["mean_audio_reliance"], model["text_mean_pi"]
             cells.append("–" if reliance is None else f"{reliance:+.3f}")
@@ -143,10 +166,15 @@ def listening_lines(listening: dict[str, Any], level: float) -> list[str]:
             counts = model["shortest_excerpt_counts"]
             if counts:
                 shown = ", ".join(f"{n} with {s} s" for s, n in counts.items())
-                lines += [f"{model['model']}: shortest excerpt with which a needs_audio item is "
-                          f"right: {shown}; {model['n_needs_whole_clip']} only with the whole "
-                          "clip.", ""]  # fmt: skip
+                lines += [
+                    f"{model['model']}: shortest excerpt with which a needs_audio item is "
+                    f"right: {shown}; {model['n_needs_whole_clip']} only with the whole "
+                    "clip.",
+                    "",
+                ]
         if "figure" in data:
-            lines += [f"![{data['name']}: accuracy against the seconds heard]({data['figure']})",
-                      ""]  # fmt: skip
+            lines += [
+                f"![{data['name']}: accuracy against the seconds heard]({data['figure']})",
+                "",
+            ]
     return lines

@@ -91,8 +91,9 @@ _MUCHOMUSIC_BREAKDOWNS = (
 _LABEL_BREAKDOWNS = "Accuracy by the release's labels (acc (n questions)):"
 
 
-def _breakdown_lines(breakdowns: dict[str, Any] | None, title: str = _MUCHOMUSIC_BREAKDOWNS
-                     ) -> list[str]:  # fmt: skip
+def _breakdown_lines(
+    breakdowns: dict[str, Any] | None, title: str = _MUCHOMUSIC_BREAKDOWNS
+) -> list[str]:
     """One table per category dimension: a row per label, a column per run."""
     if not breakdowns:
         return []
@@ -216,8 +217,10 @@ def render_markdown(report: dict[str, Any]) -> str:
             "| run | task | n items | predictions file (score it with the authors' scorer) |",
             "|---|---|---|---|",
         ]
-        lines += [f"| {md(p['run'])} | {md(p['task'])} | {p['n']} | `{p['predictions_file']}` |"
-                  for p in report["predictions_only"]]  # fmt: skip
+        lines += [
+            f"| {md(p['run'])} | {md(p['task'])} | {p['n']} | `{p['predictions_file']}` |"
+            for p in report["predictions_only"]
+        ]
         lines.append("")
     lines += render_factual(report.get("factual") or {}, settings["confidence_level"])
     lines += render_tagging(report.get("tagging") or {}, settings["confidence_level"])

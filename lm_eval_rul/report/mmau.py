@@ -48,8 +48,11 @@ def label_breakdowns(runs: Sequence[Run], benchmark: str) -> dict[str, Any] | No
             }
     if not found:
         return None
-    return {dim: dict(sorted(rows.items(), key=lambda kv: kv[0].lower()))
-            for dim, rows in out.items() if rows}  # fmt: skip
+    return {
+        dim: dict(sorted(rows.items(), key=lambda kv: kv[0].lower()))
+        for dim, rows in out.items()
+        if rows
+    }
 
 
 def always_letter_baselines(runs: Sequence[Run], benchmark: str) -> dict[str, Any]:

@@ -63,10 +63,13 @@ def distinct_names(pretrained: Iterable[str]) -> dict[str, str]:
         for value, parts in split.items():
             others = [p for v, p in split.items() if v != value]
             k = next(
-                (k for k in range(1, len(parts) + 1)
-                 if all(_tail(parts, k) != _tail(other, k) for other in others)),
+                (
+                    k
+                    for k in range(1, len(parts) + 1)
+                    if all(_tail(parts, k) != _tail(other, k) for other in others)
+                ),
                 len(parts),
-            )  # fmt: skip
+            )
             names[value] = value if k == len(parts) else _tail(parts, k)
     return names
 

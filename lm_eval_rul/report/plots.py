@@ -17,9 +17,16 @@ from ..files import atomic_write
 from .settings import condition_colour
 
 __all__ = [
-    "pyplot", "save_figure", "accuracy_bars", "condition_bars", "pi_histograms",
-    "pi_accuracy_scatter", "group_positions", "centred_positions", "merge_identical",
-]  # fmt: skip
+    "pyplot",
+    "save_figure",
+    "accuracy_bars",
+    "condition_bars",
+    "pi_histograms",
+    "pi_accuracy_scatter",
+    "group_positions",
+    "centred_positions",
+    "merge_identical",
+]
 
 _DPI = 120
 

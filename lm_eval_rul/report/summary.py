@@ -145,10 +145,14 @@ def _unread_names_note(runs: Sequence[Run]) -> str | None:
     from .runs import benchmark_of
 
     known = known_task_names()
-    unread = sorted({
-        t for r in runs for t in [*r.tasks, *r.predictions_only]
-        if t not in known and for_question_set(benchmark_of(t)[0]) is None
-    })  # fmt: skip
+    unread = sorted(
+        {
+            t
+            for r in runs
+            for t in [*r.tasks, *r.predictions_only]
+            if t not in known and for_question_set(benchmark_of(t)[0]) is None
+        }
+    )
     if not unread:
         return None
     shown = ", ".join(unread[:8]) + (f", ... (+{len(unread) - 8} more)" if len(unread) > 8 else "")
@@ -301,9 +305,11 @@ def pi_distributions(
                     values[label] = {q: float(np.mean(v)) for q, v in per_question.items()}
                     chances[label] = {q: float(np.mean(v)) for q, v in chance.items()}
                     source = f"logged by the text-only run of {run.model}"
-                    kind = ("Each is 1 − p(correct) under the run's own prompt and option "
-                            "order (not lm-eval-rul pi's 16 shuffled prompts), averaged over "
-                            "folds.")  # fmt: skip
+                    kind = (
+                        "Each is 1 − p(correct) under the run's own prompt and option "
+                        "order (not lm-eval-rul pi's 16 shuffled prompts), averaged over "
+                        "folds."
+                    )
                     title = (
                         "Perceptual Index per question, as the text-only model "
                         f"{run.model} scored it"

@@ -55,9 +55,16 @@ def draw_figures(report: dict[str, Any], out: Path) -> None:
         )
         figures["accuracy"] = str(path.relative_to(out))
         if data.get("perception_gain"):
-            gains = [(e["model"], e["setting_b"], e["difference"]["estimate"],
-                      e["difference"]["low"], e["difference"]["high"])
-                     for e in data["perception_gain"]]  # fmt: skip
+            gains = [
+                (
+                    e["model"],
+                    e["setting_b"],
+                    e["difference"]["estimate"],
+                    e["difference"]["low"],
+                    e["difference"]["high"],
+                )
+                for e in data["perception_gain"]
+            ]
             path = perception_gain_forest(
                 figures_dir / f"perception_gain_{safe_name(benchmark)}.png",
                 gains,

@@ -210,9 +210,14 @@ def heard_windows(data: TaskData, window: Window) -> list[list[float]]:
         logger.warning(
             "%s: %d of %d clips are shorter than the length their metadata gives (first: "
             "%s, %.1f s of %.1f s); each is windowed by its file's own length (logged as "
-            "audio_window)", data.task, len(short), len(data.clips), clip.id, seconds,
+            "audio_window)",
+            data.task,
+            len(short),
+            len(data.clips),
+            clip.id,
+            seconds,
             clip.duration,
-        )  # fmt: skip
+        )
     return windows
 
 
@@ -256,9 +261,12 @@ def audio_file(folder: Path, clip: Clip, family: str) -> tuple[Path | None, tupl
         # the project's one containment rule (lexical): links the user placed inside the
         # folder (genre folders linked from elsewhere) are followed, as for music_mc
         path = contained_path(
-            folder, relative, item=f"clip {clip.id}", option="the audio folder",
+            folder,
+            relative,
+            item=f"clip {clip.id}",
+            option="the audio folder",
             fix="correct the metadata file.",
-        )  # fmt: skip
+        )
         if path.is_file():
             return path, tuple(tried)
         tried.append(str(path))
@@ -300,8 +308,11 @@ def _dataset_rows(task: str, clips: list[Clip], source: str, audio_key: str) -> 
                     "or the release's genres_original folder."
                 )
             label = dataset.features.get("genre")
-            genres = ([label.int2str(int(v)) for v in dataset["genre"]]
-                      if isinstance(label, ClassLabel) else None)  # fmt: skip
+            genres = (
+                [label.int2str(int(v)) for v in dataset["genre"]]
+                if isinstance(label, ClassLabel)
+                else None
+            )
             for row, name in enumerate(_named_rows(dataset, audio)):
                 found.setdefault(name, (split, audio, row, genres[row] if genres else None))
     except DataSourceError as error:
@@ -323,8 +334,9 @@ def _dataset_rows(task: str, clips: list[Clip], source: str, audio_key: str) -> 
             )
         refs.append(hf_ref(source, split, audio, row))
         tried.append(())
-    return TaskData(task, tuple(clips), GTZAN_GENRES, tuple(None for _ in clips),
-                    tuple(tried), tuple(refs))  # fmt: skip
+    return TaskData(
+        task, tuple(clips), GTZAN_GENRES, tuple(None for _ in clips), tuple(tried), tuple(refs)
+    )
 
 
 def _labels(task: str, metadata: Mapping[str, Any]) -> tuple[list[Clip], tuple[str, ...]]:

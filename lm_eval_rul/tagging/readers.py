@@ -191,8 +191,10 @@ def read_mtg_tsv(path: str | Path, task: str) -> list[Clip]:
         logger.warning(
             "MTG-Jamendo file %s: %d track(s) write a tag with capitals (first: %s); tags are "
             "read in lower case, so tags differing only in case are one tag",
-            path, len(cased), cased[0],
-        )  # fmt: skip
+            path,
+            len(cased),
+            cased[0],
+        )
     return clips
 
 

@@ -34,8 +34,12 @@ __all__ = [
 
 LIKELIHOOD_FIGURES: tuple[str, ...] = ("roc_auc", "pr_auc", "micro_f1")
 GEN_FIGURES: tuple[str, ...] = (
-    "micro_f1", "micro_precision", "micro_recall", "samples_f1", "parse_failure",
-)  # fmt: skip
+    "micro_f1",
+    "micro_precision",
+    "micro_recall",
+    "samples_f1",
+    "parse_failure",
+)
 
 
 def tag_score(loglik_yes: float, loglik_no: float) -> float:

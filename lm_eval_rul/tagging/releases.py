@@ -226,9 +226,11 @@ def _medley(metadata: Mapping[str, Any]) -> list[Clip]:
     clips, others = read_medley(path)
     if others:
         logger.info(
-            "Medley-solos-DB %s: %d test clips asked; not asked: %s", path, len(clips),
+            "Medley-solos-DB %s: %d test clips asked; not asked: %s",
+            path,
+            len(clips),
             ", ".join(f"{n} {subset} rows" for subset, n in sorted(others.items())),
-        )  # fmt: skip
+        )
     return clips
 
 
@@ -299,6 +301,4 @@ RELEASES: dict[str, LabelRelease] = {
 
 def release_keys() -> tuple[str, ...]:
     """Every ``--metadata`` key of :data:`RELEASES`, in order."""
-    return tuple(dict.fromkeys(
-        k for r in RELEASES.values() for k in (*r.label_keys, r.audio_key)
-    ))  # fmt: skip
+    return tuple(dict.fromkeys(k for r in RELEASES.values() for k in (*r.label_keys, r.audio_key)))

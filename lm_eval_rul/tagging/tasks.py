@@ -61,9 +61,14 @@ def load_tagging(tagging_task: str, form: str, **metadata: Any) -> dict[str, Any
     heard = sum(d["audio_ref"] is not None for d in docs)
     logger.info(
         "%s (%s): %d clips, %d tags, %d with audio; window %s s from %s",
-        tagging_task, form, len(docs), len(docs[0]["tags"]) if docs else 0, heard,
-        docs[0]["audio_window"] if docs else "-", docs[0]["tagging_offset"] if docs else "-",
-    )  # fmt: skip
+        tagging_task,
+        form,
+        len(docs),
+        len(docs[0]["tags"]) if docs else 0,
+        heard,
+        docs[0]["audio_window"] if docs else "-",
+        docs[0]["tagging_offset"] if docs else "-",
+    )
     return {"test": datasets.Dataset.from_list(docs)}
 
 

@@ -47,32 +47,99 @@ __all__ = [
 
 #: GTZAN's ten genres, as its folders name them (alphabetical, the options' order).
 GTZAN_GENRES: tuple[str, ...] = (
-    "blues", "classical", "country", "disco", "hiphop",
-    "jazz", "metal", "pop", "reggae", "rock",
-)  # fmt: skip
+    "blues",
+    "classical",
+    "country",
+    "disco",
+    "hiphop",
+    "jazz",
+    "metal",
+    "pop",
+    "reggae",
+    "rock",
+)
 
 #: MagnaTagATune's top-50 tags in the order of the split's label matrix (Lee et al. 2017).
 MTT_TOP50: tuple[str, ...] = (
-    "guitar", "classical", "slow", "techno", "strings", "drums", "electronic", "rock",
-    "fast", "piano", "ambient", "beat", "violin", "vocal", "synth", "female", "indian",
-    "opera", "male", "singing", "vocals", "no vocals", "harpsichord", "loud", "quiet",
-    "flute", "woman", "male vocal", "no vocal", "pop", "soft", "sitar", "solo", "man",
-    "classic", "choir", "voice", "new age", "dance", "male voice", "female vocal", "beats",
-    "harp", "cello", "no voice", "weird", "country", "metal", "female voice", "choral",
-)  # fmt: skip
+    "guitar",
+    "classical",
+    "slow",
+    "techno",
+    "strings",
+    "drums",
+    "electronic",
+    "rock",
+    "fast",
+    "piano",
+    "ambient",
+    "beat",
+    "violin",
+    "vocal",
+    "synth",
+    "female",
+    "indian",
+    "opera",
+    "male",
+    "singing",
+    "vocals",
+    "no vocals",
+    "harpsichord",
+    "loud",
+    "quiet",
+    "flute",
+    "woman",
+    "male vocal",
+    "no vocal",
+    "pop",
+    "soft",
+    "sitar",
+    "solo",
+    "man",
+    "classic",
+    "choir",
+    "voice",
+    "new age",
+    "dance",
+    "male voice",
+    "female vocal",
+    "beats",
+    "harp",
+    "cello",
+    "no voice",
+    "weird",
+    "country",
+    "metal",
+    "female voice",
+    "choral",
+)
 
 #: NSynth's instrument families, in ``instrument_family`` order (magenta's dataset page).
 NSYNTH_FAMILIES: tuple[str, ...] = (
-    "bass", "brass", "flute", "guitar", "keyboard", "mallet",
-    "organ", "reed", "string", "synth_lead", "vocal",
-)  # fmt: skip
+    "bass",
+    "brass",
+    "flute",
+    "guitar",
+    "keyboard",
+    "mallet",
+    "organ",
+    "reed",
+    "string",
+    "synth_lead",
+    "vocal",
+)
 #: NSynth's instrument sources, in ``instrument_source`` order.
 NSYNTH_SOURCES: tuple[str, ...] = ("acoustic", "electronic", "synthetic")
 #: Medley-solos-DB's instruments; the position is the metadata CSV's ``instrument_id``.
 MEDLEY_INSTRUMENTS: tuple[str, ...] = (
-    "clarinet", "distorted electric guitar", "female singer", "flute",
-    "piano", "tenor saxophone", "trumpet", "violin",
-)  # fmt: skip
+    "clarinet",
+    "distorted electric guitar",
+    "female singer",
+    "flute",
+    "piano",
+    "tenor saxophone",
+    "trumpet",
+    "violin",
+)
 
 #: MTG-Jamendo's category prefixes, by task.
 MTG_CATEGORIES: dict[str, tuple[str, ...]] = {
@@ -84,23 +151,49 @@ MTG_CATEGORIES: dict[str, tuple[str, ...]] = {
 
 #: Tags written as one word -> the words they are spoken as (MTG-Jamendo, GTZAN).
 COMPOUND_WORDS: dict[str, str] = {
-    "hiphop": "hip hop", "alternativerock": "alternative rock", "easylistening": "easy listening",
-    "popfolk": "pop folk", "poprock": "pop rock", "instrumentalpop": "instrumental pop",
-    "newage": "new age", "darkambient": "dark ambient", "triphop": "trip hop",
-    "singersongwriter": "singer songwriter", "electropop": "electro pop",
-    "punkrock": "punk rock", "darkwave": "dark wave", "instrumentalrock": "instrumental rock",
-    "synthpop": "synth pop", "drumnbass": "drum n bass", "postrock": "post rock",
-    "classicrock": "classic rock", "rocknroll": "rock n roll", "hardrock": "hard rock",
-    "newwave": "new wave", "eurodance": "euro dance", "bluesrock": "blues rock",
-    "worldfusion": "world fusion", "acidjazz": "acid jazz", "deephouse": "deep house",
-    "jazzfusion": "jazz fusion", "bossanova": "bossa nova", "chillout": "chill out",
-    "downtempo": "down tempo", "breakbeat": "break beat", "dubstep": "dub step",
-    "electricguitar": "electric guitar", "acousticguitar": "acoustic guitar",
-    "drummachine": "drum machine", "electricpiano": "electric piano",
-    "classicalguitar": "classical guitar", "doublebass": "double bass",
-    "acousticbassguitar": "acoustic bass guitar", "pipeorgan": "pipe organ",
-    "filmscore": "film score", "synth_lead": "synth lead",
-}  # fmt: skip
+    "hiphop": "hip hop",
+    "alternativerock": "alternative rock",
+    "easylistening": "easy listening",
+    "popfolk": "pop folk",
+    "poprock": "pop rock",
+    "instrumentalpop": "instrumental pop",
+    "newage": "new age",
+    "darkambient": "dark ambient",
+    "triphop": "trip hop",
+    "singersongwriter": "singer songwriter",
+    "electropop": "electro pop",
+    "punkrock": "punk rock",
+    "darkwave": "dark wave",
+    "instrumentalrock": "instrumental rock",
+    "synthpop": "synth pop",
+    "drumnbass": "drum n bass",
+    "postrock": "post rock",
+    "classicrock": "classic rock",
+    "rocknroll": "rock n roll",
+    "hardrock": "hard rock",
+    "newwave": "new wave",
+    "eurodance": "euro dance",
+    "bluesrock": "blues rock",
+    "worldfusion": "world fusion",
+    "acidjazz": "acid jazz",
+    "deephouse": "deep house",
+    "jazzfusion": "jazz fusion",
+    "bossanova": "bossa nova",
+    "chillout": "chill out",
+    "downtempo": "down tempo",
+    "breakbeat": "break beat",
+    "dubstep": "dub step",
+    "electricguitar": "electric guitar",
+    "acousticguitar": "acoustic guitar",
+    "drummachine": "drum machine",
+    "electricpiano": "electric piano",
+    "classicalguitar": "classical guitar",
+    "doublebass": "double bass",
+    "acousticbassguitar": "acoustic bass guitar",
+    "pipeorgan": "pipe organ",
+    "filmscore": "film score",
+    "synth_lead": "synth lead",
+}
 
 #: More names of a tag (normalised text -> the tag's name without category).
 EXTRA_ALIASES: dict[str, tuple[str, ...]] = {
@@ -183,8 +276,13 @@ def tag_aliases(tag: str) -> tuple[str, ...]:
     """
     name = tag_name(tag)
     spoken = COMPOUND_WORDS.get(name, name)
-    forms = [name, spoken, spoken.replace(" ", "-"), *_joined_forms(spoken),
-             *EXTRA_ALIASES.get(name, ())]  # fmt: skip
+    forms = [
+        name,
+        spoken,
+        spoken.replace(" ", "-"),
+        *_joined_forms(spoken),
+        *EXTRA_ALIASES.get(name, ()),
+    ]
     if "/" in name:
         forms.append(name.replace("/", " "))
     return tuple(dict.fromkeys(normalize_text(f) for f in forms if f))

@@ -28,9 +28,21 @@ gen_samples_f1 = AGGREGATIONS["gen_samples_f1"]
 gen_parse_failure = AGGREGATIONS["gen_parse_failure"]
 
 __all__ = [
-    "TagLikelihoodTask", "doc_to_letters", "doc_to_text", "doc_to_yes_no", "load_tagging",
-    "process_results_gen", "process_results_genre", "process_results_likelihood",
-    "process_results_letters", "likelihood_roc_auc", "likelihood_pr_auc", "likelihood_micro_f1",
-    "gen_micro_f1", "gen_micro_precision", "gen_micro_recall", "gen_samples_f1",
+    "TagLikelihoodTask",
+    "doc_to_letters",
+    "doc_to_text",
+    "doc_to_yes_no",
+    "load_tagging",
+    "process_results_gen",
+    "process_results_genre",
+    "process_results_likelihood",
+    "process_results_letters",
+    "likelihood_roc_auc",
+    "likelihood_pr_auc",
+    "likelihood_micro_f1",
+    "gen_micro_f1",
+    "gen_micro_precision",
+    "gen_micro_recall",
+    "gen_samples_f1",
     "gen_parse_failure",
-]  # fmt: skip
+]

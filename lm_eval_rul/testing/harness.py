@@ -97,10 +97,23 @@ def text_run_args(
         "muchomusic_data_path": str(data_dir / "muchomusic.csv"),
     }
     return [
-        "run", "--model", "hf", "--model_args", f"pretrained={model},dtype=float32",
-        "--tasks", tasks, "--metadata", json.dumps(metadata), "--device", "cpu",
-        "--batch_size", str(batch_size), "--output_path", str(out), *extra,
-    ]  # fmt: skip
+        "run",
+        "--model",
+        "hf",
+        "--model_args",
+        f"pretrained={model},dtype=float32",
+        "--tasks",
+        tasks,
+        "--metadata",
+        json.dumps(metadata),
+        "--device",
+        "cpu",
+        "--batch_size",
+        str(batch_size),
+        "--output_path",
+        str(out),
+        *extra,
+    ]
 
 
 def read_output(out: str | os.PathLike[str]) -> tuple[dict[str, Any], dict[str, list[dict]]]:

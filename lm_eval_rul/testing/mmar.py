@@ -21,23 +21,57 @@ __all__ = [
 
 #: (modality, question, choices, answer index, category, sub-category)
 MMAR_ITEMS: tuple[tuple[str, str, tuple[str, ...], int, str, str], ...] = (
-    ("music", "Is the piece in a major key?", ("Yes", "No"), 1, "Perception Layer",
-     "Music Theory"),
-    ("music", "Which instrument enters second?", ("Violin", "Oboe", "Harp", "Tuba"), 2,
-     "Perception Layer", "Music Theory"),
-    ("music", "Which era does the style suggest?", ("Baroque", "Classical", "Romantic",
-     "Modernist", "Medieval"), 0, "Cultural Layer", "Professional Knowledge and Reasoning"),
-    ("music", "How many beats are in each bar?", ("Two", "Three", "Four", "Five", "Six",
-     "Seven"), 3, "Signal Layer", "Rhythm"),
-    ("music", "What is the singer's vocal range?", ("Soprano", "Alto", "Tenor", "Bass", ""), 1,
-     "Semantic Layer", "Emotion"),
-    ("music", "Does the tempo speed up?", ("It speeds up", "It slows down"), 0,
-     "Signal Layer", "Rhythm"),
-    ("mix-music-speech", "What does the host announce over the music?", ("A song title",
-     "The weather", "A sports score", "Traffic"), 0, "Semantic Layer", "Content"),
-    ("sound", "What makes the sound?", ("A door", "A bird", "Rain"), 1, "Signal Layer",
-     "Source"),
-)  # fmt: skip
+    ("music", "Is the piece in a major key?", ("Yes", "No"), 1, "Perception Layer", "Music Theory"),
+    (
+        "music",
+        "Which instrument enters second?",
+        ("Violin", "Oboe", "Harp", "Tuba"),
+        2,
+        "Perception Layer",
+        "Music Theory",
+    ),
+    (
+        "music",
+        "Which era does the style suggest?",
+        ("Baroque", "Classical", "Romantic", "Modernist", "Medieval"),
+        0,
+        "Cultural Layer",
+        "Professional Knowledge and Reasoning",
+    ),
+    (
+        "music",
+        "How many beats are in each bar?",
+        ("Two", "Three", "Four", "Five", "Six", "Seven"),
+        3,
+        "Signal Layer",
+        "Rhythm",
+    ),
+    (
+        "music",
+        "What is the singer's vocal range?",
+        ("Soprano", "Alto", "Tenor", "Bass", ""),
+        1,
+        "Semantic Layer",
+        "Emotion",
+    ),
+    (
+        "music",
+        "Does the tempo speed up?",
+        ("It speeds up", "It slows down"),
+        0,
+        "Signal Layer",
+        "Rhythm",
+    ),
+    (
+        "mix-music-speech",
+        "What does the host announce over the music?",
+        ("A song title", "The weather", "A sports score", "Traffic"),
+        0,
+        "Semantic Layer",
+        "Content",
+    ),
+    ("sound", "What makes the sound?", ("A door", "A bird", "Rain"), 1, "Signal Layer", "Source"),
+)
 
 
 def _id(index: int) -> str:

@@ -29,9 +29,16 @@ from ..tagging.vocab import (
 from .audio import synth_clip, write_clip
 
 __all__ = [
-    "MTG_TRACKS", "MTT_CLIPS", "NSYNTH_NOTES", "MEDLEY_ROWS",
-    "write_gtzan", "write_mtg", "write_mtt", "write_nsynth", "write_medley",
-]  # fmt: skip
+    "MTG_TRACKS",
+    "MTT_CLIPS",
+    "NSYNTH_NOTES",
+    "MEDLEY_ROWS",
+    "write_gtzan",
+    "write_mtg",
+    "write_mtt",
+    "write_nsynth",
+    "write_medley",
+]
 
 _KINDS = ("tone", "chord", "clicks", "sweep")
 
@@ -123,11 +130,15 @@ def write_mtt(root: str | Path, seconds: float = 1.5) -> dict[str, Path]:
 
 #: (family, source, instrument number, pitch, velocity) of the NSynth fixture's notes.
 NSYNTH_NOTES: tuple[tuple[str, str, int, int, int], ...] = (
-    ("keyboard", "acoustic", 4, 60, 25), ("guitar", "electronic", 2, 64, 100),
-    ("string", "acoustic", 1, 57, 75), ("synth_lead", "synthetic", 0, 72, 127),
-    ("bass", "synthetic", 9, 36, 50), ("vocal", "acoustic", 3, 67, 100),
-    ("organ", "electronic", 1, 60, 127), ("brass", "acoustic", 5, 62, 75),
-)  # fmt: skip
+    ("keyboard", "acoustic", 4, 60, 25),
+    ("guitar", "electronic", 2, 64, 100),
+    ("string", "acoustic", 1, 57, 75),
+    ("synth_lead", "synthetic", 0, 72, 127),
+    ("bass", "synthetic", 9, 36, 50),
+    ("vocal", "acoustic", 3, 67, 100),
+    ("organ", "electronic", 1, 60, 127),
+    ("brass", "acoustic", 5, 62, 75),
+)
 
 
 def write_nsynth(root: str | Path, seconds: float = 4.0) -> Path:
@@ -138,12 +149,20 @@ def write_nsynth(root: str | Path, seconds: float = 4.0) -> Path:
         instrument = f"{family}_{source}_{number:03d}"
         note = f"{instrument}-{pitch:03d}-{velocity:03d}"
         examples[note] = {
-            "note": 200000 + index, "note_str": note, "instrument": 100 + index,
-            "instrument_str": instrument, "pitch": pitch, "velocity": velocity,
-            "sample_rate": 16000, "qualities": [0] * 10, "qualities_str": [],
-            "instrument_family": NSYNTH_FAMILIES.index(family), "instrument_family_str": family,
-            "instrument_source": NSYNTH_SOURCES.index(source), "instrument_source_str": source,
-        }  # fmt: skip
+            "note": 200000 + index,
+            "note_str": note,
+            "instrument": 100 + index,
+            "instrument_str": instrument,
+            "pitch": pitch,
+            "velocity": velocity,
+            "sample_rate": 16000,
+            "qualities": [0] * 10,
+            "qualities_str": [],
+            "instrument_family": NSYNTH_FAMILIES.index(family),
+            "instrument_family_str": family,
+            "instrument_source": NSYNTH_SOURCES.index(source),
+            "instrument_source_str": source,
+        }
         wave = synth_clip(_KINDS[index % 4], seconds=seconds, sr=16000, seed=index)
         write_clip(folder / "audio" / f"{note}.wav", wave, sr=16000)
     (folder / "examples.json").write_text(json.dumps(examples, indent=4), encoding="utf-8")
@@ -153,10 +172,14 @@ def write_nsynth(root: str | Path, seconds: float = 4.0) -> Path:
 #: (subset, instrument) of the Medley-solos-DB fixture's rows, in file order.
 MEDLEY_ROWS: tuple[tuple[str, str], ...] = (
     *(("test", i) for i in MEDLEY_INSTRUMENTS),
-    ("test", "piano"), ("test", "violin"),
-    ("training", "clarinet"), ("training", "trumpet"), ("training", "flute"),
-    ("validation", "piano"), ("validation", "female singer"),
-)  # fmt: skip
+    ("test", "piano"),
+    ("test", "violin"),
+    ("training", "clarinet"),
+    ("training", "trumpet"),
+    ("training", "flute"),
+    ("validation", "piano"),
+    ("validation", "female singer"),
+)
 
 
 def write_medley(root: str | Path, *, mirdata: bool = False, seconds: float = 2.97) -> dict:

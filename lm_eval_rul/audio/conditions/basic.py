@@ -40,10 +40,16 @@ SEED = Parameter(
 )
 #: The ``noise`` / ``silence`` waveform's length.
 NOISE_SECONDS = Parameter(
-    "noise_seconds", float, 10.0, low=0, above=True, high=MAX_NOISE_SECONDS, unit="seconds",
+    "noise_seconds",
+    float,
+    10.0,
+    low=0,
+    above=True,
+    high=MAX_NOISE_SECONDS,
+    unit="seconds",
     doc="length of the ``noise`` / ``silence`` waveform (at most the model's limit)",
     recorded=True,
-)  # fmt: skip
+)
 #: The ``noise`` waveform's standard deviation.
 NOISE_STD = Parameter(
     "noise_std", float, 1.0, low=0, doc="standard deviation of ``noise``", recorded=True

@@ -37,19 +37,33 @@ from .spec import AudioSpec
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["EXCERPT_SECONDS", "EXCERPT_AT", "EXCERPT_POSITIONS", "Excerpt", "excerpt_bounds",
-           "report_short_clips"]  # fmt: skip
+__all__ = [
+    "EXCERPT_SECONDS",
+    "EXCERPT_AT",
+    "EXCERPT_POSITIONS",
+    "Excerpt",
+    "excerpt_bounds",
+    "report_short_clips",
+]
 
 #: Where the excerpt is cut from.
 EXCERPT_POSITIONS: tuple[str, ...] = ("start", "middle", "end", "random")
 EXCERPT_SECONDS = Parameter(
-    "excerpt_seconds", float, 10.0, low=0, above=True, unit="seconds",
+    "excerpt_seconds",
+    float,
+    10.0,
+    low=0,
+    above=True,
+    unit="seconds",
     doc="length of the ``excerpt`` heard (a shorter clip is heard whole, and counted)",
-)  # fmt: skip
+)
 EXCERPT_AT = Parameter(
-    "excerpt_at", str, "start", choices=EXCERPT_POSITIONS,
+    "excerpt_at",
+    str,
+    "start",
+    choices=EXCERPT_POSITIONS,
     doc="where the ``excerpt`` is cut: start, middle, end, or random (seed and item id)",
-)  # fmt: skip
+)
 
 
 def excerpt_bounds(
@@ -112,8 +126,12 @@ def report_short_clips() -> int:
             logger.warning(
                 "audio=excerpt: %d clip(s) are no longer than excerpt_seconds=%g and were heard "
                 "whole: %s (%.2f s)%s",
-                len(found), wanted, name, seconds, others,
-            )  # fmt: skip
+                len(found),
+                wanted,
+                name,
+                seconds,
+                others,
+            )
         finally:
             logging.raiseExceptions = raising
     return len(found)
@@ -176,5 +194,7 @@ class Excerpt(Condition):
         if "excerpt_seconds" in spec.given and limit is not None and spec.excerpt_seconds > limit:
             logger.warning(
                 "excerpt_seconds=%g is longer than the model's limit of %g s: a clip that long "
-                "is heard as original plays it", spec.excerpt_seconds, limit,
-            )  # fmt: skip
+                "is heard as original plays it",
+                spec.excerpt_seconds,
+                limit,
+            )

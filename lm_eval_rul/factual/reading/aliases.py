@@ -356,15 +356,52 @@ GENRE_EXTRA_ALIASES: dict[str, tuple[str, ...]] = {
 
 #: FMA titles that are also everyday words: they count as a genre only when a genre
 #: noun follows ("noise music", "a dance track"; but not "background noise").
-GENRE_NEEDS_CONTEXT: frozenset[str] = frozenset({
-    "Noise", "Radio", "Interview", "Holiday", "Christmas", "Compilation", "Drone", "Banter",
-    "Europe", "Instrumental", "Novelty", "Sound Effects", "Dance", "Progressive", "Comedy",
-    "Poetry", "Wonky", "Sludge", "Glitch", "Surf", "French", "Spanish", "Indian", "Latin",
-    "African", "Improv", "Minimalism",
-})  # fmt: skip
+GENRE_NEEDS_CONTEXT: frozenset[str] = frozenset(
+    {
+        "Noise",
+        "Radio",
+        "Interview",
+        "Holiday",
+        "Christmas",
+        "Compilation",
+        "Drone",
+        "Banter",
+        "Europe",
+        "Instrumental",
+        "Novelty",
+        "Sound Effects",
+        "Dance",
+        "Progressive",
+        "Comedy",
+        "Poetry",
+        "Wonky",
+        "Sludge",
+        "Glitch",
+        "Surf",
+        "French",
+        "Spanish",
+        "Indian",
+        "Latin",
+        "African",
+        "Improv",
+        "Minimalism",
+    }
+)
 
 #: Nouns after which a :data:`GENRE_NEEDS_CONTEXT` title counts as a genre.
 GENRE_CONTEXT_NOUNS: tuple[str, ...] = (
-    "music", "genre", "genres", "track", "tracks", "song", "songs", "piece", "style", "tune",
-    "record", "album", "scene", "number",
-)  # fmt: skip
+    "music",
+    "genre",
+    "genres",
+    "track",
+    "tracks",
+    "song",
+    "songs",
+    "piece",
+    "style",
+    "tune",
+    "record",
+    "album",
+    "scene",
+    "number",
+)

@@ -125,9 +125,11 @@ _ORDINALS = re.compile(
 )
 _LETTER_ONLY = re.compile(r"^\W*(?:(?:answer|option|choice)\W*)?(?P<letter>[ab])\W*$")
 _ECHO_JOIN = re.compile(r"^\s*(?:,?\s*(?:and|or|vs\.?|versus|/)\s*|\s*,\s*)(?:the\s+|an?\s+)?$")
-_ECHO_BEFORE = re.compile(r"(?:\b(?:between|either|whether(?: it'?s)?|choose|choosing|deciding|"
-                          r"both)|(?:^|[.!?;:]\s*)(?:of|out of|among|from))\s+"
-                          r"(?:the\s+|an?\s+)?$")  # fmt: skip
+_ECHO_BEFORE = re.compile(
+    r"(?:\b(?:between|either|whether(?: it'?s)?|choose|choosing|deciding|"
+    r"both)|(?:^|[.!?;:]\s*)(?:of|out of|among|from))\s+"
+    r"(?:the\s+|an?\s+)?$"
+)
 _ECHO_AFTER = re.compile(r"^\s*\?")
 _DECIDE = re.compile(
     r"\b(?:i'?d say|i would say|i think|i believe|i'd go with|i would go with|i'd guess|"
@@ -169,9 +171,10 @@ def _ordinal(text: str) -> tuple[int | None, str]:
 def _echoes(text: str, result: ParseResult, labels: list[str]) -> set[int]:
     """Positions (in ``result.mentions``) of the two options named together as an echo."""
     kept = [
-        i for i, m in enumerate(result.mentions)
+        i
+        for i, m in enumerate(result.mentions)
         if m.label in labels and (not m.dropped or m.cue == RAISED_IN_QUESTION)
-    ]  # fmt: skip
+    ]
     out: set[int] = set()
     for a, b in zip(kept, kept[1:], strict=False):
         first, second = result.mentions[a], result.mentions[b]
@@ -200,9 +203,10 @@ def read_choice(answer: str, options: Sequence[str], lexicon: Lexicon) -> Readin
     result = parse_labels(answer, lexicon)
     echo = _echoes(text, result, labels)
     named = [
-        (i, m) for i, m in enumerate(result.mentions)
+        (i, m)
+        for i, m in enumerate(result.mentions)
         if not m.dropped and m.label in labels and i not in echo
-    ]  # fmt: skip
+    ]
     why = [f"echo of both options: {result.mentions[i].surface!r}" for i in sorted(echo)]
     chosen = {m.label for _, m in named}
     if len(chosen) > 1:
@@ -215,11 +219,12 @@ def read_choice(answer: str, options: Sequence[str], lexicon: Lexicon) -> Readin
     if len(chosen) > 1:  # "choose X over Y", "X (though it could be Y)": Y is set aside
         parens = [p.span() for p in _PAREN.finditer(text)]
         first = {
-            m.label for _, m in named
+            m.label
+            for _, m in named
             if not _SECOND.search(text[max(0, m.start - 60) : m.start])
             and not any(a < m.start < b for a, b in parens)
             and not _HYPOTHETICAL.match(text, m.end)
-        }  # fmt: skip
+        }
         if len(first) == 1:
             chosen = first
             why.append("the other option is set aside ('over', 'could be', 'would', brackets)")
@@ -229,9 +234,10 @@ def read_choice(answer: str, options: Sequence[str], lexicon: Lexicon) -> Readin
     if chosen:
         return Reading(None, (*why, "names both options"))
     refused = {
-        m.label for i, m in enumerate(result.mentions)
+        m.label
+        for i, m in enumerate(result.mentions)
         if m.dropped in ("negated", "rejected") and m.label in labels and i not in echo
-    }  # fmt: skip
+    }
     if len(refused) == 1 and len(set(labels)) == 2:
         index = 1 - labels.index(next(iter(refused)))
         return Reading(index, (*why, f"refuses {labels[1 - index]!r}: the other option"))

@@ -64,9 +64,19 @@ _TRANSLATE = str.maketrans(
     }
 )
 _NUMBERS = {
-    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-    "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15,
-}  # fmt: skip
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "fifteen": 15,
+}
 _DENOMINATORS = {"two": 2, "four": 4, "eight": 8, "sixteen": 16}
 _NUM_WORD = "|".join(_NUMBERS)
 _DEN_WORD = "|".join(_DENOMINATORS)
@@ -292,9 +302,15 @@ def _in_sense(match: Match, spans: list[tuple[int, int, str]]) -> Match:
     for start, end, reason in spans:
         if match.start < end and start < match.end and not match.sense:
             return Match(
-                match.start, match.end, match.label, match.surface, match.needs_context,
-                match.via, match.form, reason,
-            )  # fmt: skip
+                match.start,
+                match.end,
+                match.label,
+                match.surface,
+                match.needs_context,
+                match.via,
+                match.form,
+                reason,
+            )
     return match
 
 

@@ -41,8 +41,14 @@ __all__ = ["ReparseError", "ReparseSummary", "reparse_runs", "logged_response"]
 
 #: Keys of a harness results file that map task names to something.
 _PER_TASK = (
-    "results", "configs", "versions", "n-shot", "higher_is_better", "n-samples", "task_hashes"
-)  # fmt: skip
+    "results",
+    "configs",
+    "versions",
+    "n-shot",
+    "higher_is_better",
+    "n-samples",
+    "task_hashes",
+)
 
 
 class ReparseError(FactualInputError):

@@ -208,15 +208,17 @@ def _questions(text: str, matches: Sequence[Match], reasons: list[tuple[str, str
         return  # one term or none: nothing answered "with another"
     spans = [(q.start(), q.end()) for q in _QUESTION_SPAN.finditer(text)]
     asked = [
-        i for i, m in enumerate(matches)
+        i
+        for i, m in enumerate(matches)
         if not reasons[i][0] and any(a <= m.start < b for a, b in spans)
-    ]  # fmt: skip
+    ]
     if not asked:
         return
     stated = {
-        m.label for i, m in enumerate(matches)
+        m.label
+        for i, m in enumerate(matches)
         if not reasons[i][0] and not any(a <= m.start < b for a, b in spans)
-    }  # fmt: skip
+    }
     for i in asked:
         end = next(b for a, b in spans if a <= matches[i].start < b)
         if stated - {matches[i].label} and not _YES_AFTER.match(text, end):

@@ -46,11 +46,14 @@ __all__ = [
 TRUEFALSE_RULES: tuple[str, ...] = ("inclusive", "majority")
 #: Figures over (item, label) pairs, as the harness names them.
 TRUEFALSE_FIGURES: tuple[str, ...] = (
-    *(f"{figure}_{rule}" for figure in ("acc", "precision", "recall", "true_share")
-      for rule in TRUEFALSE_RULES),
+    *(
+        f"{figure}_{rule}"
+        for figure in ("acc", "precision", "recall", "true_share")
+        for rule in TRUEFALSE_RULES
+    ),
     "base_rate",
     "parse_failure",
-)  # fmt: skip
+)
 
 
 

@@ -58,8 +58,12 @@ def _release_row(doc: Mapping[str, Any], output: str) -> dict[str, Any]:
         row["answer"] = doc["answer"]
     row[layout["source_field"]] = doc.get("source") or ""
     row[layout["subset_field"]] = doc.get(f"{layout['name']}_{layout['subset_field']}", "")
-    labels = {"split": "split", "category": "category", "sub-category": "sub_category",
-              "difficulty": "difficulty"}  # fmt: skip
+    labels = {
+        "split": "split",
+        "category": "category",
+        "sub-category": "sub_category",
+        "difficulty": "difficulty",
+    }
     row.update({k: doc.get(v, "") for k, v in labels.items() if k in layout["release_fields"]})
     row.update(json.loads(doc.get("release_extra") or "{}"))
     row[layout["output_key"]] = output
@@ -101,7 +105,13 @@ def write_predictions(
         path = predictions_path(folder, task, stamp, layout["name"])
         with atomic_write(path, "w") as handle:
             json.dump(items, handle, indent=1, ensure_ascii=False)
-        logger.info("%s: wrote %d %s predictions (%s) to %s", task, len(items),
-                    layout["display"], layout["output_key"], path)  # fmt: skip
+        logger.info(
+            "%s: wrote %d %s predictions (%s) to %s",
+            task,
+            len(items),
+            layout["display"],
+            layout["output_key"],
+            path,
+        )
         written.append(path)
     return written

@@ -221,8 +221,9 @@ def process_results_gen(doc: dict[str, Any], results: list[str]) -> dict[str, fl
     """
     doc.update(heard_fields(doc))
     response = results[0]
-    parsed, index = parse_with(doc.get("parser") or DEFAULT_PARSER, response, doc["options"],
-                               doc["letters"])  # fmt: skip
+    parsed, index = parse_with(
+        doc.get("parser") or DEFAULT_PARSER, response, doc["options"], doc["letters"]
+    )
     doc["parsed_letter"] = parsed.letter
     doc["parse_rule"] = parsed.rule
     if int(doc["gold"]) < 0:

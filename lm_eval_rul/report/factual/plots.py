@@ -31,13 +31,24 @@ def mark_zero_bars(ax, bars) -> int:
         left, width = rect.get_x(), rect.get_width()
         colour = rect.get_facecolor()
         ax.plot(
-            (left, left + width), (0, 0), color=colour, linewidth=3, solid_capstyle="butt",
-            clip_on=False, zorder=3,
-        )  # fmt: skip
+            (left, left + width),
+            (0, 0),
+            color=colour,
+            linewidth=3,
+            solid_capstyle="butt",
+            clip_on=False,
+            zorder=3,
+        )
         ax.annotate(
-            "0", (left + width / 2, 0), xytext=(0, 2), textcoords="offset points",
-            ha="center", va="bottom", fontsize=7, color=colour,
-        )  # fmt: skip
+            "0",
+            (left + width / 2, 0),
+            xytext=(0, 2),
+            textcoords="offset points",
+            ha="center",
+            va="bottom",
+            fontsize=7,
+            color=colour,
+        )
         marked += 1
     return marked
 

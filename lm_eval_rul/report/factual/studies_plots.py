@@ -193,9 +193,12 @@ def draw_study_figures(studies: dict, out: Path, confidence_level: float = 0.95)
                 for phrasing, f in entry["figures"].items():
                     values[(title, PHRASING_TITLES.get(phrasing, phrasing), name)] = f["f1"]
         path = phrasing_bars(
-            folder / "factual_phrasings.png", panels, list(dict.fromkeys(series)), values,
+            folder / "factual_phrasings.png",
+            panels,
+            list(dict.fromkeys(series)),
+            values,
             title="Factual tasks: mean F1 per phrasing",
-        )  # fmt: skip
+        )
         figures["Wording sensitivity: F1 per phrasing"] = str(path.relative_to(out))
     rows = [(t, r) for t, data in (studies.get("binary") or {}).items() for r in data["rows"]]
     if rows:

@@ -7,9 +7,12 @@ from typing import Any
 
 __all__ = ["render_tagging"]
 
-_FIGURES = {"likelihood": ("roc_auc", "pr_auc", "micro_f1"),
-            "gen": ("micro_f1", "micro_precision", "micro_recall", "samples_f1", "parse_failure"),
-            "letters": ("acc",), "genre": ("acc", "parse_failure")}  # fmt: skip
+_FIGURES = {
+    "likelihood": ("roc_auc", "pr_auc", "micro_f1"),
+    "gen": ("micro_f1", "micro_precision", "micro_recall", "samples_f1", "parse_failure"),
+    "letters": ("acc",),
+    "genre": ("acc", "parse_failure"),
+}
 
 
 def _number(value: Any) -> str:
@@ -41,11 +44,16 @@ def render_tagging(tagging: Mapping[str, Any], confidence_level: float) -> list[
             lines.append(f"| {row['model']} | {row['condition']} | {row['n']} | {values} |")
         base = data["baseline"]
         metric = "acc" if "acc" in base else "micro_f1"
-        lines += ["", f"Popularity baseline ({', '.join(base['tags'])}): {metric} "
-                  f"{_number(base[metric])}.", ""]  # fmt: skip
+        lines += [
+            "",
+            f"Popularity baseline ({', '.join(base['tags'])}): {metric} {_number(base[metric])}.",
+            "",
+        ]
         if data["gains"]:
-            lines += [f"| model | original − | {data['metric']} gain | {level} interval | clips |",
-                      "|---|---|---:|---|---:|"]  # fmt: skip
+            lines += [
+                f"| model | original − | {data['metric']} gain | {level} interval | clips |",
+                "|---|---|---:|---|---:|",
+            ]
             for gain in data["gains"]:
                 flag = " (contains 0)" if gain["contains_zero"] else ""
                 lines.append(
@@ -59,9 +67,12 @@ def render_tagging(tagging: Mapping[str, Any], confidence_level: float) -> list[
     understanding = tagging.get("understanding") or {}
     if understanding.get("rows"):
         columns = understanding["columns"]
-        lines += ["### Music understanding (the model reports' table, %)", "",
-                  "| model | condition | " + " | ".join(columns) + " |",
-                  "|---|---|" + "---:|" * len(columns)]  # fmt: skip
+        lines += [
+            "### Music understanding (the model reports' table, %)",
+            "",
+            "| model | condition | " + " | ".join(columns) + " |",
+            "|---|---|" + "---:|" * len(columns),
+        ]
         for row in understanding["rows"]:
             cells = " | ".join("-" if row[c] is None else f"{100 * row[c]:.1f}" for c in columns)
             lines.append(f"| {row['model']} | {row['condition']} | {cells} |")

@@ -29,12 +29,34 @@ def per_tag_auc_scatter(path: Path, data: dict[str, Any], title: str) -> Path:
     tags = list(data.get("tags") or [])
     if len(tags) <= _NAMED_TAGS:
         for tag, x, y in zip(tags, data["noise"], data["original"], strict=True):
-            ax.annotate(str(tag), (x, y), xytext=(4, 3), textcoords="offset points", fontsize=7,
-                        color="0.25", annotation_clip=False)  # fmt: skip
-    ax.text(0.03, 0.97, "above the diagonal:\nthe audio helps (the clip ranks\nthe tag better "
-            "than noise)", transform=ax.transAxes, va="top", fontsize=8, color="0.3")  # fmt: skip
-    ax.text(0.97, 0.03, "below: the tag is ranked\nbetter without the clip",
-            transform=ax.transAxes, ha="right", va="bottom", fontsize=8, color="0.3")  # fmt: skip
+            ax.annotate(
+                str(tag),
+                (x, y),
+                xytext=(4, 3),
+                textcoords="offset points",
+                fontsize=7,
+                color="0.25",
+                annotation_clip=False,
+            )
+    ax.text(
+        0.03,
+        0.97,
+        "above the diagonal:\nthe audio helps (the clip ranks\nthe tag better than noise)",
+        transform=ax.transAxes,
+        va="top",
+        fontsize=8,
+        color="0.3",
+    )
+    ax.text(
+        0.97,
+        0.03,
+        "below: the tag is ranked\nbetter without the clip",
+        transform=ax.transAxes,
+        ha="right",
+        va="bottom",
+        fontsize=8,
+        color="0.3",
+    )
     margin = 0.04  # a point at 0 or 1 is drawn whole, not cut by the axes
     ax.set_xlim(-margin, 1 + margin)
     ax.set_ylim(-margin, 1 + margin)

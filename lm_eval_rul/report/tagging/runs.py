@@ -17,8 +17,11 @@ __all__ = ["is_tagging_row", "tagging_clip", "FORM_METRIC"]
 
 #: The figure each form's gains are taken on.
 FORM_METRIC: dict[str, str] = {
-    "likelihood": "roc_auc", "gen": "micro_f1", "letters": "acc", "genre": "acc",
-}  # fmt: skip
+    "likelihood": "roc_auc",
+    "gen": "micro_f1",
+    "letters": "acc",
+    "genre": "acc",
+}
 
 
 def is_tagging_row(row: Mapping[str, Any]) -> bool:
@@ -41,18 +44,30 @@ def tagging_clip(row: Mapping[str, Any], where: str) -> dict[str, Any]:
     }
     if isinstance(row.get("roc_auc"), Mapping):
         record = row["roc_auc"]
-        return {**base, "form": "likelihood", "scores": list(record["scores"]),
-                "predicted": list(record["predicted"])}  # fmt: skip
+        return {
+            **base,
+            "form": "likelihood",
+            "scores": list(record["scores"]),
+            "predicted": list(record["predicted"]),
+        }
     if isinstance(row.get("micro_f1"), Mapping):
         record = row["micro_f1"]
-        return {**base, "form": "gen", "labels": list(record["labels"]),
-                "unparsed": bool(record["unparsed"])}  # fmt: skip
+        return {
+            **base,
+            "form": "gen",
+            "labels": list(record["labels"]),
+            "unparsed": bool(record["unparsed"]),
+        }
     if "acc" in row:
         if "letters" in doc:
             return {**base, "form": "letters", "acc": float(row["acc"])}
         # a single-label free-text answer: its parse failure is shown beside its accuracy
-        return {**base, "form": "genre", "acc": float(row["acc"]),
-                "unparsed": bool(row.get("parse_failure"))}  # fmt: skip
+        return {
+            **base,
+            "form": "genre",
+            "acc": float(row["acc"]),
+            "unparsed": bool(row.get("parse_failure")),
+        }
     raise RunReadError(
         f"{where}: logged tagging sample doc_id={row.get('doc_id')} has none of its metric "
         "values (roc_auc, micro_f1, acc); was it written by this plugin's tagging tasks?"

@@ -111,9 +111,12 @@ def _per_tag(members: Sequence[tuple[Run, list]]) -> dict[str, Any] | None:
                     clips[0]["tags"], scores, [c["gold"] for c in clips]
                 ).per_tag
             tags = [t for t in out["original"] if t in out["noise"]]
-            return {"model": model, "tags": tags,
-                    "original": [out["original"][t][0] for t in tags],
-                    "noise": [out["noise"][t][0] for t in tags]}  # fmt: skip
+            return {
+                "model": model,
+                "tags": tags,
+                "original": [out["original"][t][0] for t in tags],
+                "noise": [out["noise"][t][0] for t in tags],
+            }
     return None
 
 
@@ -133,8 +136,10 @@ def tagging_report(
     for name in sorted(found):
         members = found[name]
         form = members[0][1][0]["form"]
-        rows = [{"model": run.model, "condition": run.setting, "n": len(clips),
-                 **figures_of(clips)} for run, clips in members]  # fmt: skip
+        rows = [
+            {"model": run.model, "condition": run.setting, "n": len(clips), **figures_of(clips)}
+            for run, clips in members
+        ]
         gains = []
         for run, clips in members:
             if run.setting != "original":
@@ -145,10 +150,14 @@ def tagging_report(
                     if gain is not None:
                         gains.append({"model": run.model, "versus": other.setting, **gain})
         tasks[name] = {
-            "name": names.get(name, name), "form": form, "metric": FORM_METRIC[form],
-            "rows": rows, "baseline": _baseline(members[0][1]), "gains": gains,
+            "name": names.get(name, name),
+            "form": form,
+            "metric": FORM_METRIC[form],
+            "rows": rows,
+            "baseline": _baseline(members[0][1]),
+            "gains": gains,
             "per_tag": _per_tag(members) if form == "likelihood" else None,
-        }  # fmt: skip
+        }
     return {"tasks": tasks, "understanding": _understanding(runs, tasks), "figures": {}}
 
 
@@ -160,8 +169,11 @@ def _understanding(runs: Sequence[Run], tasks: Mapping[str, Any]) -> dict[str, A
             if task == "rul_muchomusic":
                 values[column] = (run.group_metrics.get(task) or {}).get(metric)
             else:
-                match = [r for r in (tasks.get(task) or {}).get("rows", ())
-                         if r["model"] == run.model and r["condition"] == run.setting]  # fmt: skip
+                match = [
+                    r
+                    for r in (tasks.get(task) or {}).get("rows", ())
+                    if r["model"] == run.model and r["condition"] == run.setting
+                ]
                 values[column] = match[0][metric] if match else None
         if any(v is not None for k, v in values.items() if k != "RUL-MuChoMusic"):
             rows.append({"model": run.model, "condition": run.setting, **values})
