@@ -103,7 +103,7 @@ def write_tiny_embedder(directory: str | Path) -> Path:
     import re
 
     import torch
-    from tokenizers import Tokenizer, models, pre_tokenizers
+    from tokenizers import Tokenizer, models, pre_tokenizers, processors
     from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
 
     directory = Path(directory)
@@ -111,12 +111,17 @@ def write_tiny_embedder(directory: str | Path) -> Path:
     for category, question, choices, _, _ in MMAU_PRO_ITEMS:
         words.update(re.findall(r"\w+|[^\w\s]", f"{category} {question} {' '.join(choices)}"))
     words.update(["the", "answer", "is", "i", "think", "it", "a", "b", "c", "d", "maybe"])
-    vocab = {tok: i for i, tok in enumerate(["[PAD]", "[UNK]", *sorted(w.lower() for w in words)])}
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]"]
+    vocab = {tok: i for i, tok in enumerate([*specials, *sorted({w.lower() for w in words})])}
     backend = Tokenizer(models.WordLevel(vocab=vocab, unk_token="[UNK]"))
     from tokenizers import normalizers
 
     backend.normalizer = normalizers.Lowercase()
     backend.pre_tokenizer = pre_tokenizers.Whitespace()
+    # [CLS] text [SEP], as BERT's tokenizer writes it: an empty answer is still encoded
+    backend.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", special_tokens=[("[CLS]", 2), ("[SEP]", 3)]
+    )
     tokenizer = PreTrainedTokenizerFast(tokenizer_object=backend, pad_token="[PAD]",
                                         unk_token="[UNK]")  # fmt: skip
     torch.manual_seed(0)
