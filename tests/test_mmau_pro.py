@@ -111,6 +111,12 @@ def test_official_protocol_is_the_authors_embedding_match(mmau_pro_dir, tmp_path
         said = embed([predictions[doc["id"]]])
         scores = said @ embed(doc["choices"]).T
         assert doc["matched_choice"] == doc["choices"][int(np.argmax(scores))]
+    report_dir = tmp_path / "report"
+    run_cli(["report", str(out), "--out", str(report_dir), "--n-resamples", "99"])
+    report = json.loads((report_dir / "report.json").read_text())
+    assert report["benchmarks"]["mmau_pro_music_gen"]["name"] == "MMAU-Pro-music (generation)"
+    (row,) = report["tagging"]["understanding"]["rows"]  # the reports' music table grows
+    assert row["MMAU-Pro-music"] == pytest.approx(expected)
 
 
 def test_two_clip_item_is_heard_whole_under_lalm(tiny_lm, tiny_audio_lm, mmau_pro_dir,

@@ -36,6 +36,7 @@ UNDERSTANDING_COLUMNS: dict[str, tuple[str, str]] = {
     "MTG instrument": ("mtg_instrument_gen", "micro_f1"),
     "MTG top-50": ("mtg_top50_gen", "micro_f1"),
     "MagnaTagATune": ("magnatagatune_gen", "micro_f1"),
+    "MMAU-Pro-music": ("mmau_pro_music_gen", "acc"),
 }
 
 
@@ -154,6 +155,8 @@ def _understanding(runs: Sequence[Run], tasks: Mapping[str, Any]) -> dict[str, A
         for column, (task, metric) in UNDERSTANDING_COLUMNS.items():
             if task == "rul_muchomusic":
                 values[column] = (run.group_metrics.get(task) or {}).get(metric)
+            elif task not in tasks and task in run.tasks:  # a question task: the harness's
+                values[column] = run.tasks[task].metrics.get(metric)
             else:
                 match = [r for r in (tasks.get(task) or {}).get("rows", ())
                          if r["model"] == run.model and r["condition"] == run.setting]  # fmt: skip
