@@ -17,6 +17,7 @@ from doubles.chat import ChatServer
 
 from lm_eval_rul.mcqa.mmau.pro import load_mmau_pro
 from lm_eval_rul.testing.audio import synth_clip, write_clip
+from lm_eval_rul.testing.families import family_keys
 from lm_eval_rul.testing.harness import read_output, run_cli
 from lm_eval_rul.testing.mmau_pro import (
     authors_closed_form_accuracy,
@@ -159,3 +160,55 @@ def test_two_clip_item_is_heard_whole_under_lalm(tiny_lm, tiny_audio_lm, mmau_pr
     noise = letters(mmau_pro_dir / "release", "noise")
     assert letters.rows[TWO_CLIPS["id"]]["audio_seconds"] == [1.0, 1.0]  # one noise per clip
     assert not np.allclose(noise[TWO_CLIPS["id"]], original[TWO_CLIPS["id"]])
+
+
+@pytest.mark.parametrize("family", family_keys(in_ci=True, content="typed"))
+def test_two_clip_prompt_is_each_processors_own_rendering(family_models, mmau_pro_dir, family):
+    """Every family that writes audio as chat items: ``lalm``'s two-clip prompt, expanded by
+    its processor path, is token for token the processor's own rendering of both clips; a
+    family whose template writes one audio a turn refuses two-clip items before it loads."""
+    import torch
+
+    from lm_eval_rul.cli.preflight import SeveralClipsError, check_clip_counts
+    from lm_eval_rul.models.args import LALMArgumentError
+    from lm_eval_rul.models.core import chat_messages
+    from lm_eval_rul.models.lalm import LALM
+    from lm_eval_rul.models.prompts import audio_item
+
+    lm = LALM(pretrained=str(family_models[family]), dtype="float32", device="cpu")
+    rate = lm.spec.sampling_rate
+    waves = [synth_clip("tone", seconds=1.0, seed=1), synth_clip("clicks", seconds=0.5, seed=2)]
+    question = "Is the second recording faster than the first?"
+    if lm.family.max_clips == 1:  # its template writes one audio marker, however many given
+        parts = [{"type": "audio", "audio": w} for w in waves]
+        rendered = lm.processor.apply_chat_template(chat_messages(question, audio_parts=parts),
+                                                    add_generation_prompt=True, tokenize=False)
+        assert rendered.count(lm.placeholder) == 1
+        with pytest.raises(LALMArgumentError, match="takes 1 clip a prompt .* asks about 2"):
+            lm.prompt_text(question, clips=2)
+        docs = list(load_mmau_pro(mmau_pro_data=str(mmau_pro_dir / "test.parquet"),
+                                  mmau_pro_audio_dir=str(mmau_pro_dir / "release"))["test"])
+        with pytest.raises(SeveralClipsError) as refused:  # before any model loads
+            check_clip_counts("lalm", {"pretrained": str(family_models[family])}, docs)
+        two = ", ".join(sorted(r["id"] for r in ASKED if len(r["audio_path"]) == 2))
+        assert f"2 item(s) ({two})" in str(refused.value)
+        assert "\n" not in str(refused.value)
+        check_clip_counts("lalm", {"pretrained": str(family_models[family]), "audio": "none"},
+                          docs)  # no clip is played: nothing to refuse
+        return
+    ours = lm._model_inputs([lm.prompt_text(question, clips=2)], waves)["input_ids"]
+    if lm.family.prompts == "mistral":
+        parts = [audio_item(w, rate) for w in waves]
+        theirs = lm.processor.apply_chat_template(
+            chat_messages(question, audio_parts=parts), add_generation_prompt=True
+        )
+    else:
+        theirs = lm.processor.apply_chat_template(
+            chat_messages(question, audio_parts=[{"type": "audio", "audio": w} for w in waves]),
+            add_generation_prompt=True, tokenize=True, return_dict=True, return_tensors="pt",
+            processor_kwargs={"sampling_rate": rate},
+        )  # fmt: skip
+    assert torch.equal(ours, theirs["input_ids"])
+    one = lm._model_inputs([lm.prompt_text(question, clips=1)], waves[:1])["input_ids"]
+    audio = [sum(t in lm._audio_ids for t in ids[0].tolist()) for ids in (one, ours)]
+    assert 0 < audio[0] < audio[1]  # the second clip is in the prompt too

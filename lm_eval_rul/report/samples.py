@@ -96,7 +96,8 @@ def sample_answer(sample: Mapping[str, Any]) -> str | None:
     Generation samples (one generated string) are read with the parser the document
     names (``doc["parser"]``, :data:`lm_eval_rul.mcqa.reference_parsing.PARSERS`; the
     default parser when absent), or are the ``matched_choice`` logged when they were scored
-    (MMAU-Pro's embedding match, :mod:`lm_eval_rul.mcqa.mmau.embedding_match`); multiple-choice samples (one log-likelihood per letter)
+    (MMAU-Pro's embedding match, :mod:`lm_eval_rul.mcqa.mmau.embedding_match`);
+    multiple-choice samples (one log-likelihood per letter)
     choose the highest one. ``None`` when no offered option was chosen, or when no letter
     has a finite log-likelihood (``lalm-api``'s top-k path found none).
     """
