@@ -65,6 +65,18 @@ def test_only_closed_form_music_items_are_asked_and_the_rest_counted(mmau_pro_di
     ]
     assert doc["audio_ref"] == clips[0]["audio_ref"]
     assert doc["options"][doc["gold"]] == TWO_CLIPS["answer"]
+    # random: each clip is replaced by another clip of the pool, drawn per clip
+    from lm_eval_rul.audio import AudioSpec
+    from lm_eval_rul.audio.requests import RequestAudio
+
+    parts = tuple(json.loads(doc["audio_clips"]))
+    key = RequestAudio("plugin", parts).key(AudioSpec(16_000, None, "random"))
+    drawn = [part[1] for part in key[1:]]
+    assert key[0] == "clips" and len(drawn) == 2
+    assert not set(drawn) & {c["audio_ref"] for c in clips}
+    others = {json.loads(d["audio_clips"])[i]["audio_ref"] for d in docs
+              for i in range(len(json.loads(d["audio_clips"]))) if d["id"] != doc["id"]}
+    assert set(drawn) <= others  # clips of the other items
 
 
 def _scripted(body: dict) -> str:
