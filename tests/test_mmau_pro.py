@@ -199,7 +199,7 @@ def test_two_clip_prompt_is_each_processors_own_rendering(family_models, mmau_pr
         rendered = lm.processor.apply_chat_template(chat_messages(question, audio_parts=parts),
                                                     add_generation_prompt=True, tokenize=False)
         assert rendered.count(lm.placeholder) == 1
-        with pytest.raises(LALMArgumentError, match="takes 1 clip a prompt .* asks about 2"):
+        with pytest.raises(LALMArgumentError, match="1 clip a prompt .* the 2 clips of this doc"):
             lm.prompt_text(question, clips=2)
         docs = list(load_mmau_pro(mmau_pro_data=str(mmau_pro_dir / "test.parquet"),
                                   mmau_pro_audio_dir=str(mmau_pro_dir / "release"))["test"])

@@ -177,9 +177,9 @@ def several_clips_refusal(where: str, family: Family, clips: int, items: str = "
     takers = ", ".join(f.name for f in FAMILIES if f.max_clips is None)
     return (
         f"{where}: {family.name} takes {family.max_clips} clip a prompt (its published chat "
-        f"template writes one audio marker a turn), and {items or 'a document'} asks about "
-        f"{clips} clips; run those items with a family that hears several ({takers}), or "
-        "leave them out"
+        f"template writes one audio marker a turn), not the {clips} clips of "
+        f"{items or 'this document'}; run those items with a family that hears several "
+        f"({takers}), or leave them out"
     )
 
 
