@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from doubles.chat import ChatServer
 
+from lm_eval_rul.harness_compat import sample_responses
 from lm_eval_rul.mcqa.mmau.pro import load_mmau_pro
 from lm_eval_rul.testing.audio import synth_clip, write_clip
 from lm_eval_rul.testing.families import family_keys
@@ -155,7 +156,7 @@ def test_two_clip_item_is_heard_whole_under_lalm(tiny_lm, tiny_audio_lm, mmau_pr
         _, samples = read_output(out)
         letters.said = done.stdout + done.stderr
         letters.rows = {r["doc"]["id"]: r["doc"] for r in samples["mmau_pro_music"]}
-        return {r["doc"]["id"]: [float(x[0]) for x in r["filtered_resps"]]
+        return {r["doc"]["id"]: [float(x[0]) for x in sample_responses(r)]
                 for r in samples["mmau_pro_music"]}  # fmt: skip
 
     original = letters(mmau_pro_dir / "release", "original")
