@@ -78,6 +78,13 @@ def test_only_closed_form_music_items_are_asked_and_the_rest_counted(mmau_pro_di
     others = {json.loads(d["audio_clips"])[i]["audio_ref"] for d in docs
               for i in range(len(json.loads(d["audio_clips"]))) if d["id"] != doc["id"]}
     assert set(drawn) <= others  # clips of the other items
+    # official's embedder is looked for when the generation task loads, before any model
+    from lm_eval_rul.mcqa.mmau.pro import load_mmau_pro_gen
+    from lm_eval_rul.mcqa.tasks import TaskMetadataError
+
+    with pytest.raises(TaskMetadataError, match="'nvidia/NV-Embed-v2' .* neither a saved "
+                       "checkpoint folder nor in your Hugging Face cache"):  # fmt: skip
+        load_mmau_pro_gen(mmau_pro_data=data, mmau_pro_protocol="official")
 
 
 def _scripted(body: dict) -> str:

@@ -7,6 +7,7 @@ from lm_eval_rul.mcqa.mmau.pro import (  # noqa: F401
     doc_to_text,
     doc_to_text_gen,
     load_mmau_pro,
+    load_mmau_pro_gen,
     process_results,
     process_results_gen,
 )

@@ -44,6 +44,7 @@ __all__ = [
     "MMAU_PRO_PROTOCOLS",
     "check_mmau_pro_data",
     "load_mmau_pro",
+    "load_mmau_pro_gen",
     "official_prompt",
     "doc_to_text",
     "doc_to_choice",
@@ -176,6 +177,24 @@ def load_mmau_pro(**metadata: Any) -> dict[str, Any]:
             )
         _attach_clips(docs, read, str(audio_dir))
     return kit.as_dataset(docs, parser)
+
+
+def load_mmau_pro_gen(**metadata: Any) -> dict[str, Any]:
+    """``custom_dataset`` of ``mmau_pro_music_gen``: under ``official``, its embedder must be
+    on this machine (a folder, or in the Hugging Face cache), said now rather than after the
+    model has answered every question."""
+    from ...hub import checkpoint_config
+
+    protocol = _protocol(metadata)
+    embedder = _embedder(protocol, metadata)
+    if protocol == "official" and checkpoint_config(embedder) is None:
+        raise kit.TaskMetadataError(
+            f"--metadata mmau_pro_embedder={embedder!r} (mmau_pro_protocol=official scores "
+            "mmau_pro_music_gen with it) is neither a saved checkpoint folder nor in your "
+            f"Hugging Face cache: download it first (huggingface-cli download {embedder}) or "
+            "name a local checkpoint"
+        )
+    return load_mmau_pro(**metadata)
 
 
 def check_mmau_pro_data(metadata: dict[str, Any]) -> None:
