@@ -49,7 +49,8 @@ def test_descriptors_name_what_their_folders_hold():
             assert callable(catalogue.load_function(target)), target
         assert benchmark.keys() and all(isinstance(k, str) for k in benchmark.keys())
     assert catalogue.protocol_keys() == {"mmau": "mmau_protocol", "mmar": "mmar_protocol",
-                                         "factual": "factual_protocol"}
+                                         "factual": "factual_protocol",
+                                         "mmau_pro": "mmau_pro_protocol"}
     assert catalogue.own_data_key("mmau_music") == "mmau_data_path"
     assert catalogue.for_question_set("rul_mmau_music").folder == "mmau"
 

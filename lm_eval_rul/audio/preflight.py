@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ..files import write_json_atomic
+from .clips import clip_parts
 from .conditions import CLIP_POOL, OWN_CLIP, condition_named, pool_refs
 from .errors import AudioDecodeError
 from .not_audio import text_instead_of_audio
@@ -190,8 +191,10 @@ def refs_to_check(docs: Iterable[Mapping[str, Any]], condition: str) -> list[str
     refs: dict[str, None] = {}
     pools: set[str] = set()
     for doc in docs:
-        if reads == OWN_CLIP and doc.get("audio_ref"):
-            refs.setdefault(str(doc["audio_ref"]))
+        if reads == OWN_CLIP:
+            for part in clip_parts(doc):  # every clip of a several-clip document
+                if part.get("audio_ref"):
+                    refs.setdefault(str(part["audio_ref"]))
         elif reads == CLIP_POOL and doc.get("audio_pool") and doc["audio_pool"] not in pools:
             pools.add(doc["audio_pool"])
             for ref in pool_refs(doc["audio_pool"]):

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from .arrays import register_array
+from .clips import CLIPS_FIELD, clip_parts
 from .conditions import (
     AudioSpec,
     check_audio_available,
@@ -72,6 +73,7 @@ PLUGIN_AUDIO_FIELDS: tuple[str, ...] = (
     "audio_random_ref",
     "audio_pool",
     WINDOW_FIELD,
+    CLIPS_FIELD,
 )
 
 
@@ -220,8 +222,10 @@ def request_audio(requests: Sequence[Any], spec: AudioSpec) -> list[RequestAudio
             )
             sources.append(RequestAudio("harness", parts, request.task_name))
         elif any(field in doc for field in PLUGIN_AUDIO_FIELDS):
-            plugin_docs[id(doc)] = doc
-            sources.append(RequestAudio("plugin", (doc,), request.task_name))
+            parts = clip_parts(doc)  # a several-clip document: each clip, in order
+            for part in parts:
+                plugin_docs[id(part)] = {"benchmark": doc.get("benchmark", ""), **part}
+            sources.append(RequestAudio("plugin", parts, request.task_name))
         else:
             sources.append(RequestAudio("text", (), request.task_name))
     check_audio_available(plugin_docs.values(), spec.condition)
@@ -236,12 +240,14 @@ def describe_heard(key: Hashable) -> str:
     return "none" if condition is None else condition.describe(key)
 
 
+#: The fields :func:`heard_fields` adds to a document (never part of its signature).
+_HEARD_FIELDS = ("audio_heard", "audio_replaced", "audio_seconds", "audio_clip_seconds")
 #: Document signature -> its heard fields, for the current run in this process.
 _HEARD: dict[str, dict[str, Any]] = {}
 
 
 def _signature(doc: Mapping[str, Any]) -> str:
-    own = {k: v for k, v in doc.items() if k not in ("audio_heard", "audio_replaced")}
+    own = {k: v for k, v in doc.items() if k not in _HEARD_FIELDS}
     text = json.dumps(own, sort_keys=True, default=repr)
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
@@ -264,12 +270,43 @@ def record_heard(
     else:
         replaced = None
     key = source.key(spec) if key is None else key
-    heard: dict[str, Any] = {"audio_heard": describe_heard(key), "audio_replaced": replaced}
+    heard: dict[str, Any] = {
+        "audio_heard": describe_heard(key),
+        "audio_replaced": replaced,
+        **(_seconds_fields(source, spec, key) if CLIPS_FIELD in doc else {}),
+    }
     condition = None if key[0] == "clips" else condition_of_key(key)
     window = None if condition is None else condition.window(key)
     if window is not None:  # the condition cut the stretch itself (excerpt): what was heard
         heard[WINDOW_FIELD] = [round(window[0], 6), round(window[1], 6)]
     _HEARD[_signature(doc)] = heard
+
+
+def _whole_seconds(ref: Any) -> float | None:
+    """A file clip's whole length from its header (None: not a file, or unreadable)."""
+    if not ref:
+        return None
+    try:
+        spec = json.loads(ref)
+        if spec.get("kind") != "file":
+            return None
+        import soundfile
+
+        return round(float(soundfile.info(spec["path"]).duration), 3)
+    except Exception:  # noqa: BLE001 - a length we cannot read is said as unknown
+        return None
+
+
+def _seconds_fields(source: RequestAudio, spec: AudioSpec, key: Hashable) -> dict[str, Any]:
+    """``audio_seconds`` (what was heard of each clip, in order; ``[]`` with no audio) and
+    ``audio_clip_seconds`` (each clip's own length), logged for several-clip documents so a
+    clip cut to the model's limit is seen per sample, never silently."""
+    _, waves = source.waves(spec, key)
+    heard = [round(len(w) / spec.sampling_rate, 3) for w in waves or []]
+    return {
+        "audio_seconds": heard,
+        "audio_clip_seconds": [_whole_seconds(p.get("audio_ref")) for p in source.parts],
+    }
 
 
 def heard_fields(doc: Mapping[str, Any]) -> dict[str, Any]:

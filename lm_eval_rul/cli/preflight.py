@@ -324,6 +324,43 @@ def check_before_model(
         warn_for_model_args(model, args)
     if model in audio_adapter_names():
         check_clips_before_model(docs, str(args.get("audio", "original")), audio_check=audio_check)
+        check_clip_counts(model, args, docs)
+
+
+def check_clip_counts(model: str | None, model_args: Mapping[str, Any],
+                      docs: Sequence[Mapping[str, Any]]) -> None:  # fmt: skip
+    """Documents over several clips (MMAU-Pro) given to a checkpoint whose family takes
+    fewer a prompt: one line naming them, before the model loads.
+
+    Raises:
+        SeveralClipsError: naming the family, the count and the items.
+    """
+    from ..audio import condition_named
+    from ..audio.clips import clip_parts
+    from ..hub import checkpoint_config
+    from ..models.families import audio_family_of, several_clips_refusal
+
+    name = model_args.get("pretrained")
+    if model not in checkpoint_adapter_names() or not isinstance(name, str) or not name:
+        return
+    if not condition_named(str(model_args.get("audio", "original"))).audio_slot:
+        return  # audio=none plays no clip at all
+    config = checkpoint_config(name, str(model_args.get("revision") or "main")) or {}
+    family = audio_family_of(config)
+    if family is None or family.max_clips is None:
+        return
+    over = {str(d.get("id")): len(clip_parts(d)) for d in docs
+            if len(clip_parts(d)) > family.max_clips}  # fmt: skip
+    if over:
+        listed = ", ".join(sorted(over)[:5]) + (" ..." if len(over) > 5 else "")
+        raise SeveralClipsError(several_clips_refusal(
+            f"--model {model} with pretrained={name!r}", family, max(over.values()),
+            f"{len(over)} item(s) ({listed})",
+        ))  # fmt: skip
+
+
+class SeveralClipsError(UserInputError):
+    """Items over several clips given to a family that takes one a prompt."""
 
 
 def check_text_scorer(

@@ -27,7 +27,14 @@ from ..mcqa.letters import announce_multi_token
 from ..progress import progress_bar
 from .args import LALMArgumentError
 from .core import AudioLM, StoredResults, chat_messages, hear, recorded_parameters, results_path
-from .families import Family, family_max_seconds, load_processor, resolve_attr, template_renderer
+from .families import (
+    Family,
+    family_max_seconds,
+    load_processor,
+    resolve_attr,
+    several_clips_refusal,
+    template_renderer,
+)
 from .prompts import (
     MISSING_MISTRAL_COMMON,
     MistralPrompts,
@@ -237,6 +244,10 @@ class CheckpointLM(AudioLM):
         """(text before the question, text after it) of the rendered prompt with ``clips``
         audio slots (0: a text-only prompt)."""
         with_audio = clips > 0
+        if self.family.max_clips is not None and clips > self.family.max_clips:
+            raise LALMArgumentError(several_clips_refusal(
+                f"{self._where} ({self.pretrained})", self.family, clips
+            ))  # fmt: skip
         if self._mistral is not None:
             if not self.use_chat_template:
                 raise LALMArgumentError(

@@ -24,7 +24,8 @@ from ..errors import UserInputError
 __all__ = [
     "audio_only_class", "Family", "FAMILIES", "family_for", "family_max_seconds",
     "UnknownFamilyError", "ModelKindError", "audio_family_of", "load_processor",
-    "audio_only_processor", "fallback_chat_template", "template_renderer", "audio_limit_seconds"
+    "audio_only_processor", "fallback_chat_template", "template_renderer", "audio_limit_seconds",
+    "several_clips_refusal",
 ]  # fmt: skip
 
 logger = logging.getLogger(__name__)
@@ -70,6 +71,9 @@ class Family:
             (:mod:`~lm_eval_rul.models.prompts`).
         audio_padding: Text the processor writes on each side of the expanded audio, outside
             the markers (Gemma 3n: a blank line); it belongs to the audio span too.
+        max_clips: The most clips one prompt may carry (``None``: any number): a family
+            whose published chat template writes one audio marker a turn however many
+            audio items it is given takes one, and a document over several is refused.
     """
 
     name: str
@@ -85,6 +89,7 @@ class Family:
     prompts: str = "chat_template"
     audio_markers: tuple[str, ...] = ()
     audio_padding: str = ""
+    max_clips: int | None = None
 
 
 FAMILIES: tuple[Family, ...] = (
@@ -119,6 +124,7 @@ FAMILIES: tuple[Family, ...] = (
         model_class="AudioFlamingo3ForConditionalGeneration",
         placeholder="<sound>",
         max_seconds="max_audio_len",
+        max_clips=1,  # its template writes one <sound> a turn, whatever it is given
     ),
     Family(
         name="Music Flamingo",
@@ -126,6 +132,7 @@ FAMILIES: tuple[Family, ...] = (
         model_class="MusicFlamingoForConditionalGeneration",
         placeholder="<sound>",
         max_seconds="max_audio_len",
+        max_clips=1,  # its template writes one <sound> a turn, whatever it is given
     ),
     Family(
         name="Gemma 3n",
@@ -163,6 +170,17 @@ FAMILIES: tuple[Family, ...] = (
         max_seconds=None,
     ),
 )
+
+
+def several_clips_refusal(where: str, family: Family, clips: int, items: str = "") -> str:
+    """The one line refusing documents over more clips than ``family`` takes a prompt."""
+    takers = ", ".join(f.name for f in FAMILIES if f.max_clips is None)
+    return (
+        f"{where}: {family.name} takes {family.max_clips} clip a prompt (its published chat "
+        f"template writes one audio marker a turn), not the {clips} clips of "
+        f"{items or 'this document'}; run those items with a family that hears several "
+        f"({takers}), or leave them out"
+    )
 
 
 def family_for(model_type: str | None, *, where: str = "", who: str = "") -> Family:

@@ -96,7 +96,9 @@ def sample_answer(sample: Mapping[str, Any]) -> str | None:
 
     Generation samples (one generated string) are read with the parser the document
     names (``doc["parser"]``, :data:`lm_eval_rul.mcqa.reference_parsing.PARSERS`; the
-    default parser when absent); multiple-choice samples (one log-likelihood per letter)
+    default parser when absent), or are the ``matched_choice`` logged when they were scored
+    (MMAU-Pro's embedding match, :mod:`lm_eval_rul.mcqa.mmau.embedding_match`);
+    multiple-choice samples (one log-likelihood per letter)
     choose the highest one. ``None`` when no offered option was chosen, or when no letter
     has a finite log-likelihood (``lalm-api``'s top-k path found none).
     """
@@ -104,6 +106,8 @@ def sample_answer(sample: Mapping[str, Any]) -> str | None:
     options, letters = list(doc["options"]), list(doc["letters"])
     responses = sample_responses(sample)  # 0.4.13's shape on either harness
     if len(responses) == 1 and isinstance(responses[0], str):
+        if doc.get("matched_choice") is not None:  # matched by embeddings when scored
+            return str(doc["matched_choice"])  # (MMAU-Pro's official rule): not re-run here
         parser = doc.get("parser") or DEFAULT_PARSER
         _, index = parse_with(parser, responses[0], options, letters)
         return None if index is None else options[index]

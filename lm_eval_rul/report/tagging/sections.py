@@ -41,6 +41,7 @@ UNDERSTANDING_COLUMNS: dict[str, tuple[str, str]] = {
     "NSynth instrument": ("nsynth_instrument_gen", "acc"),
     "NSynth source": ("nsynth_source_gen", "acc"),
     "Medley-solos-DB": ("medley_solos_gen", "acc"),
+    "MMAU-Pro-music": ("mmau_pro_music_gen", "acc"),
 }
 
 
@@ -168,6 +169,8 @@ def _understanding(runs: Sequence[Run], tasks: Mapping[str, Any]) -> dict[str, A
         for column, (task, metric) in UNDERSTANDING_COLUMNS.items():
             if task == "rul_muchomusic":
                 values[column] = (run.group_metrics.get(task) or {}).get(metric)
+            elif task not in tasks and task in run.tasks:  # a question task: the harness's
+                values[column] = run.tasks[task].metrics.get(metric)
             else:
                 match = [
                     r
