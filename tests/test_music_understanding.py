@@ -9,6 +9,7 @@ import json
 import pytest
 
 from lm_eval_rul.testing.harness import read_output
+from lm_eval_rul.testing.mmau_pro import write_mmau_pro_audio, write_mmau_pro_parquet
 from lm_eval_rul.testing.tagging import (
     write_gtzan,
     write_medley,
@@ -39,7 +40,11 @@ def test_music_understanding_runs_offline_with_each_members_keys(
     from lm_eval_rul.cli import main
 
     out = tmp_path / "out"
-    metadata = {**tagging_data, "data_path": str(data_dir / "rul.json")}
+    mmau_pro = {
+        "mmau_pro_data": str(write_mmau_pro_parquet(tmp_path / "test.parquet")),
+        "mmau_pro_audio_dir": str(write_mmau_pro_audio(tmp_path / "release")),
+    }
+    metadata = {**tagging_data, **mmau_pro, "data_path": str(data_dir / "rul.json")}
     main(["run", "--model", "hf", "--model_args", f"pretrained={tiny_lm},dtype=float32",
           "--tasks", "music_understanding", "--metadata", json.dumps(metadata),
           "--device", "cpu", "--batch_size", "8", "--limit", "1",
@@ -47,7 +52,7 @@ def test_music_understanding_runs_offline_with_each_members_keys(
     results, _ = read_output(out)
     ran = set(results["results"])
     assert {"rul_muchomusic_fold0", "gtzan_gen", "mtg_top50_gen", "magnatagatune_gen",
-            "nsynth_instrument_gen", "medley_solos_gen"} <= ran
+            "nsynth_instrument_gen", "medley_solos_gen", "mmau_pro_music_gen"} <= ran
 
 
 def test_a_tagging_clip_longer_than_the_model_hears_is_trimmed_and_counted(
