@@ -1,14 +1,8 @@
 """``lalm-api``: an audio LM behind an OpenAI-compatible chat endpoint, in the harness.
 
-The engine of :class:`~.core.AudioLM` for served models (vLLM, OpenAI's audio models,
-Gemini's OpenAI-compatible endpoint). Each request carries the audio the condition
-chooses as a WAV ``input_audio`` part before the question (:mod:`.api_payload`); the class
-extends lm-eval's :class:`~lm_eval.models.openai_completions.LocalChatCompletion`
-(arguments, generation payload), and requests go through :class:`~.api_http.ChatClient`.
-Answers are kept on the core's stored-results template, keyed by the exact WAV bytes and
-request body. Letters (``logprobs=``): ``prompt`` (exact, one request per letter), ``top``
-(the first token's top ``k``, approximate), ``auto`` (probe the prompt path, else top),
-``none``. The manual: ``docs/models.md``.
+The engine of :class:`~.core.AudioLM` for served models; extends lm-eval's
+:class:`~lm_eval.models.openai_completions.LocalChatCompletion` (arguments, generation
+payload) and sends through :class:`~.api_http.ChatClient`. The manual: ``docs/models.md``.
 """
 
 from __future__ import annotations
@@ -67,8 +61,6 @@ from .args import (
     validate_model_args,
 )
 from .core import AudioLM, StoredResults, audio_settings, hear, results_path
-
-__all__ = ["LOGPROB_MODES", "API_PROTOCOLS", "LALMAPI", "check_model_args"]
 
 logger = logging.getLogger(__name__)
 
@@ -152,10 +144,8 @@ _CACHE_VERSION = 1
 class LALMAPI(AudioLM, LocalChatCompletion):
     """An audio LM served behind an OpenAI-compatible chat-completions endpoint.
 
-    Its ``--model_args`` (``base_url``, ``model``, ``audio`` and every condition's
-    parameters, ``wav_subtype``, ``logprobs``, ``top_logprobs``, ``protocol``, ``chunked``,
-    ``timeout``, ``results_cache``...) are the table of ``docs/models.md`` ("lalm-api"),
-    the one manual; the key is never an argument (``api_key_env`` names its variable).
+    Its ``--model_args``: ``docs/models.md`` ("lalm-api"); the key is never an argument
+    (``api_key_env`` names its variable).
     """
 
     MODEL_NAME = "lalm-api"
@@ -227,9 +217,11 @@ class LALMAPI(AudioLM, LocalChatCompletion):
         self.bridge = read_declaration(self.base_url, self.model, HTTPSettings.of(args))
         self.max_audio_seconds = window_seconds(args["max_audio_seconds"], self.bridge)
         spec = hear(
-            args["audio"], args, sampling_rate=args["sampling_rate"],
+            args["audio"],
+            args,
+            sampling_rate=args["sampling_rate"],
             max_seconds=self.max_audio_seconds,
-        )  # fmt: skip
+        )
         self.system_prompt = system_prompt
         self.protocol = args["protocol"]
         # chunked: the user's model argument, or what a bridge declares (its CHUNKED)
@@ -245,25 +237,33 @@ class LALMAPI(AudioLM, LocalChatCompletion):
         self.missing_examples: list[str] = []
         self._audio = AudioEncoder(spec, self.wav_subtype)
         self._client = ChatClient(
-            self.base_url, model=self.model, settings=HTTPSettings.of(args),
-            num_concurrent=args["num_concurrent"], max_retries=args["max_retries"],
+            self.base_url,
+            model=self.model,
+            settings=HTTPSettings.of(args),
+            num_concurrent=args["num_concurrent"],
+            max_retries=args["max_retries"],
             retry_backoff=args["retry_backoff"],
-        )  # fmt: skip
+        )
         self.bridge_counts: dict[str, int] = {}
         if self.bridge is not None:
             self._client.send = watch_cuts(self._client.send, self.bridge_counts)  # type: ignore[method-assign]
         stored = _APIResults(
             results_path(args["results_cache"], adapter_named(self.MODEL_NAME).results_file),
-            self._scope(spec), self.stats,
+            self._scope(spec),
+            self.stats,
         )
         AudioLM.__init__(self, spec, stored, max_gen_toks=args["max_gen_toks"])
         self._log_start(
             f"model {self.model!r} at {self._client.host}",
-            {"sampling_rate": self.spec.sampling_rate, "wav": self.wav_subtype,
-             "logprobs": self.logprobs, "num_concurrent": self._client.num_concurrent,
-             "results_cache": self._stored.path or "off"},
+            {
+                "sampling_rate": self.spec.sampling_rate,
+                "wav": self.wav_subtype,
+                "logprobs": self.logprobs,
+                "num_concurrent": self._client.num_concurrent,
+                "results_cache": self._stored.path or "off",
+            },
             f"; generation: {API_PROTOCOLS[self.protocol]} (protocol={self.protocol})",
-        )  # fmt: skip
+        )
 
     # ------------------------------------------------------------------ resume cache
     def _scope(self, spec: AudioSpec) -> dict[str, Any]:
@@ -483,9 +483,13 @@ class LALMAPI(AudioLM, LocalChatCompletion):
 
         keys = [self._letter_parts(letter, "prompt") for letter in letters]
         return self._stored_run(
-            "loglikelihood", keys, letters, compute, disable_tqdm,
+            "loglikelihood",
+            keys,
+            letters,
+            compute,
+            disable_tqdm,
             read=lambda v: (float(v[0]), bool(v[1])),
-        )  # fmt: skip
+        )
 
     # ------------------------------------------------------------------ top path
     def _score_top_path(self, letters: list[_Letter], disable_tqdm: bool) -> list:

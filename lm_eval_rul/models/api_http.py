@@ -1,23 +1,9 @@
 """``lalm-api``'s transport: one HTTP policy, the sender with its retries, what a reply is.
 
-* **One HTTP policy** (chat completions and the start-up ``GET /models``): a total deadline
-  per request, credentials to the origin of ``base_url`` only, one key check that never
-  echoes the value, replies read as UTF-8 (:func:`json_reply`).
-* **The sender** (:class:`ChatClient`) never logs a header and classifies each answer:
-  429 (not an exhausted quota), 408, 5xx, a dropped connection, a timeout or a 2xx that is
-  not a chat completion is retried with backoff (``Retry-After`` honoured), then
-  :class:`APIUnavailableError`; 401/403: :class:`APIAuthError`; 404:
-  :class:`APIModelNotFoundError`; other 4xx: :class:`APIRequestError`. The first request
-  goes alone; after a fatal answer or a Ctrl-C no new request starts.
-* **Numbers in a reply**: ``json`` reads ``Infinity``/``NaN`` and ``1e400`` as ``inf``;
-  every number read from a reply goes through :func:`finite_number`, and nothing
-  :func:`non_finite_in` flags reaches the resume cache.
-* **The request counts** printed before anything is sent (:class:`RequestCounts`).
-* **A bridge's declaration**: an ``lm-eval-rul bridge`` lists its model under
-  ``GET /v1/models`` with a ``lm_eval_rul_bridge`` record (its audio window, whether it
-  hears long audio in windows, whether its adapter scores letters), read once at start-up
-  (:func:`read_declaration`); :func:`watch_cuts` counts the cuts its replies report. Any
-  other server has no such record: nothing changes.
+Credentials go to the origin of ``base_url`` only and are never echoed or logged; every
+number read from a reply goes through :func:`finite_number` (``json`` reads ``NaN`` and
+``1e400``), so nothing :func:`non_finite_in` flags reaches the resume cache. Which answers are
+retried and which stop at once: ``docs/guarantees.md`` ("Retries").
 """
 
 from __future__ import annotations
@@ -44,16 +30,6 @@ from ..errors import UserInputError
 from ..masking import mask, mask_reply, mask_url, url_has_credentials, url_secrets
 from ..retries import retry_after_seconds
 from .args import LALMArgumentError
-
-__all__ = [
-    "APIError", "APIAuthError", "APIModelNotFoundError", "APIRequestError",
-    "APIUnavailableError", "chat_url", "is_chat_completion", "server_message",
-    "DEFAULT_TIMEOUT", "HTTPSettings", "NotUTF8Error", "check_timeout", "check_api_key",
-    "check_http_args", "key_headers", "decode_reply", "json_reply", "open_session", "get",
-    "TaskCount", "RequestCounts", "Job", "ChatClient", "LOGPROB_SLACK", "finite_number",
-    "log_probability", "non_finite_in", "BridgeDeclaration", "models_url", "read_declaration",
-    "window_seconds", "watch_cuts", "NO_LOGLIKELIHOOD",
-]  # fmt: skip
 
 logger = logging.getLogger(__name__)
 
@@ -478,7 +454,7 @@ class Job:
 
 
 class ChatClient:
-    """Posts JSON bodies to one chat-completions endpoint (see the module doc).
+    """Posts JSON bodies to one chat-completions endpoint (retries: the module doc).
 
     Args:
         url: The chat-completions URL (:func:`chat_url`).
@@ -496,10 +472,16 @@ class ChatClient:
     """
 
     def __init__(
-        self, url: str, *, model: str, settings: HTTPSettings | None = None,
-        num_concurrent: int = 1, max_retries: int = 3, retry_backoff: float = 1.0,
+        self,
+        url: str,
+        *,
+        model: str,
+        settings: HTTPSettings | None = None,
+        num_concurrent: int = 1,
+        max_retries: int = 3,
+        retry_backoff: float = 1.0,
         max_backoff: float = 60.0,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.url = url
         self.shown_url = mask_url(url)  # a password in the URL is never printed
         self.model = model

@@ -1,13 +1,8 @@
 """What ``lalm-api`` sends and how it reads the letters' log-probabilities back.
 
-The waveform (:func:`lm_eval_rul.audio.condition_audio`, the samples ``lalm`` hears) goes
-as a WAV file, base64-encoded in an OpenAI ``input_audio`` part before the question; the
-digest of the exact WAV bytes keys the resume cache. ``FLOAT`` (default) is exact; a PCM
-subtype clips to +-1 (:class:`AudioEncoder` counts, warns once and records it). The
-**prompt** path sums the prefilled letter's prompt log-probabilities
-(:func:`prompt_path_score`); the **top** path gives a letter the log of the summed
-probability of the top-``k`` tokens that spell it (:func:`top_path_scores`), ``-inf`` and
-counted when absent (``docs/method.md``, "Letter scoring over an API").
+The waveform ``lalm`` hears goes as a base64 WAV ``input_audio`` part before the question;
+the digest of the exact WAV bytes keys the resume cache. Letter scoring over an API:
+``docs/method.md``.
 """
 
 from __future__ import annotations
@@ -29,14 +24,6 @@ from ..audio.requests import RequestAudio
 from .api_http import APIError, finite_number, log_probability
 from .core import audio_words, chat_messages
 
-__all__ = [
-    "WAV_SUBTYPES", "DEFAULT_WAV_SUBTYPE", "wav_bytes", "input_audio_part", "EncodedAudio",
-    "AudioEncoder", "prompt_logprobs_body", "top_logprobs_body", "NoLogprobsError",
-    "MalformedLogprobsError", "ContinuationMismatchError", "prompt_path_score",
-    "has_prompt_logprobs", "top_logprobs_of", "top_path_scores", "rejects_prompt_logprobs",
-    "no_logprobs_message"
-]  # fmt: skip
-
 logger = logging.getLogger(__name__)
 
 #: WAV sample formats ``wav_subtype=`` accepts (soundfile names). ``FLOAT`` carries the
@@ -47,8 +34,11 @@ WAV_SUBTYPES: tuple[str, ...] = ("PCM_16", "PCM_24", "PCM_32", "FLOAT")
 DEFAULT_WAV_SUBTYPE = "FLOAT"
 #: Quantisation step of each subtype, i.e. the precision the server decodes (0: exact).
 WAV_PRECISION: dict[str, float] = {
-    "PCM_16": 2.0**-15, "PCM_24": 2.0**-23, "PCM_32": 2.0**-31, "FLOAT": 0.0
-}  # fmt: skip
+    "PCM_16": 2.0**-15,
+    "PCM_24": 2.0**-23,
+    "PCM_32": 2.0**-31,
+    "FLOAT": 0.0,
+}
 
 
 def wav_bytes(wave: np.ndarray, sampling_rate: int, subtype: str = DEFAULT_WAV_SUBTYPE) -> bytes:

@@ -19,13 +19,6 @@ from ..audio.errors import AudioError
 from ..errors import UserInputError
 from ..model_flags import DTYPE_ARGS, ModelArgValueError, dtype_name
 
-__all__ = [
-    "UnknownModelArgsError", "LALMArgumentError", "validate_model_args", "supported_args",
-    "audio_condition", "use_cache_refusal", "NumberRange",
-    "NUMBER_RANGES", "BOOL_ARGS", "number_range",
-    "given_args", "BadValueError",
-]  # fmt: skip
-
 #: Keyword arguments lm-eval itself adds to every model's constructor.
 _HARNESS_ARGS = ("batch_size", "max_batch_size", "device")
 
@@ -130,9 +123,13 @@ class NumberRange:
 #: their conditions (:func:`number_range`).
 NUMBER_RANGES: dict[str, NumberRange] = {
     "max_audio_seconds": NumberRange(
-        float, 0, True, optional=True, unit="seconds",
+        float,
+        0,
+        True,
+        optional=True,
+        unit="seconds",
         hint=" Leave it out (or none) for the model's own limit: there is no unlimited window.",
-    ),  # fmt: skip
+    ),
     "max_batch_size": NumberRange(int, 1, optional=True),
     "max_length": NumberRange(int, 1, optional=True),
     "max_gen_toks": NumberRange(int, 1),

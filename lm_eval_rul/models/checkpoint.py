@@ -1,12 +1,9 @@
 """The engines that read a checkpoint (``lalm``, ``lalm-vllm``): :class:`CheckpointLM`.
 
-Both render the family's chat template once around a sentinel (audio first in the user
-turn, then the question; the pieces are :mod:`.prompts`) and tokenize every request the
-same way (split as lm-eval's ``hf`` model splits context and continuation): one source of
-prompts is what makes the two models' letters comparable. Letter requests are grouped by
-clip and context (:class:`Question`), so each clip's audio prefix is computed once, and
-their results kept under :func:`results_scope`: everything besides the request that
-decides a result (the checkpoint by its files or hub commit, the template, the condition).
+Both render the family's chat template once and tokenize every request the same way (as
+lm-eval's ``hf`` model splits context and continuation): one source of prompts is what
+makes the two models' letters comparable. Letters are grouped by clip (:class:`Question`)
+so each clip's audio prefix is computed once.
 """
 
 from __future__ import annotations
@@ -43,11 +40,6 @@ from .prompts import (
     template_trims_question,
 )
 
-__all__ = [
-    "CheckpointLM", "Question", "results_scope", "checkpoint_identity", "FORMAT",
-    "check_prompt_dependencies",
-]
-
 logger = logging.getLogger(__name__)
 
 #: Bumped whenever what is stored, or how it is computed, changes meaning.
@@ -79,7 +71,8 @@ def results_scope(
     dtype: str | None = None,
     versions: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    """Everything besides the request that decides ``lm``'s results (see the module doc).
+    """Everything besides the request that decides ``lm``'s results: the checkpoint by its
+    files or hub commit, the template, the condition.
 
     Args:
         lm: The model (``lalm``, or ``lalm-vllm``, which builds its prompts the same way);
@@ -145,9 +138,7 @@ def check_prompt_dependencies(family: Family, who: str) -> None:
 
 
 class CheckpointLM(AudioLM):
-    """The core of the engines that read a checkpoint (``lalm``, ``lalm-vllm``): its
-    processor, the prompt text and token ids of requests, and letters scored as questions
-    clip by clip (see the module doc).
+    """The core of the engines that read a checkpoint (see the module doc).
 
     Uses ``family``, ``pretrained``, ``use_chat_template`` and ``system_prompt``; sets
     ``processor``, ``tokenizer`` and the rendered template parts. An engine defines
@@ -168,9 +159,11 @@ class CheckpointLM(AudioLM):
         """What the model hears (``args``: the checked ``model_args``), once its processor
         is loaded (its sampling rate and limit), and the template for that condition."""
         spec = hear(
-            args["audio"], args, sampling_rate=self._sampling_rate(),
+            args["audio"],
+            args,
+            sampling_rate=self._sampling_rate(),
             max_seconds=self._max_seconds(args["max_audio_seconds"]),
-        )  # fmt: skip
+        )
         self._init_prompts(spec.audio_condition)
         return spec
 
@@ -197,9 +190,7 @@ class CheckpointLM(AudioLM):
         self.tokenizer = self.processor.tokenizer
         self._mistral: MistralPrompts | None = None
         if self.family.prompts == "mistral":
-            self._mistral = MistralPrompts(
-                self.processor, self._where, self._sampling_rate()
-            )
+            self._mistral = MistralPrompts(self.processor, self._where, self._sampling_rate())
 
     def _init_prompts(self, condition: Condition) -> None:
         """Render the template for ``condition`` (no audio slot where it has none)."""
@@ -236,18 +227,21 @@ class CheckpointLM(AudioLM):
         if self._mistral is not None:
             return self._mistral.audio_ids
         return audio_token_ids(
-            self.processor, self.family, self.placeholder, where=self.pretrained,
+            self.processor,
+            self.family,
+            self.placeholder,
+            where=self.pretrained,
             who=self.MODEL_NAME,
-        )  # fmt: skip
+        )
 
     def _template_parts(self, *, clips: int) -> tuple[str, str]:
         """(text before the question, text after it) of the rendered prompt with ``clips``
         audio slots (0: a text-only prompt)."""
         with_audio = clips > 0
         if self.family.max_clips is not None and clips > self.family.max_clips:
-            raise LALMArgumentError(several_clips_refusal(
-                f"{self._where} ({self.pretrained})", self.family, clips
-            ))  # fmt: skip
+            raise LALMArgumentError(
+                several_clips_refusal(f"{self._where} ({self.pretrained})", self.family, clips)
+            )
         if self._mistral is not None:
             if not self.use_chat_template:
                 raise LALMArgumentError(

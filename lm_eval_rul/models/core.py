@@ -1,19 +1,11 @@
 """The audio-LM core: what ``lalm``, ``lalm-vllm`` and ``lalm-api`` share.
 
 :class:`AudioLM` is the one base class of the three engines (read it as lm-eval's ``HFLM``:
-one flow, engines overriding narrow hooks; ``docs/architecture.md``). It owns the audio
-arguments (turned once into the model's :class:`~lm_eval_rul.audio.AudioSpec`, which alone
-holds the condition), each request's audio source and condition key (computed once per
-document), the stored-results -> compute -> store template of ``loglikelihood`` and
-``generate_until``, ``get_model_info`` and the refusals. The checkpoint engines' flow
-(questions by clip, prefix scoring) is :mod:`.checkpoint`.
-
+one flow, engines overriding narrow hooks; ``docs/architecture.md``).
 :class:`StoredResults` keeps every result on disk as it is computed, so an interrupted run
-resumes. Its scope (:func:`results_scope`) is everything that decides a result besides the
-request; an entry's key (:func:`request_parts`) is the request and what the model hears, a
-clip by its content digest. Batch size and device are not in the scope (they change
-results only by float rounding). :func:`chat_messages` is the one chat layout of the three
-engines: what makes their scores comparable.
+resumes. Batch size and device are not in its scope (they change results only by float
+rounding). :func:`chat_messages` is the one chat layout of the three engines: what makes
+their scores comparable.
 """
 
 from __future__ import annotations
@@ -39,11 +31,6 @@ from ..audio.requests import (
 )
 from ..cache import ResultCache
 from .args import LALMArgumentError, audio_condition, use_cache_refusal
-
-__all__ = [
-    "AudioLM", "hear", "chat_messages", "audio_settings", "audio_words", "recorded_parameters",
-    "TEXT_TASK_NOTE", "results_path", "request_parts", "StoredResults",
-]
 
 logger = logging.getLogger(__name__)
 
@@ -337,9 +324,13 @@ class AudioLM(LM):
         if not requests:
             return []
         return self._requests_run(
-            "loglikelihood", requests, [r.args[:2] for r in requests], self._score_letters,
-            disable_tqdm, read=lambda v: (float(v[0]), bool(v[1])),
-        )  # fmt: skip
+            "loglikelihood",
+            requests,
+            [r.args[:2] for r in requests],
+            self._score_letters,
+            disable_tqdm,
+            read=lambda v: (float(v[0]), bool(v[1])),
+        )
 
     def generate_until(self, requests: list[Any], disable_tqdm: bool = False) -> list[str]:
         """Generation with audio (greedy unless the task samples): stored answers are read
@@ -352,9 +343,14 @@ class AudioLM(LM):
         )
 
     def _requests_run(
-        self, kind: str, requests: list[Any], arguments: list[Any], compute: Callable,
-        disable_tqdm: bool, read: Callable[[Any], Any] = lambda value: value,
-    ) -> list[Any]:  # fmt: skip
+        self,
+        kind: str,
+        requests: list[Any],
+        arguments: list[Any],
+        compute: Callable,
+        disable_tqdm: bool,
+        read: Callable[[Any], Any] = lambda value: value,
+    ) -> list[Any]:
         """:meth:`_stored_run` over harness requests, keyed by their arguments and what
         each hears; ``compute`` gets (request, source, heard key) triples."""
         heard = self.hear_requests(requests)

@@ -1,10 +1,7 @@
 """The one table of per-family facts the audio models need, read before weights load.
 
-:data:`FAMILIES` holds what the processor does not say (the transformers class, where a
-full checkpoint keeps its thinker, how the template wants an audio item), recognised by
-the config's ``model_type``; :func:`load_processor` loads the processor (audio-only where
-its video processor cannot load); :func:`audio_limit_seconds` is the longest audio a
-checkpoint hears.
+:data:`FAMILIES` holds what the processor does not say, recognised by the config's
+``model_type``.
 """
 
 from __future__ import annotations
@@ -20,13 +17,6 @@ from typing import Any
 import transformers
 
 from ..errors import UserInputError
-
-__all__ = [
-    "audio_only_class", "Family", "FAMILIES", "family_for", "family_max_seconds",
-    "UnknownFamilyError", "ModelKindError", "audio_family_of", "load_processor",
-    "audio_only_processor", "fallback_chat_template", "template_renderer", "audio_limit_seconds",
-    "several_clips_refusal",
-]  # fmt: skip
 
 logger = logging.getLogger(__name__)
 

@@ -1,12 +1,8 @@
 """``lalm``: transformers-native audio language models inside lm-evaluation-harness.
 
-The engine of :class:`~.core.AudioLM` on transformers: every letter of a context is read
-from ONE forward pass, the key/value cache of the shared system + audio prefix computed
-once per clip (:meth:`LALM._prefix`) and each question running only its suffix against a
-copy of it (:meth:`LALM._score_suffixes`); ``prefix_cache=false`` is the naive reference
-path. The model loads through lm-eval's :class:`~lm_eval.models.huggingface.HFLM` (device
-placement, data parallelism, dtype), overriding only the config (family detection), the
-tokenizer (the family's processor) and the model class. The manual: ``docs/models.md``.
+Every letter of a context is read from ONE forward pass against the key/value cache of the
+shared system + audio prefix (``prefix_cache=false`` is the naive reference path). Loads
+through lm-eval's :class:`~lm_eval.models.huggingface.HFLM`. The manual: ``docs/models.md``.
 """
 
 from __future__ import annotations
@@ -37,8 +33,6 @@ from .args import LALMArgumentError, given_args, validate_model_args
 from .checkpoint import CheckpointLM, Question, check_prompt_dependencies
 from .families import Family, family_for
 from .prompts import SpanMismatch, match_spans
-
-__all__ = ["LALM", "check_model_args", "ClipPrefix", "continuation_score"]
 
 logger = logging.getLogger(__name__)
 
@@ -114,9 +108,13 @@ class LALM(CheckpointLM, HFLM):
         self._cache_arg = "cache" if "cache" in self._forward_names else "past_key_values"
         self._log_start(
             f"{self.family.name} from {pretrained}",
-            {"sampling_rate": spec.sampling_rate, "max_audio_seconds": spec.max_seconds,
-             "prefix_cache": self.prefix_cache, "results_cache": self._stored.path or "none"},
-        )  # fmt: skip
+            {
+                "sampling_rate": spec.sampling_rate,
+                "max_audio_seconds": spec.max_seconds,
+                "prefix_cache": self.prefix_cache,
+                "results_cache": self._stored.path or "none",
+            },
+        )
 
     # ------------------------------------------------------------------ loading hooks
     def _get_config(self, pretrained: str, **kwargs: Any) -> None:

@@ -1,13 +1,9 @@
 """``lalm-vllm``: the audio LMs vLLM serves, run by vLLM's in-process engine.
 
-The engine of :class:`~.core.AudioLM` on vLLM, with ``lalm``'s prompts (the token ids of
-:class:`~.checkpoint.CheckpointLM`; vLLM expands the audio placeholder), audio and letters.
-A question's letters go in ONE request: ``max_tokens=1`` with ``logprob_token_ids`` = the
-letters' first tokens, read from the raw logits after the prompt (a letter of several
-tokens adds a request per further token). Not ``prompt_logprobs``: vLLM never reads its
-prefix cache for those, and every request of a clip shares its system + audio prefix.
-Only architectures in the installed vLLM's registry load, checked before any weight loads
-(:func:`check_model_args`). The manual: ``docs/models.md``.
+A question's letters go in ONE request (``max_tokens=1``, ``logprob_token_ids`` = the
+letters' first tokens). Not ``prompt_logprobs``: vLLM never reads its prefix cache for
+those, and every request of a clip shares its system + audio prefix. The manual:
+``docs/models.md``.
 """
 
 from __future__ import annotations
@@ -30,11 +26,6 @@ from ..progress import progress_bar
 from .args import LALMArgumentError, NumberRange, given_args, validate_model_args
 from .checkpoint import CheckpointLM, Question, check_prompt_dependencies
 from .families import Family, audio_family_of, family_for
-
-__all__ = [
-    "LALMVLLM", "check_model_args", "VLLMMissingError", "FamilyNotServedError",
-    "served_architecture", "vllm_version",
-]
 
 logger = logging.getLogger(__name__)
 
@@ -189,10 +180,13 @@ class LALMVLLM(CheckpointLM):
         self._start(args, spec, dtype=self.dtype_name, versions={"vllm": vllm_version()})
         self._log_start(
             f"{self.family.name} from {pretrained} on vLLM {vllm_version()}",
-            {"dtype": self.dtype_name, "prefix_cache": self.prefix_cache,
-             "tensor_parallel_size": args["tensor_parallel_size"],
-             "results_cache": self._stored.path or "none"},
-        )  # fmt: skip
+            {
+                "dtype": self.dtype_name,
+                "prefix_cache": self.prefix_cache,
+                "tensor_parallel_size": args["tensor_parallel_size"],
+                "results_cache": self._stored.path or "none",
+            },
+        )
 
     def _engine(self, args: Mapping[str, Any], dtype: str, seed: int) -> Any:
         from vllm import LLM

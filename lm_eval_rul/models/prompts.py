@@ -1,9 +1,8 @@
-"""The prompt pieces of ``lalm`` and ``lalm-vllm`` (:class:`~.checkpoint.CheckpointLM`
-renders the family's chat template once with them and tokenizes every request the same
-way): whether the template trims the question (Gemma 3n),
-where the audio sits in a prompt's tokens before and after the processor expands it
-(:func:`match_spans`, for the prefix cache), and Voxtral's mistral-common prompts
-(:class:`MistralPrompts`).
+"""The prompt pieces of ``lalm`` and ``lalm-vllm`` (:class:`~.checkpoint.CheckpointLM`).
+
+Whether the template trims the question (Gemma 3n), where the audio sits in a prompt's
+tokens before and after the processor expands it (:func:`match_spans`, for the prefix
+cache), and Voxtral's mistral-common prompts (:class:`MistralPrompts`).
 """
 
 from __future__ import annotations
@@ -22,12 +21,6 @@ import torch
 from .args import LALMArgumentError
 from .core import chat_messages
 from .families import Family
-
-__all__ = [
-    "template_trims_question", "AudioSpan", "SpanMismatch", "audio_span", "audio_token_ids",
-    "blank_token_ids", "family_blank_ids", "match_spans", "MistralPrompts",
-    "MISSING_MISTRAL_COMMON",
-]
 
 #: Whitespace put around the sentinel: a newline and a space on each side.
 _LEFT, _RIGHT = "\n ", " \n"
@@ -343,8 +336,7 @@ class MistralPrompts:
         waves = list(waves or [])
         if slots != len(waves):
             raise LALMArgumentError(
-                f"{self.family}: {slots} audio slot(s) in the prompts for "
-                f"{len(waves)} clip(s)."
+                f"{self.family}: {slots} audio slot(s) in the prompts for {len(waves)} clip(s)."
             )
         features = None
         if waves:
