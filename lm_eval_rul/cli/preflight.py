@@ -245,9 +245,7 @@ class AudioTaskForTextModelError(UserInputError):
 def _refuse_audio_tasks_for_text_models(model: str | None, loaded: Mapping[str, Any]) -> None:
     """The harness refuses them only after the model loads, with a traceback: say it now."""
     audio_tasks = sorted(
-        name
-        for name, task in (loaded.get("tasks") or {}).items()
-        if declares_audio(task)
+        name for name, task in (loaded.get("tasks") or {}).items() if declares_audio(task)
     )
     if not audio_tasks or not model or model in audio_adapter_names():
         return
@@ -327,8 +325,9 @@ def check_before_model(
         check_clip_counts(model, args, docs)
 
 
-def check_clip_counts(model: str | None, model_args: Mapping[str, Any],
-                      docs: Sequence[Mapping[str, Any]]) -> None:  # fmt: skip
+def check_clip_counts(
+    model: str | None, model_args: Mapping[str, Any], docs: Sequence[Mapping[str, Any]]
+) -> None:
     """Documents over several clips (MMAU-Pro) given to a checkpoint whose family takes
     fewer a prompt: one line naming them, before the model loads.
 
@@ -349,14 +348,19 @@ def check_clip_counts(model: str | None, model_args: Mapping[str, Any],
     family = audio_family_of(config)
     if family is None or family.max_clips is None:
         return
-    over = {str(d.get("id")): len(clip_parts(d)) for d in docs
-            if len(clip_parts(d)) > family.max_clips}  # fmt: skip
+    over = {
+        str(d.get("id")): len(clip_parts(d)) for d in docs if len(clip_parts(d)) > family.max_clips
+    }
     if over:
         listed = ", ".join(sorted(over)[:5]) + (" ..." if len(over) > 5 else "")
-        raise SeveralClipsError(several_clips_refusal(
-            f"--model {model} with pretrained={name!r}", family, max(over.values()),
-            f"{len(over)} item(s) ({listed})",
-        ))  # fmt: skip
+        raise SeveralClipsError(
+            several_clips_refusal(
+                f"--model {model} with pretrained={name!r}",
+                family,
+                max(over.values()),
+                f"{len(over)} item(s) ({listed})",
+            )
+        )
 
 
 class SeveralClipsError(UserInputError):

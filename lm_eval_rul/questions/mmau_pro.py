@@ -94,8 +94,9 @@ def _listed(value: Any) -> list[Any] | None:
         return None
 
 
-def read_mmau_pro(source: str | os.PathLike[str], *, key: str = "mmau_pro_data",
-                  split: str = "test") -> ProItems:  # fmt: skip
+def read_mmau_pro(
+    source: str | os.PathLike[str], *, key: str = "mmau_pro_data", split: str = "test"
+) -> ProItems:
     """The closed-form music items of the release ``source`` names (module docstring).
 
     Raises:
@@ -108,9 +109,13 @@ def read_mmau_pro(source: str | os.PathLike[str], *, key: str = "mmau_pro_data",
     missing = [c for c in _COLUMNS[1:] if c not in dataset.column_names]
     if missing:
         raise DataValidationError(
-            path, [f"not MMAU-Pro's layout: no column(s) {', '.join(missing)} (has "
-                   f"{', '.join(dataset.column_names)})"], hint=MMAU_PRO.hint,
-        )  # fmt: skip
+            path,
+            [
+                f"not MMAU-Pro's layout: no column(s) {', '.join(missing)} (has "
+                f"{', '.join(dataset.column_names)})"
+            ],
+            hint=MMAU_PRO.hint,
+        )
     kept = [c for c in _COLUMNS if c in dataset.column_names]
     rows = dataset.select_columns(kept).to_list()
     left: Counter[str] = Counter()
@@ -137,26 +142,39 @@ def read_mmau_pro(source: str | os.PathLike[str], *, key: str = "mmau_pro_data",
         if not paths:
             problems.append(f"{where}: 'audio_path' lists no clip")
         elif answer not in choices:
-            problems.append(f"{where}: answer {answer!r} is not one of its choices "
-                            f"{choices!r:.120}")  # fmt: skip
+            problems.append(
+                f"{where}: answer {answer!r} is not one of its choices {choices!r:.120}"
+            )
         elif too_many_options(where, len(choices)):
             problems.append(too_many_options(where, len(choices)) or "")
         elif qid in clips:
             problems.append(f"{where}: appears more than once")
         else:
             clips[qid] = tuple(paths)
-            items.append(LayoutItem(
-                id=qid, question=str(row.get("question") or ""), choices=tuple(choices),
-                answer=str(answer), task=category, category=category, audio_id=paths[0],
-            ))  # fmt: skip
+            items.append(
+                LayoutItem(
+                    id=qid,
+                    question=str(row.get("question") or ""),
+                    choices=tuple(choices),
+                    answer=str(answer),
+                    task=category,
+                    category=category,
+                    audio_id=paths[0],
+                )
+            )
     if problems:
-        raise DataValidationError(path, problems, hint="Fix or remove these items; nothing "
-                                  "was loaded.")  # fmt: skip
+        raise DataValidationError(
+            path, problems, hint="Fix or remove these items; nothing was loaded."
+        )
     if not items:
         raise DataValidationError(
-            path, [f"no closed-form music item (category 'music' with 2 or more choices) "
-                   f"among its {len(rows)} rows"], hint=MMAU_PRO.hint,
-        )  # fmt: skip
+            path,
+            [
+                f"no closed-form music item (category 'music' with 2 or more choices) "
+                f"among its {len(rows)} rows"
+            ],
+            hint=MMAU_PRO.hint,
+        )
     return ProItems(tuple(items), clips, len(rows), tuple(sorted(left.items())))
 
 

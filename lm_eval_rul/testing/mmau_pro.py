@@ -29,7 +29,7 @@ MMAU_PRO_ITEMS: tuple[tuple[str, str, tuple[str, ...], int, int], ...] = (
     ("open", "What happens in the recording?", (), -1, 1),
     ("instruction following", "Describe the piece in three words.", (), -1, 1),
     ("sound", "What makes the sound?", ("A door", "A bird"), 1, 1),
-)  # fmt: skip
+)
 
 
 def _uuid(index: int, clip: int) -> str:
@@ -78,8 +78,9 @@ def write_mmau_pro_audio(directory: str | Path, *, seconds: float = 1.0) -> Path
     return directory
 
 
-def authors_closed_form_accuracy(rows: list[dict[str, Any]], predictions: dict[str, str],
-                                 embed: Any) -> float:  # fmt: skip
+def authors_closed_form_accuracy(
+    rows: list[dict[str, Any]], predictions: dict[str, str], embed: Any
+) -> float:
     """``evaluate_mmau_pro_comprehensive.py``'s closed-form accuracy on the music rows,
     as its ``evaluate_closedended_with_nvembed`` and ``calculate_metrics`` read them:
     rows whose category is neither ``open`` nor ``instruction following`` with more than
@@ -122,12 +123,18 @@ def write_tiny_embedder(directory: str | Path) -> Path:
     backend.post_processor = processors.TemplateProcessing(
         single="[CLS] $A [SEP]", special_tokens=[("[CLS]", 2), ("[SEP]", 3)]
     )
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=backend, pad_token="[PAD]",
-                                        unk_token="[UNK]")  # fmt: skip
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=backend, pad_token="[PAD]", unk_token="[UNK]"
+    )
     torch.manual_seed(0)
-    config = BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=1,
-                        num_attention_heads=2, intermediate_size=64,
-                        max_position_embeddings=128)  # fmt: skip
+    config = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=128,
+    )
     BertModel(config).eval().save_pretrained(directory)
     tokenizer.save_pretrained(directory)
     return directory

@@ -49,8 +49,9 @@ def _encode(model: Any, tokenizer: Any, texts: Sequence[str]) -> Any:
         if tokenizer is None:  # NV-Embed's own encode, with the authors' arguments
             vectors = model.encode(list(texts), instruction="", max_length=MAX_LENGTH)
         else:
-            batch = tokenizer(list(texts), padding=True, truncation=True,
-                              return_tensors="pt").to(model.device)  # fmt: skip
+            batch = tokenizer(list(texts), padding=True, truncation=True, return_tensors="pt").to(
+                model.device
+            )
             hidden = model(**batch).last_hidden_state
             mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
             vectors = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)

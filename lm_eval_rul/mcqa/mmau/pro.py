@@ -56,9 +56,14 @@ __all__ = [
 #: ``--metadata mmau_pro_protocol`` values, the default first.
 MMAU_PRO_PROTOCOLS: tuple[str, ...] = ("ours", "official")
 MMAU_PRO_METADATA_KEYS: tuple[str, ...] = (
-    "mmau_pro_data", "mmau_pro_split", "mmau_pro_audio_dir", "mmau_pro_protocol",
-    "mmau_pro_embedder", "shuffle_seed", "parser",
-)  # fmt: skip
+    "mmau_pro_data",
+    "mmau_pro_split",
+    "mmau_pro_audio_dir",
+    "mmau_pro_protocol",
+    "mmau_pro_embedder",
+    "shuffle_seed",
+    "parser",
+)
 #: The document protocol each of ours maps to (:mod:`.documents`: option order, prompts).
 _DOC_PROTOCOL = {"ours": "rul", "official": "official"}
 
@@ -162,8 +167,9 @@ def load_mmau_pro(**metadata: Any) -> dict[str, Any]:
     parser = _parser(protocol, metadata)
     embedder = _embedder(protocol, metadata)
     read = _read(metadata)
-    docs = layout_docs(read.items, MMAU_PRO, protocol=_DOC_PROTOCOL[protocol],
-                       seed=kit.shuffle_seed(metadata))  # fmt: skip
+    docs = layout_docs(
+        read.items, MMAU_PRO, protocol=_DOC_PROTOCOL[protocol], seed=kit.shuffle_seed(metadata)
+    )
     for doc in docs:
         doc["mmau_pro_protocol"] = protocol
         doc["embedder"] = embedder if protocol == "official" else ""
@@ -238,10 +244,13 @@ def process_results_gen(doc: dict[str, Any], results: list[str]) -> dict[str, fl
         index, score = matched_choice(doc["embedder"], response, doc["choices"])
         doc["matched_choice"] = doc["choices"][index]
         doc["match_score"] = score
-        return {"acc": float(doc["choices"][index] == doc["answer"]),
-                "parse_failure": float(not response.strip())}  # fmt: skip
-    parsed, index = parse_with(doc["parser"] or DEFAULT_PARSER, response, doc["options"],
-                               doc["letters"])  # fmt: skip
+        return {
+            "acc": float(doc["choices"][index] == doc["answer"]),
+            "parse_failure": float(not response.strip()),
+        }
+    parsed, index = parse_with(
+        doc["parser"] or DEFAULT_PARSER, response, doc["options"], doc["letters"]
+    )
     doc["parsed_letter"] = parsed.letter
     doc["parse_rule"] = parsed.rule
     correct = index is not None and doc["options"][index] == doc["answer"]
